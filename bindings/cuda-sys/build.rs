@@ -1,0 +1,2 @@
+//! Link configuration (filled in by the bindings work).
+fn main() {}

@@ -1,0 +1,2 @@
+//! Hand-written FFI declarations for cuDLA.
+#![no_std]

@@ -1,0 +1,2 @@
+//! Hand-written FFI declarations for NvSciSync, NvSciBuf and NvSciError.
+#![no_std]

@@ -1,0 +1,2 @@
+//! Generates the schedule tables.
+fn main() {}

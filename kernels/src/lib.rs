@@ -1,0 +1,2 @@
+//! CUDA kernels and their Rust reference models.
+#![no_std]

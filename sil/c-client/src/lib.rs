@@ -1,0 +1,1 @@
+//! Test harness that compiles and runs the C client in `c/` against the SIL shared libraries.

@@ -1,0 +1,1 @@
+//! SIL twin of the CUDA driver API subset.

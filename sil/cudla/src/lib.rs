@@ -1,0 +1,1 @@
+//! SIL twin of libcudla in standalone mode (C ABI).

@@ -1,0 +1,2 @@
+//! The SIL DLA loadable format.
+#![no_std]

@@ -1,0 +1,1 @@
+//! SIL twin of libnvscibuf (C ABI).

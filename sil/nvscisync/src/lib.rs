@@ -1,0 +1,1 @@
+//! SIL twin of libnvscisync (C ABI).

@@ -1,0 +1,2 @@
+//! The `orin-exec` command line.
+fn main() {}

@@ -1,0 +1,1 @@
+//! Schedule TOML: parser, validator, worst-case timeline and code generation.
