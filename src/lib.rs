@@ -4,3 +4,20 @@
 
 #[cfg(feature = "std")]
 extern crate std;
+
+// On `sil` and `rig` the SIL libraries provide the NvSci and cuDLA symbols (and, on `sil`,
+// the CUDA ones) that the bindings declare.
+#[cfg(any(platform = "sil", platform = "rig"))]
+use {cudla as _, nvscibuf as _, nvscisync as _};
+#[cfg(platform = "sil")]
+use sil_cuda as _;
+
+pub mod exec;
+pub mod error;
+pub mod limits;
+pub mod mem;
+pub mod sync;
+pub mod trace;
+
+pub use error::{Error, Result};
+pub mod engine;

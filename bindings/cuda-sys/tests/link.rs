@@ -1,0 +1,34 @@
+//! Load check for feature `link-vendor`: the test binary references every declared
+//! vendor symbol, so with `-z now` (Rust's default full RELRO) it only starts if the
+//! library found at run time (`libcuda.so.1`) exports all of them.
+//!
+//! Not runnable on a machine without the vendor library; there, build it with
+//! `cargo build -p cuda-sys --features link-vendor --tests` and inspect the binary with
+//! `readelf -d` (see `bindings/README.md`).
+#![cfg(feature = "link-vendor")]
+
+include!(concat!(env!("OUT_DIR"), "/symbol_addrs.rs"));
+
+#[test]
+fn every_declared_symbol_resolves() {
+    let syms = symbol_addrs();
+    assert!(!syms.is_empty());
+    for (name, addr) in &syms {
+        assert!(!addr.is_null(), "{name} resolved to NULL");
+    }
+    println!("{} symbols resolved", syms.len());
+}
+
+#[test]
+fn driver_answers() {
+    let mut version = 0;
+    // SAFETY: cuInit takes flags 0; cuDriverGetVersion writes one int to a valid pointer.
+    let (init, ver) = unsafe {
+        (
+            cuda_sys::cuInit(0),
+            cuda_sys::cuDriverGetVersion(&mut version),
+        )
+    };
+    println!("cuInit: {init}, driver version: {version} ({ver})");
+    assert!(ver.is_success());
+}

@@ -1,0 +1,95 @@
+//! SIL-only extension calls and structs (feature `sil-ext`), as specified in
+//! `docs/architecture.md` ("SIL extension calls"). Only `sil-cudla` defines these
+//! symbols; the link stubs and `check-against-sdk.sh` ignore this module.
+
+use crate::{cudlaDevHandle, cudlaStatus};
+
+/// [`cudlaSilTimingModel::kind`]: a fixed time, `minNs`.
+pub const CUDLA_SIL_TIMING_FIXED: u32 = 0;
+/// [`cudlaSilTimingModel::kind`]: uniform in `[minNs, maxNs]`.
+pub const CUDLA_SIL_TIMING_UNIFORM: u32 = 1;
+/// [`cudlaSilTimingModel::kind`]: histogram (`numBins`, `binUpperNs`, `binWeights`).
+pub const CUDLA_SIL_TIMING_HISTOGRAM: u32 = 2;
+
+/// [`cudlaSilFault::kind`]: the task hangs (never signals).
+pub const CUDLA_SIL_FAULT_HANG: u32 = 1;
+/// [`cudlaSilFault::kind`]: the task is late by `extraDelayNs`.
+pub const CUDLA_SIL_FAULT_LATE: u32 = 2;
+/// [`cudlaSilFault::kind`]: `cudlaGetLastError` reports `status` after the fence.
+pub const CUDLA_SIL_FAULT_ASYNC_ERROR: u32 = 3;
+/// [`cudlaSilFault::kind`]: bytes of output tensor 0 are flipped.
+pub const CUDLA_SIL_FAULT_CORRUPT_OUTPUT: u32 = 4;
+
+/// Execution-time model of a SIL DLA (48 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct cudlaSilTimingModel {
+    /// `CUDLA_SIL_TIMING_*`.
+    pub kind: u32,
+    /// Histogram: number of bins.
+    pub numBins: u32,
+    /// Fixed: the time; uniform: lower bound; histogram: lower edge of bin 0.
+    pub minNs: u64,
+    /// Uniform: upper bound.
+    pub maxNs: u64,
+    /// Histogram: upper edge of each bin.
+    pub binUpperNs: *const u64,
+    /// Histogram: relative weight of each bin.
+    pub binWeights: *const u32,
+    /// RNG seed; the same seed gives the same sequence.
+    pub seed: u64,
+}
+
+/// A fault to inject into a SIL DLA (32 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct cudlaSilFault {
+    /// `CUDLA_SIL_FAULT_*`.
+    pub kind: u32,
+    /// [`CUDLA_SIL_FAULT_ASYNC_ERROR`]: the `cudlaStatus` value to report.
+    pub status: i32,
+    /// Apply to the task submitted after this many more tasks (0 = the next).
+    pub skipTasks: u64,
+    /// Number of consecutive tasks affected (0 = all from then on).
+    pub count: u64,
+    /// [`CUDLA_SIL_FAULT_LATE`]: extra delay.
+    pub extraDelayNs: u64,
+}
+
+unsafe extern "C" {
+    /// Number of SIL DLA devices (before the first device; env `CUDLA_SIL_DEVICE_COUNT`;
+    /// default 2).
+    pub fn cudlaSilSetDeviceCount(count: u64) -> cudlaStatus;
+    /// Sets the timing model of a device.
+    pub fn cudlaSilSetTimingModel(
+        dev: cudlaDevHandle,
+        model: *const cudlaSilTimingModel,
+    ) -> cudlaStatus;
+    /// Queues a fault on a device.
+    pub fn cudlaSilInjectFault(dev: cudlaDevHandle, fault: *const cudlaSilFault) -> cudlaStatus;
+    /// Removes every queued fault of a device.
+    pub fn cudlaSilClearFaults(dev: cudlaDevHandle) -> cudlaStatus;
+}
+
+#[cfg(target_pointer_width = "64")]
+const _: () = {
+    use core::mem::{align_of, offset_of, size_of};
+
+    assert!(size_of::<cudlaSilTimingModel>() == 48);
+    assert!(align_of::<cudlaSilTimingModel>() == 8);
+    assert!(offset_of!(cudlaSilTimingModel, kind) == 0);
+    assert!(offset_of!(cudlaSilTimingModel, numBins) == 4);
+    assert!(offset_of!(cudlaSilTimingModel, minNs) == 8);
+    assert!(offset_of!(cudlaSilTimingModel, maxNs) == 16);
+    assert!(offset_of!(cudlaSilTimingModel, binUpperNs) == 24);
+    assert!(offset_of!(cudlaSilTimingModel, binWeights) == 32);
+    assert!(offset_of!(cudlaSilTimingModel, seed) == 40);
+
+    assert!(size_of::<cudlaSilFault>() == 32);
+    assert!(align_of::<cudlaSilFault>() == 8);
+    assert!(offset_of!(cudlaSilFault, kind) == 0);
+    assert!(offset_of!(cudlaSilFault, status) == 4);
+    assert!(offset_of!(cudlaSilFault, skipTasks) == 8);
+    assert!(offset_of!(cudlaSilFault, count) == 16);
+    assert!(offset_of!(cudlaSilFault, extraDelayNs) == 24);
+};

@@ -1,0 +1,60 @@
+//! SIL-only extension calls (feature `sil-ext`), as specified in
+//! `docs/architecture.md` ("SIL extension calls"). Only the SIL libraries
+//! (`sil-nvscisync`, `sil-nvscibuf`) define these symbols; the vendor libraries do not,
+//! so the link stubs and `check-against-sdk.sh` ignore this module.
+
+use core::ffi::c_void;
+
+use crate::buf::NvSciBufObj;
+use crate::error::NvSciError;
+use crate::sync::{NvSciSyncFence, NvSciSyncObj};
+
+unsafe extern "C" {
+    /// The SIL clock shared by the SIL libraries of one process, in ns
+    /// (`CLOCK_MONOTONIC` unless virtual time is on).
+    pub fn NvSciSilClockNowNs() -> u64;
+    /// Turns virtual time on (starting at `startNs`) or off.
+    pub fn NvSciSilClockSetVirtual(enable: bool, startNs: u64) -> NvSciError;
+    /// Virtual time only: moves the clock forward to `ns` (never backwards).
+    pub fn NvSciSilClockAdvanceTo(ns: u64) -> NvSciError;
+
+    /// The 64-bit counter of a deterministic semaphore (alone in its own 4 KiB page for
+    /// the life of the object).
+    pub fn NvSciSyncSilObjGetCounter(obj: NvSciSyncObj, counter: *mut *mut u64) -> NvSciError;
+    /// An engine signals: +1, records `timestampNs` for the new value, wakes waiters.
+    /// No permission check.
+    pub fn NvSciSyncSilObjSignalEngine(obj: NvSciSyncObj, timestampNs: u64) -> NvSciError;
+    /// After a direct write of a counter: records the timestamp for its current value and
+    /// wakes waiters. Unknown address: `NvSciError_BadParameter`.
+    pub fn NvSciSyncSilCounterWritten(counter: *const u64, timestampNs: u64) -> NvSciError;
+    /// Engine-side fence wait without CPU-permission check; on success `*reachedAtNs` is
+    /// the timestamp of the signal that reached the fence value.
+    pub fn NvSciSyncSilFenceWaitEngine(
+        fence: *const NvSciSyncFence,
+        timeoutUs: i64,
+        reachedAtNs: *mut u64,
+    ) -> NvSciError;
+    /// Waits until `*counter >= value` (`mode` 0, cyclic 64-bit compare) or
+    /// `*counter == value` (`mode` 1), on any address.
+    pub fn NvSciSyncSilCounterWait(
+        counter: *const u64,
+        value: u64,
+        mode: u32,
+        timeoutUs: i64,
+        reachedAtNs: *mut u64,
+    ) -> NvSciError;
+    /// Nanosecond timestamp of the signal that produced `value` (last 512 values kept).
+    pub fn NvSciSyncSilObjGetSignalTimestamp(
+        obj: NvSciSyncObj,
+        value: u64,
+        tsNs: *mut u64,
+    ) -> NvSciError;
+
+    /// Backing memory of a SIL buffer regardless of CPU-access attributes (page-aligned,
+    /// padded to whole pages).
+    pub fn NvSciBufSilObjGetMemory(
+        obj: NvSciBufObj,
+        ptr: *mut *mut c_void,
+        size: *mut u64,
+    ) -> NvSciError;
+}

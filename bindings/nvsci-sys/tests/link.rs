@@ -1,0 +1,20 @@
+//! Load check for feature `link-vendor`: the test binary references every declared
+//! vendor symbol, so with `-z now` (Rust's default full RELRO) it only starts if the
+//! library found at run time (`libnvscisync and libnvscibuf.so.1`) exports all of them.
+//!
+//! Not runnable on a machine without the vendor library; there, build it with
+//! `cargo build -p nvsci-sys --features link-vendor --tests` and inspect the binary with
+//! `readelf -d` (see `bindings/README.md`).
+#![cfg(feature = "link-vendor")]
+
+include!(concat!(env!("OUT_DIR"), "/symbol_addrs.rs"));
+
+#[test]
+fn every_declared_symbol_resolves() {
+    let syms = symbol_addrs();
+    assert!(!syms.is_empty());
+    for (name, addr) in &syms {
+        assert!(!addr.is_null(), "{name} resolved to NULL");
+    }
+    println!("{} symbols resolved", syms.len());
+}

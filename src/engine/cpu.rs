@@ -1,0 +1,207 @@
+//! The CPU engine's view of buffers: the only place where CPU code gets slices of shared
+//! engine memory.
+//!
+//! A CPU task receives a [`CpuCtx`]. Each `read`/`write` first asks the executive's
+//! [`AccessGate`] whether the task declared the access and whether every engine task that
+//! must precede it has reached its fence; only then does it hand out a slice. Within one task
+//! run, a buffer is handed out either once mutably or any number of times immutably, so the
+//! slices never alias mutably.
+
+use core::cell::Cell;
+use core::marker::PhantomData;
+
+use crate::error::{Error, Result};
+use crate::exec::table::{BufferId, TaskId};
+use crate::limits::MAX_BUFFERS;
+
+/// CPU mapping of one buffer copy.
+#[derive(Clone, Copy, Debug)]
+pub struct BufferView {
+    ptr: *mut u8,
+    len: usize,
+}
+
+// SAFETY: the view is an address range; access to it is arbitrated by `CpuCtx` and the
+// executive's fence checks, on whichever thread the task runs.
+unsafe impl Send for BufferView {}
+// SAFETY: as above.
+unsafe impl Sync for BufferView {}
+
+impl BufferView {
+    /// No mapping (buffers the CPU does not touch).
+    pub const NONE: BufferView = BufferView { ptr: core::ptr::null_mut(), len: 0 };
+
+    /// A mapping of `len` bytes at `ptr`, which must stay mapped for the runtime's life.
+    pub(crate) fn new(ptr: *mut u8, len: usize) -> Self {
+        BufferView { ptr, len }
+    }
+
+    /// Whether it maps anything.
+    pub fn is_mapped(&self) -> bool {
+        !self.ptr.is_null()
+    }
+
+    /// Length in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether it is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Base address.
+    pub fn addr(&self) -> u64 {
+        self.ptr as u64
+    }
+
+    /// Copy bytes in (init and tests: no engine may hold the buffer).
+    pub(crate) fn fill_from(&self, src: &[u8]) -> usize {
+        let n = src.len().min(self.len);
+        if self.is_mapped() {
+            // SAFETY: the view maps `len` bytes; the caller guarantees no engine touches them.
+            unsafe { core::ptr::copy_nonoverlapping(src.as_ptr(), self.ptr, n) };
+        }
+        n
+    }
+
+    /// Copy bytes out (init, tests and reports: no engine may hold the buffer).
+    pub(crate) fn copy_to(&self, dst: &mut [u8]) -> usize {
+        let n = dst.len().min(self.len);
+        if self.is_mapped() {
+            // SAFETY: as in `fill_from`.
+            unsafe { core::ptr::copy_nonoverlapping(self.ptr, dst.as_mut_ptr(), n) };
+        }
+        n
+    }
+}
+
+/// The executive's side of a CPU buffer access.
+pub trait AccessGate {
+    /// Check that `task` may touch `buffer` now (declared, and every preceding engine task
+    /// reached its fence); return the mapping of the copy of the current frame.
+    fn admit(&self, task: TaskId, buffer: BufferId, write: bool) -> Result<BufferView>;
+    /// The buffer's name (for errors).
+    fn buffer_name(&self, buffer: BufferId) -> &'static str;
+}
+
+/// Plain-data element types a buffer can be viewed as.
+pub trait Element: Copy + sealed::Sealed + 'static {}
+mod sealed {
+    pub trait Sealed {}
+}
+macro_rules! elements {
+    ($($t:ty),*) => { $(impl sealed::Sealed for $t {} impl Element for $t {})* };
+}
+elements!(u8, i8, u16, i16, u32, i32, u64, i64, f32, f64);
+
+/// What a CPU task sees of the runtime while it runs.
+pub struct CpuCtx<'a> {
+    gate: &'a dyn AccessGate,
+    task: TaskId,
+    task_name: &'static str,
+    frame: u64,
+    inputs_valid: bool,
+    read: Cell<u64>,
+    written: Cell<u64>,
+    _slices: PhantomData<&'a mut [u8]>,
+}
+
+impl<'a> CpuCtx<'a> {
+    /// A context for one run of `task` in `frame`.
+    pub(crate) fn new(gate: &'a dyn AccessGate, task: TaskId, task_name: &'static str, frame: u64, inputs_valid: bool) -> Self {
+        const { assert!(MAX_BUFFERS <= 64) };
+        CpuCtx { gate, task, task_name, frame, inputs_valid, read: Cell::new(0), written: Cell::new(0), _slices: PhantomData }
+    }
+
+    /// The major frame being run.
+    pub fn frame(&self) -> u64 {
+        self.frame
+    }
+
+    /// The task's name.
+    pub fn task_name(&self) -> &'static str {
+        self.task_name
+    }
+
+    /// False when a dependency of this run timed out: inputs may be stale.
+    pub fn inputs_valid(&self) -> bool {
+        self.inputs_valid
+    }
+
+    fn bit(buffer: BufferId) -> Result<u64> {
+        if (buffer.0 as usize) < MAX_BUFFERS {
+            Ok(1 << buffer.0)
+        } else {
+            Err(Error::Capacity { what: "buffers", limit: MAX_BUFFERS as u32 })
+        }
+    }
+
+    /// Read the frame's copy of `buffer`.
+    pub fn read(&self, buffer: BufferId) -> Result<&'a [u8]> {
+        let bit = Self::bit(buffer)?;
+        if self.written.get() & bit != 0 {
+            return Err(Error::BufferNotDeclared { task: self.task_name, buffer: self.gate.buffer_name(buffer) });
+        }
+        let view = self.gate.admit(self.task, buffer, false)?;
+        self.read.set(self.read.get() | bit);
+        if !view.is_mapped() {
+            return Ok(&[]);
+        }
+        // SAFETY: the gate admitted the read: every engine task that writes this copy and
+        // precedes the task reached its fence, and no engine task that follows it can start
+        // before this task signals. Within this run the buffer is not handed out mutably
+        // (checked above). The mapping lives as long as the runtime, which outlives 'a.
+        Ok(unsafe { core::slice::from_raw_parts(view.ptr, view.len) })
+    }
+
+    /// Write the frame's copy of `buffer` (once per run).
+    pub fn write(&self, buffer: BufferId) -> Result<&'a mut [u8]> {
+        let bit = Self::bit(buffer)?;
+        if (self.read.get() | self.written.get()) & bit != 0 {
+            return Err(Error::BufferNotDeclared { task: self.task_name, buffer: self.gate.buffer_name(buffer) });
+        }
+        let view = self.gate.admit(self.task, buffer, true)?;
+        self.written.set(self.written.get() | bit);
+        if !view.is_mapped() {
+            return Ok(&mut []);
+        }
+        // SAFETY: as in `read`, and the gate also checked that every engine task reading this
+        // copy before the task has completed; this is the only slice of it in this run.
+        Ok(unsafe { core::slice::from_raw_parts_mut(view.ptr, view.len) })
+    }
+
+    /// Read `buffer` as elements of `T` (its address must be aligned for `T`).
+    pub fn read_as<T: Element>(&self, buffer: BufferId) -> Result<&'a [T]> {
+        let bytes = self.read(buffer)?;
+        let (head, body, _) = cast_parts::<T>(bytes, self.gate.buffer_name(buffer))?;
+        let _ = head;
+        Ok(body)
+    }
+
+    /// Write `buffer` as elements of `T` (its address must be aligned for `T`).
+    pub fn write_as<T: Element>(&self, buffer: BufferId) -> Result<&'a mut [T]> {
+        let bytes = self.write(buffer)?;
+        let name = self.gate.buffer_name(buffer);
+        let align = align_of::<T>();
+        if (bytes.as_ptr() as usize) % align != 0 {
+            return Err(Error::BufferMisaligned { buffer: name, align: align as u64, addr: bytes.as_ptr() as u64 });
+        }
+        let len = bytes.len() / size_of::<T>();
+        // SAFETY: the address is aligned for T (checked), `len * size_of::<T>()` bytes are in
+        // the slice, every bit pattern is a valid T (Element is sealed to plain numbers), and
+        // the byte slice is consumed so the two views never coexist.
+        Ok(unsafe { core::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<T>(), len) })
+    }
+}
+
+fn cast_parts<'s, T: Element>(bytes: &'s [u8], name: &'static str) -> Result<((), &'s [T], ())> {
+    let align = align_of::<T>();
+    if (bytes.as_ptr() as usize) % align != 0 {
+        return Err(Error::BufferMisaligned { buffer: name, align: align as u64, addr: bytes.as_ptr() as u64 });
+    }
+    let len = bytes.len() / size_of::<T>();
+    // SAFETY: aligned (checked), in bounds, every bit pattern is a valid T (sealed Element).
+    Ok(((), unsafe { core::slice::from_raw_parts(bytes.as_ptr().cast::<T>(), len) }, ()))
+}

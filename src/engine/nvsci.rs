@@ -1,0 +1,456 @@
+//! Safe wrappers over NvSciSync and NvSciBuf: the vendor libraries on `orin`, the SIL twins
+//! elsewhere; the code is the same.
+//!
+//! Objects are released explicitly (`free`, `close`) by the runtime's ordered shutdown, never
+//! in `Drop`: the order matters (fences before objects, engine imports before both).
+
+use core::ffi::c_void;
+use core::ptr;
+
+use nvsci_sys as ns;
+
+use crate::error::{Context, Error, Result, Status};
+use crate::exec::table::{BufferKind, TensorType};
+
+pub(crate) fn check(call: &'static str, status: ns::NvSciError, context: Context) -> Result<()> {
+    if status == ns::NvSciError_Success {
+        Ok(())
+    } else {
+        Err(Error::Call { call, status: Status::NvSci(status.0), context })
+    }
+}
+
+/// An open NvSciSync module.
+#[derive(Debug)]
+pub struct SyncModule {
+    raw: ns::NvSciSyncModule,
+}
+
+// SAFETY: NvSciSync modules may be used from any thread (the library serialises internally).
+unsafe impl Send for SyncModule {}
+// SAFETY: as above; every call through a shared reference is a thread-safe library call.
+unsafe impl Sync for SyncModule {}
+
+impl SyncModule {
+    /// Open the module.
+    pub fn open() -> Result<Self> {
+        let mut raw = ptr::null_mut();
+        // SAFETY: `raw` is a valid out-pointer.
+        check("NvSciSyncModuleOpen", unsafe { ns::NvSciSyncModuleOpen(&mut raw) }, Context::Platform)?;
+        Ok(SyncModule { raw })
+    }
+
+    /// The raw handle.
+    pub fn raw(&self) -> ns::NvSciSyncModule {
+        self.raw
+    }
+
+    /// Close the module (after every object made from it is freed).
+    pub fn close(self) {
+        // SAFETY: the handle came from NvSciSyncModuleOpen and is closed once (self is consumed).
+        unsafe { ns::NvSciSyncModuleClose(self.raw) }
+    }
+}
+
+/// The CPU's role on a semaphore.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CpuRole {
+    /// The CPU signals (CPU tasks).
+    Signaler,
+    /// The CPU waits and reads the signal timestamps (DLA-signalled semaphores).
+    Waiter,
+    /// The CPU waits; no timestamps (CPU- and GPU-signalled semaphores, whose times are
+    /// measured otherwise).
+    WaiterNoTimestamps,
+}
+
+/// An unreconciled NvSciSync attribute list.
+#[derive(Debug)]
+pub struct SyncAttrList {
+    raw: ns::NvSciSyncAttrList,
+}
+
+impl SyncAttrList {
+    /// An empty list.
+    pub fn create(module: &SyncModule, context: Context) -> Result<Self> {
+        let mut raw = ptr::null_mut();
+        // SAFETY: valid module handle and out-pointer.
+        check("NvSciSyncAttrListCreate", unsafe { ns::NvSciSyncAttrListCreate(module.raw, &mut raw) }, context)?;
+        Ok(SyncAttrList { raw })
+    }
+
+    /// The raw handle (for engine calls that fill a list, e.g. `cudlaGetNvSciSyncAttributes`).
+    pub fn raw(&self) -> ns::NvSciSyncAttrList {
+        self.raw
+    }
+
+    fn set(&mut self, pairs: &[ns::NvSciSyncAttrKeyValuePair], context: Context) -> Result<()> {
+        // SAFETY: `pairs` points to `pairs.len()` valid entries whose values outlive the call.
+        let status = unsafe { ns::NvSciSyncAttrListSetAttrs(self.raw, pairs.as_ptr(), pairs.len()) };
+        check("NvSciSyncAttrListSetAttrs", status, context)
+    }
+
+    /// Ask for deterministic fences (+1 per signal).
+    pub fn require_deterministic(&mut self, context: Context) -> Result<()> {
+        let yes = true;
+        let pair = ns::NvSciSyncAttrKeyValuePair {
+            attrKey: ns::NvSciSyncAttrKey_RequireDeterministicFences,
+            value: (&yes as *const bool).cast(),
+            len: size_of::<bool>(),
+        };
+        self.set(&[pair], context)
+    }
+
+    /// Describe the CPU as signaler or as waiter (waiters also ask for timestamps).
+    pub fn cpu(&mut self, role: CpuRole, context: Context) -> Result<()> {
+        let yes = true;
+        let perm: ns::NvSciSyncAccessPerm = match role {
+            CpuRole::Signaler => ns::NvSciSyncAccessPerm_SignalOnly,
+            CpuRole::Waiter | CpuRole::WaiterNoTimestamps => ns::NvSciSyncAccessPerm_WaitOnly,
+        };
+        let flag = |key| ns::NvSciSyncAttrKeyValuePair { attrKey: key, value: (&yes as *const bool).cast(), len: 1 };
+        let perm_pair = ns::NvSciSyncAttrKeyValuePair {
+            attrKey: ns::NvSciSyncAttrKey_RequiredPerm,
+            value: (&perm as *const u64).cast(),
+            len: size_of::<ns::NvSciSyncAccessPerm>(),
+        };
+        match role {
+            CpuRole::Signaler | CpuRole::WaiterNoTimestamps => {
+                self.set(&[flag(ns::NvSciSyncAttrKey_NeedCpuAccess), perm_pair], context)
+            }
+            CpuRole::Waiter => self.set(
+                &[
+                    flag(ns::NvSciSyncAttrKey_NeedCpuAccess),
+                    perm_pair,
+                    flag(ns::NvSciSyncAttrKey_WaiterRequireTimestamps),
+                ],
+                context,
+            ),
+        }
+    }
+
+    /// Free the list.
+    pub fn free(self) {
+        // SAFETY: the list came from NvSciSyncAttrListCreate and is freed once.
+        unsafe { ns::NvSciSyncAttrListFree(self.raw) }
+    }
+}
+
+/// Reconcile the lists (signaler first) and allocate the object; the lists stay owned by the
+/// caller. A failed reconciliation frees the conflict list and reports the status.
+pub fn reconcile_and_alloc(lists: &[ns::NvSciSyncAttrList], context: Context) -> Result<SyncObj> {
+    let mut reconciled = ptr::null_mut();
+    let mut conflict = ptr::null_mut();
+    // SAFETY: `lists` holds valid unreconciled lists; the out-pointers are valid.
+    let status =
+        unsafe { ns::NvSciSyncAttrListReconcile(lists.as_ptr(), lists.len(), &mut reconciled, &mut conflict) };
+    if !conflict.is_null() {
+        // SAFETY: the conflict list was produced by the failed reconcile and is ours to free.
+        unsafe { ns::NvSciSyncAttrListFree(conflict) };
+    }
+    check("NvSciSyncAttrListReconcile", status, context)?;
+    let mut raw = ptr::null_mut();
+    // SAFETY: `reconciled` is a reconciled list; `raw` a valid out-pointer.
+    let status = unsafe { ns::NvSciSyncObjAlloc(reconciled, &mut raw) };
+    // SAFETY: the object keeps what it needs; the reconciled list is ours to free.
+    unsafe { ns::NvSciSyncAttrListFree(reconciled) };
+    check("NvSciSyncObjAlloc", status, context)?;
+    Ok(SyncObj { raw })
+}
+
+/// An NvSciSync object with deterministic fences.
+#[derive(Debug)]
+pub struct SyncObj {
+    raw: ns::NvSciSyncObj,
+}
+
+// SAFETY: NvSciSync objects are thread-safe handles; the library serialises signal/fence calls.
+unsafe impl Send for SyncObj {}
+// SAFETY: as above.
+unsafe impl Sync for SyncObj {}
+
+/// The primitive id of the SysmemSemaphore behind a deterministic object. Semaphore objects
+/// have primitives `0..n`; orin-exec objects use one (UNCONFIRMED on Orin: check with
+/// `NvSciSyncFenceExtractFence` on a fence the engine wrote).
+pub const PRIMITIVE_ID: u64 = 0;
+
+impl SyncObj {
+    /// The raw handle.
+    pub fn raw(&self) -> ns::NvSciSyncObj {
+        self.raw
+    }
+
+    /// A second handle to the same object (for a CPU worker thread).
+    pub fn dup(&self, context: Context) -> Result<SyncObj> {
+        let mut raw = ptr::null_mut();
+        // SAFETY: live object handle; valid out-pointer.
+        check("NvSciSyncObjDup", unsafe { ns::NvSciSyncObjDup(self.raw, &mut raw) }, context)?;
+        Ok(SyncObj { raw })
+    }
+
+    /// CPU signal: +1.
+    pub fn signal(&self, context: Context) -> Result<()> {
+        // SAFETY: live object handle.
+        check("NvSciSyncObjSignal", unsafe { ns::NvSciSyncObjSignal(self.raw) }, context)
+    }
+
+    /// Write the fence for counter value `value` into `fence` (clearing what it held).
+    pub fn fence_at(&self, value: u64, fence: &mut RawFence, context: Context) -> Result<()> {
+        // SAFETY: live object handle; `fence` is a valid fence (cleared or holding a reference).
+        let status = unsafe { ns::NvSciSyncFenceUpdateFence(self.raw, PRIMITIVE_ID, value, &mut fence.0) };
+        check("NvSciSyncFenceUpdateFence", status, context)
+    }
+
+    /// Free the object (after every fence on it was cleared and every engine import released).
+    pub fn free(self) {
+        // SAFETY: the object came from NvSciSyncObjAlloc and is freed once (self is consumed).
+        unsafe { ns::NvSciSyncObjFree(self.raw) }
+    }
+}
+
+/// An `NvSciSyncFence` owned by the runtime (48 bytes, all zero when cleared).
+#[derive(Debug)]
+pub struct RawFence(pub(crate) ns::NvSciSyncFence);
+
+// SAFETY: a fence is plain data plus a reference count kept by the thread-safe library.
+unsafe impl Send for RawFence {}
+
+impl RawFence {
+    /// A cleared fence.
+    pub const fn cleared() -> Self {
+        RawFence(ns::NvSciSyncFenceInitializer)
+    }
+
+    /// Drop the reference it holds and zero it.
+    pub fn clear(&mut self) {
+        // SAFETY: `self.0` is a valid fence (cleared or filled by the library).
+        unsafe { ns::NvSciSyncFenceClear(&mut self.0) }
+    }
+
+    /// Pointer for engine structs (`CudlaFence.fence`, CUDA wait/signal params).
+    pub fn as_mut_ptr(&mut self) -> *mut c_void {
+        (&mut self.0 as *mut ns::NvSciSyncFence).cast()
+    }
+
+    /// The timestamp of the signal that reached this fence, in µs (needs a CPU waiter list
+    /// that asked for timestamps).
+    pub fn timestamp_us(&self, context: Context) -> Result<u64> {
+        let mut us = 0u64;
+        // SAFETY: valid fence and out-pointer.
+        let status = unsafe { ns::NvSciSyncFenceGetTimestamp(&self.0, &mut us) };
+        check("NvSciSyncFenceGetTimestamp", status, context)?;
+        Ok(us)
+    }
+}
+
+/// How a CPU wait ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Waited {
+    /// The fence was reached.
+    Reached,
+    /// The timeout passed first.
+    TimedOut,
+}
+
+/// A CPU wait context: one per waiting thread.
+#[derive(Debug)]
+pub struct CpuWaitContext {
+    raw: ns::NvSciSyncCpuWaitContext,
+}
+
+// SAFETY: a wait context may move between threads; it is used by one thread at a time (&mut).
+unsafe impl Send for CpuWaitContext {}
+
+impl CpuWaitContext {
+    /// Allocate a context.
+    pub fn alloc(module: &SyncModule) -> Result<Self> {
+        let mut raw = ptr::null_mut();
+        // SAFETY: valid module and out-pointer.
+        let status = unsafe { ns::NvSciSyncCpuWaitContextAlloc(module.raw, &mut raw) };
+        check("NvSciSyncCpuWaitContextAlloc", status, Context::Platform)?;
+        Ok(CpuWaitContext { raw })
+    }
+
+    /// Wait up to `timeout_us` (0 = just check) for the fence.
+    pub fn wait(&mut self, fence: &RawFence, timeout_us: u64, context: Context) -> Result<Waited> {
+        let timeout = timeout_us.min(ns::NvSciSyncFenceMaxTimeout as u64) as i64;
+        // SAFETY: valid fence and context; this context waits on one fence at a time (&mut self).
+        let status = unsafe { ns::NvSciSyncFenceWait(&fence.0, self.raw, timeout) };
+        if status == ns::NvSciError_Timeout {
+            return Ok(Waited::TimedOut);
+        }
+        check("NvSciSyncFenceWait", status, context)?;
+        Ok(Waited::Reached)
+    }
+
+    /// Free the context.
+    pub fn free(self) {
+        // SAFETY: allocated by NvSciSyncCpuWaitContextAlloc, freed once.
+        unsafe { ns::NvSciSyncCpuWaitContextFree(self.raw) }
+    }
+}
+
+/// An open NvSciBuf module.
+#[derive(Debug)]
+pub struct BufModule {
+    raw: ns::NvSciBufModule,
+}
+
+// SAFETY: NvSciBuf modules are thread-safe library handles.
+unsafe impl Send for BufModule {}
+// SAFETY: as above.
+unsafe impl Sync for BufModule {}
+
+impl BufModule {
+    /// Open the module.
+    pub fn open() -> Result<Self> {
+        let mut raw = ptr::null_mut();
+        // SAFETY: valid out-pointer.
+        check("NvSciBufModuleOpen", unsafe { ns::NvSciBufModuleOpen(&mut raw) }, Context::Platform)?;
+        Ok(BufModule { raw })
+    }
+
+    /// Close the module (after every buffer is freed).
+    pub fn close(self) {
+        // SAFETY: opened by NvSciBufModuleOpen, closed once.
+        unsafe { ns::NvSciBufModuleClose(self.raw) }
+    }
+}
+
+/// What a buffer needs.
+#[derive(Clone, Copy, Debug)]
+pub struct BufSpec {
+    /// Size, alignment and shape from the schedule.
+    pub kind: BufferKind,
+    /// Whether the CPU maps it.
+    pub cpu_access: bool,
+    /// Allocate as an NvSciBuf tensor (DLA-only buffers) rather than a raw buffer.
+    pub as_tensor: bool,
+    /// The CUDA device UUID when a GPU imports it.
+    pub gpu_uuid: Option<[u8; 16]>,
+}
+
+/// An allocated NvSciBuf object.
+#[derive(Debug)]
+pub struct BufObj {
+    raw: ns::NvSciBufObj,
+    cpu: *mut u8,
+    size: u64,
+}
+
+// SAFETY: the handle is a thread-safe library object; the CPU mapping is only dereferenced
+// through the engine layer's checked views.
+unsafe impl Send for BufObj {}
+// SAFETY: as above.
+unsafe impl Sync for BufObj {}
+
+fn data_type(t: TensorType) -> ns::NvSciBufAttrValDataType {
+    match t {
+        TensorType::Int8 => ns::NvSciDataType_Int8,
+        TensorType::Uint8 => ns::NvSciDataType_Uint8,
+        TensorType::Float16 => ns::NvSciDataType_Float16,
+        TensorType::Float32 => ns::NvSciDataType_Float32,
+    }
+}
+
+impl BufObj {
+    /// Create, reconcile and allocate a buffer.
+    pub fn alloc(module: &BufModule, spec: &BufSpec, context: Context) -> Result<Self> {
+        let mut list = ptr::null_mut();
+        // SAFETY: valid module and out-pointer.
+        check("NvSciBufAttrListCreate", unsafe { ns::NvSciBufAttrListCreate(module.raw, &mut list) }, context)?;
+        let result = Self::alloc_from(list, spec, context);
+        // SAFETY: the list is ours; the object (if any) keeps what it needs.
+        unsafe { ns::NvSciBufAttrListFree(list) };
+        result
+    }
+
+    fn alloc_from(list: ns::NvSciBufAttrList, spec: &BufSpec, context: Context) -> Result<Self> {
+        let pair = |key, value: *const c_void, len: usize| ns::NvSciBufAttrKeyValuePair { key, value, len };
+        let cpu = spec.cpu_access;
+        let perm = ns::NvSciBufAccessPerm_ReadWrite;
+        let size = spec.kind.size();
+        let align = spec.kind.align().max(1);
+        let mut pairs: heapless::Vec<ns::NvSciBufAttrKeyValuePair, 12> = heapless::Vec::new();
+        let raw_type = ns::NvSciBufType_RawBuffer;
+        let tensor_type = ns::NvSciBufType_Tensor;
+        let (dims64, align_per_dim, num_dims, dtype);
+        let mut push = |p| pairs.push(p).map_err(|_| Error::Capacity { what: "buffer attributes", limit: 12 });
+        match (spec.as_tensor, spec.kind) {
+            (true, BufferKind::Tensor { data_type: t, dims, .. }) => {
+                dims64 = dims.map(u64::from);
+                align_per_dim = [1u32; 4];
+                num_dims = 4u32;
+                dtype = data_type(t);
+                push(pair(ns::NvSciBufGeneralAttrKey_Types, (&tensor_type as *const ns::NvSciBufType).cast(), 4))?;
+                push(pair(ns::NvSciBufTensorAttrKey_DataType, (&dtype as *const ns::NvSciBufAttrValDataType).cast(), 4))?;
+                push(pair(ns::NvSciBufTensorAttrKey_NumDims, (&num_dims as *const u32).cast(), 4))?;
+                push(pair(ns::NvSciBufTensorAttrKey_SizePerDim, dims64.as_ptr().cast(), 32))?;
+                push(pair(ns::NvSciBufTensorAttrKey_AlignmentPerDim, align_per_dim.as_ptr().cast(), 16))?;
+                push(pair(ns::NvSciBufTensorAttrKey_BaseAddrAlign, (&align as *const u64).cast(), 8))?;
+            }
+            _ => {
+                push(pair(ns::NvSciBufGeneralAttrKey_Types, (&raw_type as *const ns::NvSciBufType).cast(), 4))?;
+                push(pair(ns::NvSciBufRawBufferAttrKey_Size, (&size as *const u64).cast(), 8))?;
+                push(pair(ns::NvSciBufRawBufferAttrKey_Align, (&align as *const u64).cast(), 8))?;
+            }
+        }
+        push(pair(ns::NvSciBufGeneralAttrKey_NeedCpuAccess, (&cpu as *const bool).cast(), 1))?;
+        push(pair(ns::NvSciBufGeneralAttrKey_RequiredPerm, (&perm as *const ns::NvSciBufAttrValAccessPerm).cast(), 4))?;
+        if cpu {
+            push(pair(ns::NvSciBufGeneralAttrKey_EnableCpuCache, (&cpu as *const bool).cast(), 1))?;
+        }
+        let gpu_id;
+        if let Some(uuid) = spec.gpu_uuid {
+            gpu_id = ns::NvSciRmGpuId { bytes: uuid };
+            push(pair(ns::NvSciBufGeneralAttrKey_GpuId, (&gpu_id as *const ns::NvSciRmGpuId).cast(), 16))?;
+        }
+        // SAFETY: every pair points at a local that outlives the call; the count matches.
+        let status = unsafe { ns::NvSciBufAttrListSetAttrs(list, pairs.as_mut_ptr(), pairs.len()) };
+        check("NvSciBufAttrListSetAttrs", status, context)?;
+
+        let mut raw = ptr::null_mut();
+        let mut conflict = ptr::null_mut();
+        let lists = [list];
+        // SAFETY: one valid unreconciled list; valid out-pointers.
+        let status = unsafe { ns::NvSciBufAttrListReconcileAndObjAlloc(lists.as_ptr(), 1, &mut raw, &mut conflict) };
+        if !conflict.is_null() {
+            // SAFETY: produced by the failed reconcile; ours to free.
+            unsafe { ns::NvSciBufAttrListFree(conflict) };
+        }
+        check("NvSciBufAttrListReconcileAndObjAlloc", status, context)?;
+        let mut obj = BufObj { raw, cpu: ptr::null_mut(), size };
+        if cpu {
+            let mut p = ptr::null_mut();
+            // SAFETY: live object allocated with CPU access and read-write permission.
+            let status = unsafe { ns::NvSciBufObjGetCpuPtr(raw, &mut p) };
+            if let Err(e) = check("NvSciBufObjGetCpuPtr", status, context) {
+                obj.free();
+                return Err(e);
+            }
+            obj.cpu = p.cast();
+        }
+        Ok(obj)
+    }
+
+    /// The raw handle.
+    pub fn raw(&self) -> ns::NvSciBufObj {
+        self.raw
+    }
+
+    /// Size requested from the schedule (the allocation may be larger).
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// CPU address, if it was allocated with CPU access.
+    pub fn cpu_addr(&self) -> Option<*mut u8> {
+        (!self.cpu.is_null()).then_some(self.cpu)
+    }
+
+    /// Free the buffer (after every engine import was released).
+    pub fn free(self) {
+        // SAFETY: allocated by NvSciBufAttrListReconcileAndObjAlloc; freed once.
+        unsafe { ns::NvSciBufObjFree(self.raw) }
+    }
+}

@@ -1,0 +1,96 @@
+//! The operating system: the monotonic clock, absolute sleeps, real-time scheduling and
+//! memory locking (Linux and QNX).
+
+use crate::error::{Error, Result};
+
+/// `CLOCK_MONOTONIC` in ns.
+pub fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: valid timespec out-pointer; CLOCK_MONOTONIC exists on Linux and QNX.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// Sleep until `CLOCK_MONOTONIC` reaches `deadline_ns` (`clock_nanosleep`, `TIMER_ABSTIME`):
+/// absolute release times do not drift. Retries after signals.
+pub fn sleep_until(deadline_ns: u64) {
+    let ts = libc::timespec {
+        tv_sec: (deadline_ns / 1_000_000_000) as libc::time_t,
+        tv_nsec: (deadline_ns % 1_000_000_000) as libc::c_long,
+    };
+    loop {
+        // SAFETY: valid timespec; a NULL remainder is allowed with TIMER_ABSTIME.
+        let rc = unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, libc::TIMER_ABSTIME, &ts, core::ptr::null_mut()) };
+        if rc != libc::EINTR {
+            return;
+        }
+    }
+}
+
+/// What real-time settings took effect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RealtimeStatus {
+    /// `SCHED_FIFO` at the requested priority is active for the calling thread.
+    pub fifo: bool,
+    /// Why `SCHED_FIFO` failed (errno), if it did.
+    pub fifo_errno: i32,
+    /// `mlockall(MCL_CURRENT | MCL_FUTURE)` succeeded.
+    pub locked: bool,
+    /// Why `mlockall` failed (errno), if it did.
+    pub lock_errno: i32,
+}
+
+fn errno() -> i32 {
+    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
+}
+
+/// Ask for `SCHED_FIFO` at `priority` for the calling thread and lock all memory. Failures
+/// are reported, not fatal: a desktop user usually lacks the permission.
+pub fn request_realtime(priority: i32) -> RealtimeStatus {
+    let param = libc::sched_param { sched_priority: priority, ..zeroed_param() };
+    // SAFETY: valid sched_param for the calling thread.
+    let rc = unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_FIFO, &param) };
+    let (fifo, fifo_errno) = (rc == 0, rc);
+    // SAFETY: plain system call.
+    let rc = unsafe { libc::mlockall(libc::MCL_CURRENT | libc::MCL_FUTURE) };
+    let (locked, lock_errno) = if rc == 0 { (true, 0) } else { (false, errno()) };
+    RealtimeStatus { fifo, fifo_errno, locked, lock_errno }
+}
+
+fn zeroed_param() -> libc::sched_param {
+    // SAFETY: sched_param is plain data; all-zero is valid.
+    unsafe { core::mem::zeroed() }
+}
+
+/// Ask for `SCHED_FIFO` at `priority` for the calling thread only (CPU workers).
+pub fn request_fifo(priority: i32) -> bool {
+    let param = libc::sched_param { sched_priority: priority, ..zeroed_param() };
+    // SAFETY: valid sched_param for the calling thread.
+    unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_FIFO, &param) == 0 }
+}
+
+/// Make sure the CUDA driver never JIT-compiles and loads modules eagerly: set
+/// `CUDA_DISABLE_PTX_JIT=1` and `CUDA_MODULE_LOADING=EAGER` if they are unset, and refuse
+/// contradicting values. Must run before the driver is initialised.
+pub fn enforce_cuda_environment() -> Result<()> {
+    for (name, want) in [("CUDA_DISABLE_PTX_JIT", "1"), ("CUDA_MODULE_LOADING", "EAGER")] {
+        match std::env::var(name) {
+            Ok(v) if v == want => {}
+            Ok(_) => {
+                return Err(Error::Platform {
+                    what: if name == "CUDA_DISABLE_PTX_JIT" {
+                        "CUDA_DISABLE_PTX_JIT is set to something other than 1"
+                    } else {
+                        "CUDA_MODULE_LOADING is set to something other than EAGER"
+                    },
+                });
+            }
+            Err(_) => {
+                // SAFETY: set before the CUDA driver (the only reader) is initialised; the
+                // runtime's init phase runs before it starts any thread of its own.
+                unsafe { std::env::set_var(name, want) };
+            }
+        }
+    }
+    Ok(())
+}

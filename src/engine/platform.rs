@@ -1,0 +1,191 @@
+//! What differs between the platforms. Everything else in the runtime is the same code on
+//! `sil`, `rig` and `orin`.
+//!
+//! * the clock: real `CLOCK_MONOTONIC` everywhere; on `sil` also a virtual clock for
+//!   deterministic tests (the SIL libraries stamp and time everything on it);
+//! * how the GPU reaches semaphores and buffers (see [`super::gpu`]);
+//! * SIL-only extension calls: virtual time, timing models and fault injection.
+
+use crate::error::{Context, Error, Result, Status};
+
+/// The platform this build runs on.
+pub const NAME: &str = if cfg!(platform = "sil") {
+    "sil"
+} else if cfg!(platform = "rig") {
+    "rig"
+} else {
+    "orin"
+};
+
+/// How the GPU synchronises with NvSciSync semaphores on this platform.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GpuSyncMode {
+    /// External semaphores and external memory (`sil`, `orin`).
+    External,
+    /// Host-registered counters and host-registered buffers (`rig`).
+    Counter,
+}
+
+/// The GPU synchronisation of this build.
+pub const GPU_SYNC: GpuSyncMode = if cfg!(platform = "rig") { GpuSyncMode::Counter } else { GpuSyncMode::External };
+
+/// Whether the platform's libraries are the SIL twins (fault injection and timing models
+/// available for the DLA).
+pub const SIL_DLA: bool = cfg!(any(platform = "sil", platform = "rig"));
+
+/// The clock the executive and the CPU workers run on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Clock {
+    /// `CLOCK_MONOTONIC`; absolute sleeps with `clock_nanosleep`.
+    Real,
+    /// The SIL virtual clock (`sil` only): it moves only when the executive advances it.
+    Virtual,
+}
+
+impl Clock {
+    /// Set up the clock: a virtual clock starts at `start_ns`.
+    pub fn start(virtual_time: bool, start_ns: u64) -> Result<Clock> {
+        if !virtual_time {
+            return Ok(Clock::Real);
+        }
+        sil::set_virtual(true, start_ns)?;
+        Ok(Clock::Virtual)
+    }
+
+    /// Now, in ns.
+    pub fn now_ns(self) -> u64 {
+        match self {
+            Clock::Real => super::os::monotonic_ns(),
+            Clock::Virtual => sil::now_ns(),
+        }
+    }
+
+    /// Sleep until `deadline_ns` (real), or move virtual time there.
+    pub fn sleep_until(self, deadline_ns: u64) {
+        match self {
+            Clock::Real => super::os::sleep_until(deadline_ns),
+            Clock::Virtual => sil::advance_to(deadline_ns),
+        }
+    }
+
+    /// Leave virtual time (at shutdown).
+    pub fn stop(self) {
+        if self == Clock::Virtual {
+            let _ = sil::set_virtual(false, 0);
+        }
+    }
+}
+
+/// The SIL extension calls (virtual time, explicit-timestamp signals, counters).
+#[cfg(any(platform = "sil", platform = "rig"))]
+pub mod sil {
+    use super::*;
+    use crate::engine::nvsci::{BufObj, SyncObj};
+    use nvsci_sys as ns;
+
+    fn check(call: &'static str, s: ns::NvSciError, context: Context) -> Result<()> {
+        crate::engine::nvsci::check(call, s, context)
+    }
+
+    /// Turn the SIL virtual clock on or off.
+    pub fn set_virtual(enable: bool, start_ns: u64) -> Result<()> {
+        // SAFETY: plain SIL call.
+        check("NvSciSilClockSetVirtual", unsafe { ns::sil::NvSciSilClockSetVirtual(enable, start_ns) }, Context::Platform)
+    }
+
+    /// The SIL clock.
+    pub fn now_ns() -> u64 {
+        // SAFETY: plain SIL call.
+        unsafe { ns::sil::NvSciSilClockNowNs() }
+    }
+
+    /// Move virtual time forward.
+    pub fn advance_to(ns: u64) {
+        // SAFETY: plain SIL call; an error only means virtual time is off.
+        let _ = unsafe { ns::sil::NvSciSilClockAdvanceTo(ns) };
+    }
+
+    /// Signal as an engine with an explicit timestamp (virtual-time CPU tasks).
+    pub fn signal_at(obj: &SyncObj, timestamp_ns: u64, context: Context) -> Result<()> {
+        // SAFETY: live object.
+        check("NvSciSyncSilObjSignalEngine", unsafe { ns::sil::NvSciSyncSilObjSignalEngine(obj.raw(), timestamp_ns) }, context)
+    }
+
+    /// Nanosecond timestamp of the signal that produced `value`.
+    pub fn signal_timestamp_ns(obj: &SyncObj, value: u64, context: Context) -> Result<u64> {
+        let mut ts = 0;
+        // SAFETY: live object, valid out-pointer.
+        let s = unsafe { ns::sil::NvSciSyncSilObjGetSignalTimestamp(obj.raw(), value, &mut ts) };
+        check("NvSciSyncSilObjGetSignalTimestamp", s, context)?;
+        Ok(ts)
+    }
+
+    /// The semaphore's counter (alone in its page), for mapping into a GPU.
+    pub fn counter(obj: &SyncObj, context: Context) -> Result<*mut u64> {
+        let mut p = core::ptr::null_mut();
+        // SAFETY: live object, valid out-pointer.
+        check("NvSciSyncSilObjGetCounter", unsafe { ns::sil::NvSciSyncSilObjGetCounter(obj.raw(), &mut p) }, context)?;
+        Ok(p)
+    }
+
+    /// A buffer's backing memory (page-aligned, whole pages), for host registration.
+    pub fn buffer_memory(buf: &BufObj, context: Context) -> Result<(*mut core::ffi::c_void, u64)> {
+        let (mut p, mut size) = (core::ptr::null_mut(), 0);
+        // SAFETY: live buffer, valid out-pointers.
+        check("NvSciBufSilObjGetMemory", unsafe { ns::sil::NvSciBufSilObjGetMemory(buf.raw(), &mut p, &mut size) }, context)?;
+        Ok((p, size))
+    }
+}
+
+/// Stand-ins on `orin`: the SIL calls do not exist there.
+#[cfg(not(any(platform = "sil", platform = "rig")))]
+pub mod sil {
+    use super::*;
+
+    const NOT_SIL: Error = Error::Platform { what: "virtual time and SIL extensions exist only on the sil platform" };
+
+    /// Not available on this platform.
+    pub fn set_virtual(_enable: bool, _start_ns: u64) -> Result<()> {
+        Err(NOT_SIL)
+    }
+
+    /// The real clock.
+    pub fn now_ns() -> u64 {
+        crate::engine::os::monotonic_ns()
+    }
+
+    /// Nothing to advance.
+    pub fn advance_to(_ns: u64) {}
+
+    /// Not available on this platform.
+    pub fn signal_at(_obj: &crate::engine::nvsci::SyncObj, _ts: u64, _context: Context) -> Result<()> {
+        Err(NOT_SIL)
+    }
+
+    /// Not available on this platform.
+    pub fn signal_timestamp_ns(_obj: &crate::engine::nvsci::SyncObj, _value: u64, _context: Context) -> Result<u64> {
+        Err(NOT_SIL)
+    }
+}
+
+/// DLA fault injection and timing models (SIL cuDLA on `sil` and `rig`).
+#[cfg(any(platform = "sil", platform = "rig"))]
+pub mod dla_sil {
+    use super::*;
+    use cudla_sys as cd;
+
+    pub use cd::sil::{cudlaSilFault as Fault, cudlaSilTimingModel as TimingModel};
+
+    /// Injected fault kinds.
+    pub const HANG: u32 = 1;
+    /// Late completion.
+    pub const LATE: u32 = 2;
+    /// Asynchronous error reported by `cudlaGetLastError` after the fence.
+    pub const ASYNC_ERROR: u32 = 3;
+    /// Corrupted output.
+    pub const CORRUPT: u32 = 4;
+
+    pub(crate) fn check(call: &'static str, s: cd::cudlaStatus, context: Context) -> Result<()> {
+        if s == cd::cudlaSuccess { Ok(()) } else { Err(Error::Call { call, status: Status::Cudla(s.0), context }) }
+    }
+}

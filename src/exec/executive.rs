@@ -1,0 +1,674 @@
+//! The cyclic executive: releases major frames at absolute times, submits accelerator work as
+//! early as the schedule allows (frame `f + lookahead` while frame `f` runs), detects
+//! completion by fence value, checks deadlines and budgets, and applies the health monitor's
+//! reactions at the next frame not yet planned.
+//!
+//! Nothing in [`Executive::step`] allocates, loads, registers or reconciles; every wait is
+//! bounded by a task deadline (or, on the virtual clock, by a real-time cap).
+
+use crate::engine::dla::Submission;
+use crate::engine::gpu::ParamBlock;
+use crate::engine::nvsci::Waited;
+use crate::engine::os::RealtimeStatus;
+use crate::engine::platform::Clock;
+use crate::error::{Context, Error, Result, Status};
+use crate::exec::board::{Board, status};
+use crate::exec::health::HealthMonitor;
+use crate::exec::plan::FramePlan;
+use crate::exec::runtime::{SafeStop, State, Submit, VIRTUAL_WAIT_CAP_US};
+use crate::exec::table::{Action, FaultKind, ModeId, Schedule, TaskId};
+use crate::exec::worker::{Shared, Trace};
+use crate::limits::{FENCE_HISTORY, MAX_COPIES, MAX_TASKS, MAX_WAITS};
+use crate::trace::record::NO_TASK;
+use crate::trace::{Event, Record};
+
+/// A fault to inject (SIL libraries only), for fault campaigns and the demo's `--inject`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Injection {
+    /// The DLA task never signals.
+    DlaHang,
+    /// The DLA task completes `extra_ns` late.
+    DlaLate {
+        /// Extra execution time.
+        extra_ns: u64,
+    },
+    /// The DLA task completes, then `cudlaGetLastError` reports an error.
+    DlaError,
+    /// The DLA task's first output is corrupted.
+    DlaCorrupt,
+    /// The CPU task runs `extra_ns` longer.
+    CpuOverrun {
+        /// Extra execution time.
+        extra_ns: u64,
+    },
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Pending {
+    frame: u64,
+    task: TaskId,
+    injection: Injection,
+}
+
+/// What one major frame did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FrameReport {
+    /// The frame.
+    pub frame: u64,
+    /// Its mode.
+    pub mode: ModeId,
+    /// Release error (actual minus planned), ns.
+    pub release_error_ns: i64,
+    /// Faults detected while monitoring it.
+    pub faults: u32,
+    /// Whether the executive stopped (safe stop).
+    pub stopped: bool,
+}
+
+/// Per-task counters kept by the executive.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TaskCounters {
+    /// Completed runs (not skipped).
+    pub runs: u64,
+    /// Deadline misses.
+    pub deadline_misses: u64,
+    /// Budget overruns.
+    pub overruns: u64,
+    /// Fence timeouts.
+    pub timeouts: u64,
+    /// Engine or task errors.
+    pub errors: u64,
+    /// Runs skipped by the health monitor.
+    pub skipped: u64,
+}
+
+/// The sealed, running runtime.
+pub struct Executive {
+    shared: Shared,
+    st: &'static mut State,
+    clock: Clock,
+    t0: u64,
+    next: u64,
+    plans: [Option<FramePlan>; FENCE_HISTORY],
+    planned_up_to: Option<u64>,
+    mode: ModeId,
+    hm: HealthMonitor,
+    counters: [TaskCounters; MAX_TASKS],
+    safe_state: Option<fn(&SafeStop)>,
+    stopped: bool,
+    pending: heapless::Vec<Pending, 16>,
+    realtime: Option<RealtimeStatus>,
+    faults_in_frame: u32,
+}
+
+fn rt_err<T>(what: &'static str) -> Result<T> {
+    Err(Error::Phase { what })
+}
+
+impl Executive {
+    pub(crate) fn new(
+        shared: Shared,
+        st: &'static mut State,
+        clock: Clock,
+        t0: u64,
+        realtime: Option<RealtimeStatus>,
+        safe_state: Option<fn(&SafeStop)>,
+    ) -> Self {
+        Executive {
+            shared,
+            st,
+            clock,
+            t0,
+            next: 0,
+            plans: [None; FENCE_HISTORY],
+            planned_up_to: None,
+            mode: ModeId(0),
+            hm: HealthMonitor::new(),
+            counters: [TaskCounters::default(); MAX_TASKS],
+            safe_state,
+            stopped: false,
+            pending: heapless::Vec::new(),
+            realtime,
+            faults_in_frame: 0,
+        }
+    }
+
+    /// The schedule.
+    pub fn schedule(&self) -> &'static Schedule {
+        self.shared.schedule
+    }
+
+    /// The trace ring (drain it from another thread with [`crate::trace::TraceRing::pop`]).
+    pub fn trace(&self) -> &'static Trace {
+        self.shared.trace
+    }
+
+    /// The next frame `step` will run.
+    pub fn next_frame(&self) -> u64 {
+        self.next
+    }
+
+    /// The current mode.
+    pub fn mode(&self) -> ModeId {
+        self.mode
+    }
+
+    /// Per-task counters.
+    pub fn counters(&self, task: TaskId) -> TaskCounters {
+        self.counters.get(task.0 as usize).copied().unwrap_or_default()
+    }
+
+    /// The health monitor (fault counts).
+    pub fn health(&self) -> &HealthMonitor {
+        &self.hm
+    }
+
+    /// What real-time settings took effect at init (`None`: none were asked for).
+    pub fn realtime(&self) -> Option<RealtimeStatus> {
+        self.realtime
+    }
+
+    /// The clock in use.
+    pub fn clock(&self) -> Clock {
+        self.clock
+    }
+
+    /// Planned release time of `frame`.
+    pub fn release_time(&self, frame: u64) -> u64 {
+        self.t0 + frame * self.shared.schedule.period_ns
+    }
+
+    /// Whether a safe stop happened.
+    pub fn stopped(&self) -> bool {
+        self.stopped
+    }
+
+    /// Inject a fault into `task` in `frame` (SIL libraries only; the frame must not be
+    /// planned yet).
+    pub fn inject(&mut self, task: TaskId, frame: u64, injection: Injection) -> Result<()> {
+        if self.planned_up_to.is_some_and(|p| frame <= p) {
+            return rt_err("injection into a frame that is already planned");
+        }
+        self.pending
+            .push(Pending { frame, task, injection })
+            .map_err(|_| Error::Capacity { what: "pending injections", limit: 16 })
+    }
+
+    fn record(&self, time_ns: u64, frame: u64, task: u16, event: Event, value: u64) {
+        self.shared.trace.push(Record { time_ns, frame, task, event, value });
+    }
+
+    /// Run one major frame: release it at its absolute time, submit, monitor, react.
+    pub fn step(&mut self) -> Result<FrameReport> {
+        if self.stopped {
+            return rt_err("the executive made a safe stop");
+        }
+        let s = self.shared.schedule;
+        let f = self.next;
+        let release = self.release_time(f);
+        self.clock.sleep_until(release);
+        let now = self.clock.now_ns();
+        let release_error = now as i64 - release as i64;
+        self.record(now, f, NO_TASK, Event::FrameRelease, release_error as u64);
+        self.faults_in_frame = 0;
+
+        self.plan(f)?;
+        self.shared.board.release(f);
+        for w in self.st.workers.iter() {
+            w.thread.unpark();
+        }
+        for ahead in 1..=s.lookahead as u64 {
+            self.plan(f + ahead)?;
+        }
+        self.monitor(f)?;
+        self.next = f + 1;
+        let mode = self.plans[(f % FENCE_HISTORY as u64) as usize].map_or(self.mode, |p| p.mode);
+        Ok(FrameReport { frame: f, mode, release_error_ns: release_error, faults: self.faults_in_frame, stopped: self.stopped })
+    }
+
+    /// Fix frame `f`'s plan, publish its fence values and submit its accelerator work.
+    fn plan(&mut self, f: u64) -> Result<()> {
+        if self.planned_up_to.is_some_and(|p| f <= p) {
+            return Ok(());
+        }
+        let s = self.shared.schedule;
+        if let Some(m) = self.hm.take_mode_request()
+            && m != self.mode
+        {
+            self.mode = m;
+            self.record(self.clock.now_ns(), f, NO_TASK, Event::ModeSwitch, m.0 as u64);
+        }
+        let plan = FramePlan { frame: f, mode: self.mode, skip: self.hm.take_skips() };
+        self.plans[(f % FENCE_HISTORY as u64) as usize] = Some(plan);
+        self.planned_up_to = Some(f);
+        let release = self.release_time(f);
+        self.shared.board.publish_plan(&plan, release);
+        for (i, rt) in self.st.tasks.iter_mut().enumerate() {
+            let id = TaskId(i as u16);
+            if plan.planned(s, id) {
+                let fence = rt.ledger.enqueue_signal(f);
+                self.shared.board.publish_fence(id, f, fence.value);
+            }
+        }
+        for i in 0..s.tasks.len() {
+            let id = TaskId(i as u16);
+            if !plan.planned(s, id) || matches!(self.st.tasks[i].submit, Submit::Cpu) {
+                if plan.planned(s, id) {
+                    self.apply_cpu_injection(id, f);
+                }
+                continue;
+            }
+            let now = self.clock.now_ns();
+            self.st.tasks[i].submitted_at[(f % FENCE_HISTORY as u64) as usize] = now;
+            let value = self.shared.board.fence(id, f).unwrap_or(0);
+            match self.submit(id, f, &plan) {
+                Ok(()) => self.record(now, f, id.0, Event::Submit, value),
+                Err(_) => {
+                    self.st.tasks[i].failed_submit = Some(f);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn apply_cpu_injection(&mut self, task: TaskId, f: u64) {
+        let mut i = 0;
+        while i < self.pending.len() {
+            let p = self.pending[i];
+            if p.task == task && p.frame == f {
+                if let Injection::CpuOverrun { extra_ns } = p.injection {
+                    self.shared.injected_ns[task.0 as usize].store(extra_ns, core::sync::atomic::Ordering::Release);
+                }
+                self.pending.swap_remove(i);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    #[cfg(any(platform = "sil", platform = "rig"))]
+    fn apply_dla_injection(&mut self, task: TaskId, f: u64, device: usize) -> Result<()> {
+        use crate::engine::platform::dla_sil as sil;
+        let mut i = 0;
+        while i < self.pending.len() {
+            let p = self.pending[i];
+            if p.task != task || p.frame != f {
+                i += 1;
+                continue;
+            }
+            let (kind, status, extra) = match p.injection {
+                Injection::DlaHang => (sil::HANG, 0, 0),
+                Injection::DlaLate { extra_ns } => (sil::LATE, 0, extra_ns),
+                Injection::DlaError => (sil::ASYNC_ERROR, cudla_sys::cudlaErrorDlaErrEngineTimeout.0, 0),
+                Injection::DlaCorrupt => (sil::CORRUPT, 0, 0),
+                Injection::CpuOverrun { .. } => (0, 0, 0),
+            };
+            if kind != 0 {
+                let fault = sil::Fault { kind, status, skipTasks: 0, count: 1, extraDelayNs: extra };
+                self.st.dlas[device].device.inject_fault(&fault)?;
+            }
+            self.pending.swap_remove(i);
+        }
+        Ok(())
+    }
+
+    #[cfg(not(any(platform = "sil", platform = "rig")))]
+    fn apply_dla_injection(&mut self, _task: TaskId, _f: u64, _device: usize) -> Result<()> {
+        Ok(())
+    }
+
+    fn submit(&mut self, id: TaskId, f: u64, plan: &FramePlan) -> Result<()> {
+        let s = self.shared.schedule;
+        let t = s.task(id);
+        let context = Context::Task(t.name);
+        let noop = plan.skipped(id);
+        if let Submit::Dla { device, .. } = self.st.tasks[id.0 as usize].submit {
+            self.apply_dla_injection(id, f, device)?;
+        }
+        let value = self.shared.board.fence(id, f).ok_or(Error::Phase { what: "task not planned" })?;
+        let State { tasks, sems, gpu_sems, dlas, streams, stamps, .. } = &mut *self.st;
+        let rt = &mut tasks[id.0 as usize];
+        // Pre-fences for the dependencies planned in their frame (others are dropped).
+        let mut waits: heapless::Vec<(TaskId, u64), MAX_WAITS> = heapless::Vec::new();
+        for w in t.waits {
+            if let Some(df) = f.checked_sub(w.lag as u64)
+                && let Some(v) = self.shared.board.fence(w.task, df)
+            {
+                let k = waits.len();
+                waits.push((w.task, v)).map_err(|_| Error::Capacity { what: "waits", limit: MAX_WAITS as u32 })?;
+                sems[w.task.0 as usize].fence_at(v, &mut rt.waits[k], context)?;
+            }
+        }
+        let copy = (f % MAX_COPIES as u64) as usize;
+        match &rt.submit {
+            Submit::Cpu => Ok(()),
+            Submit::Dla { device, inputs, outputs, n_in, n_out } => {
+                let signal = rt
+                    .dla_imports
+                    .iter()
+                    .find(|(d, _)| d == device)
+                    .map(|(_, p)| *p)
+                    .ok_or(Error::Phase { what: "DLA semaphore not imported" })?;
+                dlas[*device].device.submit(Submission {
+                    inputs: &inputs[copy][..*n_in],
+                    outputs: &outputs[copy][..*n_out],
+                    waits: &mut rt.waits[..waits.len()],
+                    signal,
+                    eof: &mut rt.eof,
+                    noop,
+                })
+            }
+            Submit::Gpu { stream, function, grid, block, shared, params, stamp } => {
+                let st = &streams[*stream].stream;
+                for (k, (dep, v)) in waits.iter().enumerate() {
+                    let gsem = gpu_sems[dep.0 as usize]
+                        .as_ref()
+                        .ok_or(Error::BadSchedule { what: "dependency not visible to the GPU", context })?;
+                    st.wait(gsem, *v, &mut rt.waits[k], context)?;
+                }
+                let slot = |which: usize| (*stamp * FENCE_HISTORY + (f % FENCE_HISTORY as u64) as usize) * 2 + which;
+                let stamp_at = |which: usize| -> Result<()> {
+                    if let Some(stamps) = stamps.as_ref() {
+                        let mut p = ParamBlock::new();
+                        p.push(stamps.memory.device_addr() + 8 * slot(which) as u64)?;
+                        st.launch(stamps.function, [1; 3], [1; 3], 0, &p, context)?;
+                    }
+                    Ok(())
+                };
+                stamp_at(0)?;
+                if !noop {
+                    st.launch(*function, *grid, *block, *shared, &params[copy], context)?;
+                }
+                stamp_at(1)?;
+                let gsem = gpu_sems[id.0 as usize].as_ref().ok_or(Error::Phase { what: "GPU semaphore missing" })?;
+                st.signal(gsem, value, &mut rt.eof, context)
+            }
+        }
+    }
+
+    /// Wait for every task of frame `f` (in schedule order, each until its deadline), record
+    /// its times, check deadline and budget, and report faults.
+    fn monitor(&mut self, f: u64) -> Result<()> {
+        let s = self.shared.schedule;
+        let Some(plan) = self.plans[(f % FENCE_HISTORY as u64) as usize].filter(|p| p.frame == f) else {
+            return Ok(());
+        };
+        let release = self.release_time(f);
+        let h = (f % FENCE_HISTORY as u64) as usize;
+        for i in 0..s.tasks.len() {
+            let id = TaskId(i as u16);
+            if !plan.planned(s, id) {
+                continue;
+            }
+            let t = s.task(id);
+            let deadline = release + t.deadline_ns;
+            let value = self.shared.board.fence(id, f).unwrap_or(0);
+            if self.st.tasks[i].failed_submit == Some(f) {
+                self.fault(f, id, FaultKind::EngineError, deadline);
+                continue;
+            }
+            let reached = self.wait_task(id, value, deadline)?;
+            if !reached {
+                self.counters[i].timeouts += 1;
+                self.fault(f, id, FaultKind::FenceTimeout, deadline);
+                continue;
+            }
+            let (start, end, task_status) = self.times(id, f, value)?;
+            self.st.tasks[i].ended_at[h] = (f, end);
+            let skipped = plan.skipped(id) || task_status & status::SKIPPED != 0;
+            if !matches!(self.st.tasks[i].submit, Submit::Cpu) {
+                self.record(start, f, id.0, Event::TaskStart, 0);
+                let event = if skipped { Event::TaskSkipped } else { Event::TaskEnd };
+                self.record(end, f, id.0, event, end.saturating_sub(start));
+            }
+            if skipped {
+                self.counters[i].skipped += 1;
+                continue;
+            }
+            self.counters[i].runs += 1;
+            if end > deadline {
+                self.counters[i].deadline_misses += 1;
+                self.fault(f, id, FaultKind::DeadlineMiss, end);
+            }
+            if end.saturating_sub(start) > t.budget_ns {
+                self.counters[i].overruns += 1;
+                self.fault(f, id, FaultKind::BudgetOverrun, end);
+            }
+            if task_status & (status::TASK_ERROR | status::ACCESS_REFUSED) != 0 {
+                self.counters[i].errors += 1;
+                self.fault(f, id, FaultKind::TaskError, end);
+            }
+            if let Some(_status) = self.engine_error(id) {
+                self.counters[i].errors += 1;
+                self.fault(f, id, FaultKind::EngineError, end);
+            }
+        }
+        Ok(())
+    }
+
+    fn wait_task(&mut self, id: TaskId, value: u64, deadline: u64) -> Result<bool> {
+        let context = Context::Task(self.shared.schedule.task(id).name);
+        let timeout_us = match self.clock {
+            Clock::Virtual => VIRTUAL_WAIT_CAP_US,
+            Clock::Real => deadline.saturating_sub(self.clock.now_ns()) / 1000,
+        };
+        let State { tasks, sems, wait, .. } = &mut *self.st;
+        let rt = &mut tasks[id.0 as usize];
+        sems[id.0 as usize].fence_at(value, &mut rt.monitor, context)?;
+        let wait = wait.as_mut().ok_or(Error::Phase { what: "no wait context" })?;
+        Ok(wait.wait(&rt.monitor, timeout_us, context)? == Waited::Reached)
+    }
+
+    /// Start, end and CPU status of a completed task.
+    fn times(&mut self, id: TaskId, f: u64, _value: u64) -> Result<(u64, u64, u64)> {
+        let s = self.shared.schedule;
+        let h = (f % FENCE_HISTORY as u64) as usize;
+        let context = Context::Task(s.task(id).name);
+        match self.st.tasks[id.0 as usize].submit {
+            Submit::Cpu => {
+                let r = self.shared.board.result(id, f).ok_or(Error::Phase { what: "CPU result missing" })?;
+                Ok((r.start_ns, r.end_ns, r.status))
+            }
+            Submit::Dla { .. } => {
+                // End: the EOF fence's timestamp. Start: when the DLA could first run it.
+                let rt = &self.st.tasks[id.0 as usize];
+                let end = rt.monitor.timestamp_us(context)? * 1000;
+                let mut start = rt.submitted_at[h];
+                let t = s.task(id);
+                for w in t.waits {
+                    if let Some(df) = f.checked_sub(w.lag as u64) {
+                        let (ef, e) = self.st.tasks[w.task.0 as usize].ended_at[(df % FENCE_HISTORY as u64) as usize];
+                        if ef == df {
+                            start = start.max(e);
+                        }
+                    }
+                }
+                for (j, other) in s.tasks.iter().enumerate().take(id.0 as usize) {
+                    if other.engine == t.engine {
+                        let (ef, e) = self.st.tasks[j].ended_at[h];
+                        if ef == f {
+                            start = start.max(e);
+                        }
+                    }
+                }
+                Ok((start.min(end), end, 0))
+            }
+            Submit::Gpu { stamp, .. } => {
+                let Some(stamps) = self.st.stamps.as_ref() else {
+                    let now = self.clock.now_ns();
+                    return Ok((now, now, 0));
+                };
+                let host = stamps.memory.pinned_host().ok_or(Error::Phase { what: "stamp memory" })?;
+                let base = (stamp * FENCE_HISTORY + h) * 2;
+                let view = crate::engine::cpu::BufferView::new(host, 2 * FENCE_HISTORY * MAX_TASKS * 8);
+                let mut bytes = [0u8; 2 * FENCE_HISTORY * MAX_TASKS * 8];
+                view.copy_to(&mut bytes[..(base + 2) * 8]);
+                let read = |k: usize| u64::from_le_bytes(bytes[k * 8..k * 8 + 8].try_into().unwrap_or([0; 8]));
+                let off = stamps.offset_ns;
+                let conv = |g: u64| (g as i64 - off).max(0) as u64;
+                Ok((conv(read(base)), conv(read(base + 1)), 0))
+            }
+        }
+    }
+
+    fn engine_error(&mut self, id: TaskId) -> Option<Status> {
+        match self.st.tasks[id.0 as usize].submit {
+            Submit::Dla { device, .. } => self.st.dlas[device].device.poll_error(),
+            Submit::Gpu { stream, .. } => match self.st.streams[stream].stream.idle() {
+                Err(Error::Call { status, .. }) => Some(status),
+                _ => None,
+            },
+            Submit::Cpu => None,
+        }
+    }
+
+    fn fault(&mut self, f: u64, id: TaskId, kind: FaultKind, time_ns: u64) {
+        let s = self.shared.schedule;
+        self.faults_in_frame += 1;
+        self.record(time_ns, f, id.0, Event::Fault(kind), 0);
+        let r = self.hm.report(s, kind, id);
+        let value = match r.action {
+            Action::SwitchMode(m) => m.0 as u64,
+            _ => 0,
+        };
+        self.record(self.clock.now_ns().max(time_ns), f, id.0, Event::Reaction(r.action), value);
+        if r.action == Action::SafeStop && !self.stopped {
+            self.stopped = true;
+            if let Some(safe) = self.safe_state {
+                safe(&SafeStop { frame: f, task: s.task(id).name, fault: kind });
+            }
+        }
+    }
+
+    /// Stop the workers and engines and release everything, in order: wait for the engines,
+    /// free, close. Reports the first failure but always goes on releasing.
+    pub fn shutdown(self) -> Result<()> {
+        let board = self.shared.board;
+        self.clock.stop();
+        release_state(self.st, board)
+    }
+}
+
+/// Stop the workers, then release every engine object (also used when init fails).
+pub(crate) fn release_state(st: &mut State, board: &Board) -> Result<()> {
+    board.request_stop();
+    let mut first: Result<()> = Ok(());
+    for w in st.workers.iter() {
+        w.thread.unpark();
+    }
+    while let Some(w) = st.workers.pop() {
+        let r = match w.join.join() {
+            Ok(r) => r,
+            Err(_) => Err(Error::Shutdown { context: Context::Engine("cpu worker") }),
+        };
+        if first.is_ok() {
+            first = r;
+        }
+    }
+    let r = release_engines(st);
+    first.and(r)
+}
+
+/// Release engine objects in order: wait for the engines; engine imports; buffers and
+/// semaphores; modules and devices; libraries.
+pub(crate) fn release_engines(st: &mut State) -> Result<()> {
+    let mut first: Result<()> = Ok(());
+    let mut keep = |r: Result<()>| {
+        if first.is_ok() {
+            first = r;
+        }
+    };
+    // 1. Wait for the engines (bounded: a hung engine is reported, not waited for forever).
+    for e in st.streams.iter() {
+        let mut idle = false;
+        for _ in 0..200 {
+            match e.stream.idle() {
+                Ok(true) => {
+                    idle = true;
+                    break;
+                }
+                Ok(false) => std::thread::sleep(std::time::Duration::from_millis(5)),
+                Err(err) => {
+                    keep(Err(err));
+                    idle = true;
+                    break;
+                }
+            }
+        }
+        if !idle {
+            keep(Err(Error::Shutdown { context: Context::Engine("gpu stream still busy") }));
+        }
+    }
+    // 2. Engine imports of semaphores and buffers, fences.
+    for rt in st.tasks.iter_mut() {
+        for w in rt.waits.iter_mut() {
+            w.clear();
+        }
+        rt.eof.clear();
+        rt.monitor.clear();
+        while let Some((di, p)) = rt.dla_imports.pop() {
+            if let Some(d) = st.dlas.get(di) {
+                keep(d.device.unregister(p, Context::Semaphore("task")));
+            }
+        }
+    }
+    for g in st.gpu_sems.iter_mut() {
+        if let Some(g) = g.take() {
+            keep(g.release(Context::Semaphore("task")));
+        }
+    }
+    for copies in st.buffers.iter_mut() {
+        for c in copies.iter_mut() {
+            while let Some((di, p)) = c.dla.pop() {
+                if let Some(d) = st.dlas.get(di) {
+                    keep(d.device.unregister(p, Context::Buffer("buffer")));
+                }
+            }
+            if let Some(g) = c.gpu.take() {
+                keep(g.release(Context::Buffer("buffer")));
+            }
+        }
+    }
+    // 3. Buffers and semaphores.
+    for copies in st.buffers.iter_mut() {
+        for c in copies.iter_mut() {
+            if let Some(o) = c.obj.take() {
+                o.free();
+            }
+        }
+    }
+    st.buffers.clear();
+    while let Some(s) = st.sems.pop() {
+        s.free();
+    }
+    st.gpu_sems.clear();
+    st.tasks.clear();
+    // 4. Modules, streams, devices.
+    if let Some(stamps) = st.stamps.take() {
+        keep(stamps.memory.release(Context::Cubin("timing")));
+        keep(stamps.module.unload());
+    }
+    while let Some(m) = st.modules.pop() {
+        keep(m.unload());
+    }
+    while let Some(e) = st.streams.pop() {
+        keep(e.stream.destroy());
+    }
+    while let Some(d) = st.dlas.pop() {
+        keep(d.device.close());
+    }
+    if let Some(g) = st.gpu.take() {
+        keep(g.close());
+    }
+    // 5. Libraries.
+    if let Some(w) = st.wait.take() {
+        w.free();
+    }
+    if let Some(m) = st.buf_module.take() {
+        m.close();
+    }
+    if let Some(m) = st.sync_module.take() {
+        m.close();
+    }
+    first
+}

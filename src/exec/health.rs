@@ -1,0 +1,123 @@
+//! The health monitor: an ARINC 653-style table from (fault kind × task or engine) to a
+//! reaction, with fault counters.
+//!
+//! Reactions and their bounds (frames are major frames, `L` is the schedule's lookahead):
+//!
+//! | action | takes effect | bound |
+//! |---|---|---|
+//! | `log` | at once: trace record and counter | O(rules) table lookup in the monitoring thread |
+//! | `skip` | the task runs as a no-op in the first frame not yet planned | frame `f + 1 + L` |
+//! | `switch_mode` | at the first major-frame boundary not yet planned | frame `f + 1 + L` |
+//! | `safe_stop` | the safe-state function runs in the monitoring thread right after detection; no further frame is released | before the next release |
+//!
+//! A fault without a matching rule is logged.
+
+use crate::exec::table::{Action, FaultKind, ModeId, Schedule, TaskId};
+use crate::limits::MAX_TASKS;
+
+/// What the executive must do after a fault was reported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reaction {
+    /// The fault.
+    pub fault: FaultKind,
+    /// The task it concerns.
+    pub task: TaskId,
+    /// The action from the table (or `Log` without a rule).
+    pub action: Action,
+}
+
+/// Fault counters and pending reactions.
+///
+/// ```
+/// # use orin_exec::exec::table::*;
+/// # use orin_exec::exec::health::HealthMonitor;
+/// # static ENGINES: [EngineDesc; 1] = [EngineDesc { name: "dla0", kind: EngineKind::Dla, instance: 0, queue_capacity: 4 }];
+/// # static TASKS: [TaskDesc; 1] = [TaskDesc { name: "detector", engine: EngineId(0), work: Work::Cpu,
+/// #   wcet_ns: 1, budget_ns: 1, deadline_ns: 10, release_ns: 0, reads: &[], writes: &[], waits: &[], modes: ModeMask(1) }];
+/// static HEALTH: [HealthRule; 1] = [HealthRule {
+///     fault: FaultKind::FenceTimeout,
+///     scope: FaultScope::Engine(EngineId(0)),
+///     action: Action::SwitchMode(ModeId(1)),
+/// }];
+/// # static S: Schedule = Schedule { name: "s", profile: "sil", period_ns: 10, minor_frames_ns: &[0],
+/// #   lookahead: 1, engines: &ENGINES, buffers: &[], tasks: &TASKS,
+/// #   modes: &[ModeDesc { name: "normal" }, ModeDesc { name: "degraded" }], health: &HEALTH,
+/// #   cubins: &[], loadables: &[], timeline: &[] };
+/// let mut hm = HealthMonitor::new();
+/// let r = hm.report(&S, FaultKind::FenceTimeout, TaskId(0));
+/// assert_eq!(r.action, Action::SwitchMode(ModeId(1)));
+/// assert_eq!(hm.take_mode_request(), Some(ModeId(1)));
+/// assert_eq!(hm.count(TaskId(0), FaultKind::FenceTimeout), 1);
+/// assert_eq!(hm.report(&S, FaultKind::DeadlineMiss, TaskId(0)).action, Action::Log);
+/// ```
+#[derive(Clone, Debug)]
+pub struct HealthMonitor {
+    counts: [[u32; FaultKind::ALL.len()]; MAX_TASKS],
+    skip_next: u64,
+    mode_request: Option<ModeId>,
+    safe_stop: bool,
+}
+
+impl Default for HealthMonitor {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn kind_index(kind: FaultKind) -> usize {
+    FaultKind::ALL.iter().position(|k| *k == kind).unwrap_or(0)
+}
+
+impl HealthMonitor {
+    /// No faults yet.
+    pub const fn new() -> Self {
+        HealthMonitor { counts: [[0; FaultKind::ALL.len()]; MAX_TASKS], skip_next: 0, mode_request: None, safe_stop: false }
+    }
+
+    /// Count a fault, look up its reaction and remember what the executive must apply.
+    pub fn report(&mut self, schedule: &Schedule, fault: FaultKind, task: TaskId) -> Reaction {
+        if let Some(row) = self.counts.get_mut(task.0 as usize) {
+            row[kind_index(fault)] = row[kind_index(fault)].saturating_add(1);
+        }
+        let action = schedule.health_rule(fault, task).map_or(Action::Log, |r| r.action);
+        match action {
+            Action::Log => {}
+            Action::Skip => {
+                if (task.0 as usize) < MAX_TASKS {
+                    self.skip_next |= 1 << task.0;
+                }
+            }
+            Action::SwitchMode(m) => {
+                // The first request wins until it has been applied.
+                self.mode_request.get_or_insert(m);
+            }
+            Action::SafeStop => self.safe_stop = true,
+        }
+        Reaction { fault, task, action }
+    }
+
+    /// How many faults of `kind` `task` had.
+    pub fn count(&self, task: TaskId, kind: FaultKind) -> u32 {
+        self.counts.get(task.0 as usize).map_or(0, |row| row[kind_index(kind)])
+    }
+
+    /// Total faults of every kind and task.
+    pub fn total(&self) -> u64 {
+        self.counts.iter().flatten().map(|&c| c as u64).sum()
+    }
+
+    /// Tasks to skip in the next frame planned, clearing the request.
+    pub fn take_skips(&mut self) -> u64 {
+        core::mem::take(&mut self.skip_next)
+    }
+
+    /// A pending mode switch, clearing the request.
+    pub fn take_mode_request(&mut self) -> Option<ModeId> {
+        self.mode_request.take()
+    }
+
+    /// Whether a safe stop was requested.
+    pub const fn safe_stop_requested(&self) -> bool {
+        self.safe_stop
+    }
+}

@@ -1,0 +1,19 @@
+//! Schedule tables, the cyclic executive, the deadline/budget monitor, the health monitor and modes.
+#[cfg(feature = "std")]
+pub mod board;
+#[cfg(feature = "std")]
+pub mod executive;
+pub mod health;
+pub mod plan;
+#[cfg(feature = "std")]
+pub mod runtime;
+pub mod table;
+#[cfg(feature = "std")]
+pub mod worker;
+
+#[cfg(feature = "std")]
+pub use executive::{Executive, FrameReport, Injection, TaskCounters};
+#[cfg(feature = "std")]
+pub use runtime::{Builder, Config, Initialized, SafeStop, Storage};
+#[cfg(feature = "std")]
+pub use worker::{CpuTask, TaskFault, Trace};

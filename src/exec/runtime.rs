@@ -1,0 +1,965 @@
+//! Init → seal: build every object the schedule needs, warm every work item up, then hand
+//! out the [`Executive`], whose API cannot allocate, load, register or reconcile anything.
+//!
+//! ```no_run
+//! use orin_exec::exec::{Builder, Config, Storage};
+//! use static_cell::StaticCell;
+//! # static SCHEDULE: orin_exec::exec::table::Schedule = todo!();
+//! static STORAGE: StaticCell<Storage> = StaticCell::new();
+//! let storage = STORAGE.init_with(Storage::new);
+//! let runtime = Builder::new(&SCHEDULE).config(Config::default()).init(storage)?;
+//! let mut exec = runtime.seal()?;
+//! for _ in 0..300 {
+//!     exec.step()?;
+//! }
+//! exec.shutdown()?;
+//! # Ok::<(), orin_exec::Error>(())
+//! ```
+
+use core::sync::atomic::AtomicU64;
+use std::thread;
+
+use crate::engine::cpu::BufferView;
+use crate::engine::dla::{DlaDevice, DlaPtr, DlaSyncRole, Submission, fill_sync_attributes as dla_attrs};
+use crate::engine::gpu::{Function, Gpu, GpuMemory, GpuModule, GpuSemaphore, ParamBlock, Stream};
+use crate::engine::nvsci::{BufModule, BufObj, BufSpec, CpuRole, CpuWaitContext, RawFence, SyncAttrList, SyncModule, SyncObj, Waited};
+use crate::engine::os::{self, RealtimeStatus};
+use crate::engine::platform::{self, Clock, GPU_SYNC, GpuSyncMode};
+use crate::error::{Context, Error, Result};
+use crate::exec::board::Board;
+use crate::exec::executive::Executive;
+use crate::exec::table::{BufferId, BufferKind, EngineId, EngineKind, Param, Schedule, TaskId, Work};
+use crate::exec::worker::{CpuTask, Shared, Trace, VirtualCosts, Worker, WorkerTask};
+use crate::limits::*;
+use crate::mem::AccessLedger;
+use crate::sync::SemaphoreLedger;
+
+/// How long a virtual-time wait may take in real time before it counts as a timeout (a hung
+/// SIL engine never signals; everything else completes in microseconds of real time).
+pub const VIRTUAL_WAIT_CAP_US: u64 = 2_000_000;
+
+/// Init-time waits (warm-up) give up after this long.
+const WARMUP_TIMEOUT_US: u64 = 10_000_000;
+
+/// Runtime options.
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    /// Run on the SIL virtual clock (`sil` only): deterministic, as fast as the CPU allows.
+    pub virtual_clock: bool,
+    /// `SCHED_FIFO` priority for the executive and the CPU workers (`None`: leave as is).
+    pub realtime_priority: Option<i32>,
+    /// CUDA device ordinal.
+    pub gpu_ordinal: i32,
+    /// Record GPU start/end times with timer-stamp kernels around each launch.
+    pub gpu_timestamps: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { virtual_clock: false, realtime_priority: Some(10), gpu_ordinal: 0, gpu_timestamps: true }
+    }
+}
+
+/// What a safe stop reports to the user's safe-state function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SafeStop {
+    /// The frame in which the fault was detected.
+    pub frame: u64,
+    /// The task whose fault triggered it.
+    pub task: &'static str,
+    /// The fault.
+    pub fault: crate::exec::table::FaultKind,
+}
+
+/// Static storage for one runtime: put it in a `static` (e.g. a `StaticCell`).
+pub struct Storage {
+    pub(crate) board: Board,
+    pub(crate) trace: Trace,
+    pub(crate) ledger: AccessLedger,
+    pub(crate) views: [[BufferView; MAX_COPIES]; MAX_BUFFERS],
+    pub(crate) virtual_costs: VirtualCosts,
+    pub(crate) injected_ns: [AtomicU64; MAX_TASKS],
+    pub(crate) state: State,
+}
+
+impl Default for Storage {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Storage {
+    /// Empty storage.
+    pub const fn new() -> Self {
+        Storage {
+            board: Board::new(),
+            trace: Trace::new(),
+            ledger: AccessLedger::empty(),
+            views: [[BufferView::NONE; MAX_COPIES]; MAX_BUFFERS],
+            virtual_costs: [0; MAX_TASKS],
+            injected_ns: [const { AtomicU64::new(0) }; MAX_TASKS],
+            state: State::new(),
+        }
+    }
+}
+
+/// One copy of a buffer.
+pub(crate) struct BufferCopy {
+    pub obj: Option<BufObj>,
+    pub gpu: Option<GpuMemory>,
+    pub dla: heapless::Vec<(usize, DlaPtr), 4>,
+}
+
+pub(crate) struct DlaEntry {
+    pub core: u8,
+    pub loadable: u16,
+    pub device: DlaDevice,
+}
+
+pub(crate) struct StreamEntry {
+    pub engine: EngineId,
+    pub stream: Stream,
+}
+
+pub(crate) enum Submit {
+    Cpu,
+    Dla {
+        device: usize,
+        inputs: [[DlaPtr; MAX_TENSORS]; MAX_COPIES],
+        outputs: [[DlaPtr; MAX_TENSORS]; MAX_COPIES],
+        n_in: usize,
+        n_out: usize,
+    },
+    Gpu {
+        stream: usize,
+        function: Function,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared: u32,
+        params: [ParamBlock; MAX_COPIES],
+        stamp: usize,
+    },
+}
+
+/// The executive's per-task state.
+pub(crate) struct TaskRt {
+    pub ledger: SemaphoreLedger,
+    pub dla_imports: heapless::Vec<(usize, DlaPtr), 4>,
+    pub submit: Submit,
+    pub waits: [RawFence; MAX_WAITS],
+    pub eof: RawFence,
+    pub monitor: RawFence,
+    /// Per recent frame: when the task was submitted (accelerators) and when it ended.
+    pub submitted_at: [u64; FENCE_HISTORY],
+    pub ended_at: [(u64, u64); FENCE_HISTORY],
+    pub failed_submit: Option<u64>,
+}
+
+pub(crate) struct WorkerHandle {
+    pub join: thread::JoinHandle<Result<()>>,
+    pub thread: thread::Thread,
+}
+
+/// GPU timer stamps: a `stamp_globaltimer` kernel writes the GPU time into pinned slots.
+pub(crate) struct Stamps {
+    pub module: GpuModule,
+    pub function: Function,
+    pub memory: GpuMemory,
+    /// GPU time minus executive clock, ns.
+    pub offset_ns: i64,
+}
+
+/// Executive-only state.
+pub(crate) struct State {
+    pub tasks: heapless::Vec<TaskRt, MAX_TASKS>,
+    /// Completion semaphore of each task (same index).
+    pub sems: heapless::Vec<SyncObj, MAX_TASKS>,
+    /// How the GPU reaches each task's semaphore, if it does.
+    pub gpu_sems: heapless::Vec<Option<GpuSemaphore>, MAX_TASKS>,
+    pub buffers: heapless::Vec<heapless::Vec<BufferCopy, MAX_COPIES>, MAX_BUFFERS>,
+    pub dlas: heapless::Vec<DlaEntry, MAX_LOADABLES>,
+    pub streams: heapless::Vec<StreamEntry, 8>,
+    pub modules: heapless::Vec<GpuModule, MAX_CUBINS>,
+    pub workers: heapless::Vec<WorkerHandle, MAX_CPU_WORKERS>,
+    pub gpu: Option<Gpu>,
+    pub stamps: Option<Stamps>,
+    pub sync_module: Option<SyncModule>,
+    pub buf_module: Option<BufModule>,
+    pub wait: Option<CpuWaitContext>,
+}
+
+impl State {
+    const fn new() -> Self {
+        State {
+            tasks: heapless::Vec::new(),
+            sems: heapless::Vec::new(),
+            gpu_sems: heapless::Vec::new(),
+            buffers: heapless::Vec::new(),
+            dlas: heapless::Vec::new(),
+            streams: heapless::Vec::new(),
+            modules: heapless::Vec::new(),
+            workers: heapless::Vec::new(),
+            gpu: None,
+            stamps: None,
+            sync_module: None,
+            buf_module: None,
+            wait: None,
+        }
+    }
+}
+
+/// Collects the application's CPU task bodies and options, then builds the runtime.
+pub struct Builder {
+    schedule: &'static Schedule,
+    config: Config,
+    bodies: [Option<&'static mut dyn CpuTask>; MAX_TASKS],
+    virtual_costs: [Option<u64>; MAX_TASKS],
+    safe_state: Option<fn(&SafeStop)>,
+    error: Option<Error>,
+}
+
+impl Builder {
+    /// Start building a runtime for `schedule`.
+    pub fn new(schedule: &'static Schedule) -> Self {
+        Builder {
+            schedule,
+            config: Config::default(),
+            bodies: [const { None }; MAX_TASKS],
+            virtual_costs: [None; MAX_TASKS],
+            safe_state: None,
+            error: None,
+        }
+    }
+
+    /// Set the options.
+    pub fn config(mut self, config: Config) -> Self {
+        self.config = config;
+        self
+    }
+
+    fn cpu_task(&mut self, name: &'static str) -> Option<usize> {
+        let id = self.schedule.task_by_name(name);
+        let ok = id.is_some_and(|id| {
+            let t = self.schedule.task(id);
+            self.schedule.engines.get(t.engine.0 as usize).is_some_and(|e| e.kind == EngineKind::Cpu)
+        });
+        if !ok {
+            self.error.get_or_insert(Error::UnknownName { name });
+            return None;
+        }
+        id.map(|id| id.0 as usize)
+    }
+
+    /// Bind the body of CPU task `name`.
+    pub fn bind(mut self, name: &'static str, body: &'static mut dyn CpuTask) -> Self {
+        if let Some(i) = self.cpu_task(name) {
+            self.bodies[i] = Some(body);
+        }
+        self
+    }
+
+    /// Virtual clock only: how long CPU task `name` takes (default: half its WCET).
+    pub fn virtual_cost(mut self, name: &'static str, ns: u64) -> Self {
+        if let Some(i) = self.cpu_task(name) {
+            self.virtual_costs[i] = Some(ns);
+        }
+        self
+    }
+
+    /// The function the health monitor calls on a safe stop.
+    pub fn safe_state(mut self, f: fn(&SafeStop)) -> Self {
+        self.safe_state = Some(f);
+        self
+    }
+
+    /// Create every object, warm every work item up and start the CPU workers.
+    pub fn init(self, storage: &'static mut Storage) -> Result<Initialized> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        let s = self.schedule;
+        check_table(s)?;
+        let init_start = os::monotonic_ns();
+        let Storage { board, trace, ledger, views, virtual_costs, injected_ns, state } = storage;
+        *ledger = AccessLedger::new(s)?;
+        for (i, t) in s.tasks.iter().enumerate() {
+            virtual_costs[i] = self.virtual_costs[i].unwrap_or(t.wcet_ns / 2);
+        }
+        let realtime = match self.config.realtime_priority {
+            Some(p) => Some(os::request_realtime(p)),
+            None => None,
+        };
+        let mut init = Init { s, state, config: self.config };
+        let result = init.build(views);
+        if let Err(e) = result {
+            let _ = init.release_all();
+            return Err(e);
+        }
+        let clock = Clock::start(self.config.virtual_clock, 1_000_000_000)?;
+        let shared = Shared {
+            schedule: s,
+            board,
+            trace,
+            ledger,
+            views,
+            clock,
+            virtual_costs,
+            injected_ns,
+        };
+        let state = init.state;
+        if let Err(e) = spawn_workers(s, state, shared, self.bodies, self.config) {
+            board.request_stop();
+            let _ = crate::exec::executive::release_state(state, board);
+            return Err(e);
+        }
+        Ok(Initialized {
+            shared,
+            state,
+            clock,
+            realtime,
+            safe_state: self.safe_state,
+            init_ns: os::monotonic_ns() - init_start,
+        })
+    }
+}
+
+/// The runtime after init, before seal: still allowed to touch buffers from the outside.
+pub struct Initialized {
+    shared: Shared,
+    state: &'static mut State,
+    clock: Clock,
+    realtime: Option<RealtimeStatus>,
+    safe_state: Option<fn(&SafeStop)>,
+    init_ns: u64,
+}
+
+impl Initialized {
+    /// Copy `bytes` into copy `copy` of a CPU-visible buffer (test inputs, constants).
+    pub fn write_buffer(&mut self, buffer: BufferId, copy: usize, bytes: &[u8]) -> Result<usize> {
+        let view = self.view(buffer, copy)?;
+        Ok(view.fill_from(bytes))
+    }
+
+    /// Copy copy `copy` of a CPU-visible buffer out.
+    pub fn read_buffer(&self, buffer: BufferId, copy: usize, out: &mut [u8]) -> Result<usize> {
+        let view = self.view(buffer, copy)?;
+        Ok(view.copy_to(out))
+    }
+
+    fn view(&self, buffer: BufferId, copy: usize) -> Result<BufferView> {
+        let name = self.shared.schedule.buffers.get(buffer.0 as usize).map_or("?", |b| b.name);
+        let view = self
+            .shared
+            .views
+            .get(buffer.0 as usize)
+            .and_then(|c| c.get(copy))
+            .copied()
+            .filter(BufferView::is_mapped)
+            .ok_or(Error::BufferNotDeclared { task: "(init)", buffer: name })?;
+        Ok(view)
+    }
+
+    /// How long init took.
+    pub fn init_ns(&self) -> u64 {
+        self.init_ns
+    }
+
+    /// The GPU's SM, if the schedule uses a GPU.
+    pub fn gpu_sm(&self) -> Option<u32> {
+        self.state.gpu.as_ref().map(Gpu::sm)
+    }
+
+    /// Seal: from now on nothing is allocated, loaded, registered or reconciled.
+    pub fn seal(self) -> Result<Executive> {
+        for t in self.state.tasks.iter_mut() {
+            // Warm-up left one signal on every accelerator semaphore.
+            let base = match t.submit {
+                Submit::Cpu => 0,
+                _ => 1,
+            };
+            t.ledger.set_base(base);
+        }
+        let start = self.clock.now_ns();
+        let period = self.shared.schedule.period_ns;
+        let t0 = match self.clock {
+            Clock::Virtual => start,
+            Clock::Real => start + period,
+        };
+        Ok(Executive::new(self.shared, self.state, self.clock, t0, self.realtime, self.safe_state))
+    }
+}
+
+fn check_table(s: &Schedule) -> Result<()> {
+    let cap = |what, n: usize, limit: usize| {
+        if n > limit { Err(Error::Capacity { what, limit: limit as u32 }) } else { Ok(()) }
+    };
+    cap("tasks", s.tasks.len(), MAX_TASKS)?;
+    cap("buffers", s.buffers.len(), MAX_BUFFERS)?;
+    cap("engines", s.engines.len(), MAX_ENGINES)?;
+    cap("cubins", s.cubins.len(), MAX_CUBINS)?;
+    cap("modes", s.modes.len(), MAX_MODES)?;
+    if s.period_ns == 0 || s.modes.is_empty() {
+        return Err(Error::BadSchedule { what: "zero period or no mode", context: Context::Platform });
+    }
+    for (i, t) in s.tasks.iter().enumerate() {
+        let context = Context::Task(t.name);
+        if s.engines.get(t.engine.0 as usize).is_none() {
+            return Err(Error::BadSchedule { what: "engine index out of range", context });
+        }
+        cap("waits per task", t.waits.len(), MAX_WAITS)?;
+        for w in t.waits {
+            if w.task.0 as usize >= s.tasks.len() || (w.lag == 0 && w.task.0 as usize >= i) {
+                return Err(Error::BadSchedule { what: "dependency out of order", context });
+            }
+            if w.lag as usize + 2 > FENCE_HISTORY {
+                return Err(Error::Capacity { what: "frames of dependency lag", limit: FENCE_HISTORY as u32 - 2 });
+            }
+        }
+        for b in t.reads.iter().chain(t.writes) {
+            if b.0 as usize >= s.buffers.len() {
+                return Err(Error::BadSchedule { what: "buffer index out of range", context });
+            }
+        }
+        if t.deadline_ns > s.period_ns {
+            return Err(Error::BadSchedule { what: "deadline beyond the period", context });
+        }
+    }
+    for b in s.buffers {
+        // Submission data is prepared per copy index `f % MAX_COPIES`, so the multiplicity
+        // must divide MAX_COPIES (1, 2 or 4).
+        if b.multiplicity == 0 || MAX_COPIES % b.multiplicity as usize != 0 {
+            return Err(Error::BadSchedule { what: "buffer multiplicity must be 1, 2 or 4", context: Context::Buffer(b.name) });
+        }
+    }
+    Ok(())
+}
+
+struct Init {
+    s: &'static Schedule,
+    state: &'static mut State,
+    config: Config,
+}
+
+impl Init {
+    fn kind(&self, t: TaskId) -> EngineKind {
+        self.s.engines[self.s.task(t).engine.0 as usize].kind
+    }
+
+    fn touches(&self, buffer: BufferId, kind: EngineKind) -> bool {
+        self.s.tasks.iter().any(|t| {
+            self.s.engines[t.engine.0 as usize].kind == kind && (t.reads.contains(&buffer) || t.writes.contains(&buffer))
+        })
+    }
+
+    fn build(&mut self, views: &mut [[BufferView; MAX_COPIES]; MAX_BUFFERS]) -> Result<()> {
+        let s = self.s;
+        let uses = |k| s.tasks.iter().any(|t| s.engines[t.engine.0 as usize].kind == k);
+        if uses(EngineKind::Pva) {
+            return Err(Error::Platform { what: "the PVA engine is not supported yet (schedule a GPU task instead)" });
+        }
+        self.state.sync_module = Some(SyncModule::open()?);
+        self.state.buf_module = Some(BufModule::open()?);
+        self.state.wait = Some(CpuWaitContext::alloc(self.sync_module())?);
+        if uses(EngineKind::Gpu) {
+            os::enforce_cuda_environment()?;
+            self.open_gpu()?;
+        }
+        self.open_dlas()?;
+        self.alloc_buffers(views)?;
+        self.check_dla_tensors()?;
+        self.create_tasks()?;
+        self.warm_up()?;
+        Ok(())
+    }
+
+    fn sync_module(&self) -> &SyncModule {
+        // Opened first in `build`; every caller runs after that.
+        self.state.sync_module.as_ref().expect("NvSciSync module opened at the start of init")
+    }
+
+    fn open_gpu(&mut self) -> Result<()> {
+        let gpu = Gpu::open(self.config.gpu_ordinal)?;
+        let sm = gpu.sm();
+        for c in self.s.cubins {
+            let m = GpuModule::load(c, sm)?;
+            self.state.modules.push(m).map_err(|_| Error::Capacity { what: "cubins", limit: MAX_CUBINS as u32 })?;
+        }
+        for (i, e) in self.s.engines.iter().enumerate() {
+            if e.kind == EngineKind::Gpu {
+                let stream = Stream::create(e.name)?;
+                self.state
+                    .streams
+                    .push(StreamEntry { engine: EngineId(i as u8), stream })
+                    .map_err(|_| Error::Capacity { what: "GPU streams", limit: 8 })?;
+            }
+        }
+        if self.config.gpu_timestamps {
+            let c = orin_exec_kernels::cubin("timing", sm).ok_or(Error::NoCubinForSm { module: "timing", sm })?;
+            let module = GpuModule::load_image("timing", sm, &c.sha256, c.image)?;
+            let function = module.function("stamp_globaltimer", Context::Cubin("timing"))?;
+            let slots = 2 * FENCE_HISTORY * MAX_TASKS;
+            let memory = GpuMemory::pinned((slots * 8) as u64, Context::Cubin("timing"))?;
+            self.state.stamps = Some(Stamps { module, function, memory, offset_ns: 0 });
+        }
+        self.state.gpu = Some(gpu);
+        Ok(())
+    }
+
+    fn open_dlas(&mut self) -> Result<()> {
+        for t in self.s.tasks {
+            let Work::Dla(d) = t.work else { continue };
+            let e = &self.s.engines[t.engine.0 as usize];
+            if self.state.dlas.iter().any(|x| x.core == e.instance && x.loadable == d.loadable.0) {
+                continue;
+            }
+            let desc = self
+                .s
+                .loadables
+                .get(d.loadable.0 as usize)
+                .ok_or(Error::BadSchedule { what: "loadable index out of range", context: Context::Task(t.name) })?;
+            let device = DlaDevice::open(e.instance, e.name, desc)?;
+            self.state
+                .dlas
+                .push(DlaEntry { core: e.instance, loadable: d.loadable.0, device })
+                .map_err(|_| Error::Capacity { what: "DLA device handles", limit: MAX_LOADABLES as u32 })?;
+        }
+        Ok(())
+    }
+
+    fn dla_index(&self, task: TaskId) -> Option<usize> {
+        let t = self.s.task(task);
+        let Work::Dla(d) = t.work else { return None };
+        let core = self.s.engines[t.engine.0 as usize].instance;
+        self.state.dlas.iter().position(|x| x.core == core && x.loadable == d.loadable.0)
+    }
+
+    fn alloc_buffers(&mut self, views: &mut [[BufferView; MAX_COPIES]; MAX_BUFFERS]) -> Result<()> {
+        let s = self.s;
+        let uuid = self.state.gpu.as_ref().map(Gpu::uuid);
+        for (bi, b) in s.buffers.iter().enumerate() {
+            let id = BufferId(bi as u16);
+            let context = Context::Buffer(b.name);
+            let on_gpu = self.touches(id, EngineKind::Gpu);
+            let on_dla = self.touches(id, EngineKind::Dla);
+            let mut copies = heapless::Vec::new();
+            for c in 0..b.multiplicity as usize {
+                let mut copy = BufferCopy { obj: None, gpu: None, dla: heapless::Vec::new() };
+                if let BufferKind::Pinned { size } = b.kind {
+                    let mem = GpuMemory::pinned(size, context)?;
+                    if let Some(host) = mem.pinned_host() {
+                        views[bi][c] = BufferView::new(host, size as usize);
+                    }
+                    copy.gpu = Some(mem);
+                } else {
+                    let spec = BufSpec {
+                        kind: b.kind,
+                        cpu_access: b.cpu_access,
+                        as_tensor: on_dla && !on_gpu && matches!(b.kind, BufferKind::Tensor { .. }),
+                        gpu_uuid: if on_gpu { uuid } else { None },
+                    };
+                    let buf_module = self.state.buf_module.as_ref().ok_or(Error::Phase { what: "NvSciBuf not open" })?;
+                    let obj = BufObj::alloc(buf_module, &spec, context)?;
+                    if let Some(p) = obj.cpu_addr() {
+                        if (p as u64) % b.kind.align() != 0 {
+                            let addr = p as u64;
+                            obj.free();
+                            return Err(Error::BufferMisaligned { buffer: b.name, align: b.kind.align(), addr });
+                        }
+                        views[bi][c] = BufferView::new(p, b.kind.size() as usize);
+                    }
+                    if on_gpu {
+                        copy.gpu = Some(match GPU_SYNC {
+                            GpuSyncMode::External => GpuMemory::import(&obj, context)?,
+                            GpuSyncMode::Counter => {
+                                let (host, len) = platform_buffer_memory(&obj, context)?;
+                                GpuMemory::register(host, len, context)?
+                            }
+                        });
+                    }
+                    for (di, dla) in self.state.dlas.iter().enumerate() {
+                        let read_only = s.tasks.iter().any(|t| {
+                            matches!(t.work, Work::Dla(d) if d.loadable.0 == dla.loadable)
+                                && t.reads.contains(&id)
+                                && !t.writes.contains(&id)
+                        });
+                        let used = s.tasks.iter().any(|t| {
+                            matches!(t.work, Work::Dla(d) if d.loadable.0 == dla.loadable)
+                                && s.engines[t.engine.0 as usize].instance == dla.core
+                                && (t.reads.contains(&id) || t.writes.contains(&id))
+                        });
+                        if used {
+                            let p = dla.device.import_memory(&obj, read_only, context)?;
+                            copy.dla.push((di, p)).map_err(|_| Error::Capacity { what: "DLA imports per buffer", limit: 4 })?;
+                        }
+                    }
+                    copy.obj = Some(obj);
+                }
+                copies.push(copy).map_err(|_| Error::Capacity { what: "copies per buffer", limit: MAX_COPIES as u32 })?;
+            }
+            self.state.buffers.push(copies).map_err(|_| Error::Capacity { what: "buffers", limit: MAX_BUFFERS as u32 })?;
+        }
+        Ok(())
+    }
+
+    fn check_dla_tensors(&self) -> Result<()> {
+        for t in self.s.tasks {
+            let Work::Dla(d) = t.work else { continue };
+            let Some(di) = self.dla_index(self.s.task_by_name(t.name).unwrap_or(TaskId(0))) else { continue };
+            let desc = &self.s.loadables[d.loadable.0 as usize];
+            let mut ins = [0u64; MAX_TENSORS];
+            let mut outs = [0u64; MAX_TENSORS];
+            for (slot, b) in ins.iter_mut().zip(d.inputs) {
+                *slot = self.s.buffers[b.buffer.0 as usize].kind.size();
+            }
+            for (slot, b) in outs.iter_mut().zip(d.outputs) {
+                *slot = self.s.buffers[b.buffer.0 as usize].kind.size();
+            }
+            let ni = d.inputs.len().min(MAX_TENSORS);
+            let no = d.outputs.len().min(MAX_TENSORS);
+            self.state.dlas[di].device.check_tensors(desc, &ins[..ni], &outs[..no])?;
+            for (bindings, specs) in [(d.inputs, desc.inputs), (d.outputs, desc.outputs)] {
+                for (bind, spec) in bindings.iter().zip(specs) {
+                    if bind.tensor != spec.name {
+                        return Err(Error::Tensor {
+                            loadable: desc.name,
+                            tensor: bind.tensor,
+                            mismatch: crate::error::TensorMismatch::Missing,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Semaphores, imports and submission data of every task.
+    fn create_tasks(&mut self) -> Result<()> {
+        let s = self.s;
+        for (i, t) in s.tasks.iter().enumerate() {
+            let id = TaskId(i as u16);
+            let context = Context::Semaphore(t.name);
+            let kind = self.kind(id);
+            let dependents = || {
+                s.tasks
+                    .iter()
+                    .enumerate()
+                    .filter(move |(_, d)| d.waits.iter().any(|w| w.task == id))
+                    .map(|(j, _)| TaskId(j as u16))
+            };
+            let dla_waits = dependents().any(|d| self.kind(d) == EngineKind::Dla);
+            let gpu_waits = dependents().any(|d| self.kind(d) == EngineKind::Gpu);
+
+            // Attribute lists: the signaler first, then the waiters.
+            let module = self.sync_module();
+            let mut lists: heapless::Vec<SyncAttrList, 4> = heapless::Vec::new();
+            let add = |l: SyncAttrList, lists: &mut heapless::Vec<SyncAttrList, 4>| {
+                lists.push(l).map_err(|_| Error::Capacity { what: "attribute lists per semaphore", limit: 4 })
+            };
+            let result = (|| -> Result<SyncObj> {
+                let mut signaler = SyncAttrList::create(module, context)?;
+                signaler.require_deterministic(context)?;
+                match (kind, GPU_SYNC) {
+                    (EngineKind::Dla, _) => dla_attrs(&mut signaler, DlaSyncRole::Signaler, context)?,
+                    (EngineKind::Gpu, GpuSyncMode::External) => {
+                        self.state.gpu.as_ref().ok_or(Error::Phase { what: "GPU not open" })?.fill_sync_attributes(&mut signaler, true, context)?
+                    }
+                    _ => signaler.cpu(CpuRole::Signaler, context)?,
+                }
+                add(signaler, &mut lists)?;
+                let mut cpu_waiter = SyncAttrList::create(module, context)?;
+                cpu_waiter.require_deterministic(context)?;
+                cpu_waiter.cpu(if kind == EngineKind::Dla { CpuRole::Waiter } else { CpuRole::WaiterNoTimestamps }, context)?;
+                add(cpu_waiter, &mut lists)?;
+                if dla_waits {
+                    let mut l = SyncAttrList::create(module, context)?;
+                    l.require_deterministic(context)?;
+                    dla_attrs(&mut l, DlaSyncRole::Waiter, context)?;
+                    add(l, &mut lists)?;
+                }
+                if gpu_waits && GPU_SYNC == GpuSyncMode::External {
+                    let mut l = SyncAttrList::create(module, context)?;
+                    l.require_deterministic(context)?;
+                    self.state.gpu.as_ref().ok_or(Error::Phase { what: "GPU not open" })?.fill_sync_attributes(&mut l, false, context)?;
+                    add(l, &mut lists)?;
+                }
+                let raw: heapless::Vec<_, 4> = lists.iter().map(SyncAttrList::raw).collect();
+                crate::engine::nvsci::reconcile_and_alloc(&raw, context)
+            })();
+            while let Some(l) = lists.pop() {
+                l.free();
+            }
+            let sem = result?;
+
+            let mut rt = TaskRt {
+                ledger: SemaphoreLedger::new(id, t.engine),
+                dla_imports: heapless::Vec::new(),
+                submit: Submit::Cpu,
+                waits: [const { RawFence::cleared() }; MAX_WAITS],
+                eof: RawFence::cleared(),
+                monitor: RawFence::cleared(),
+                submitted_at: [0; FENCE_HISTORY],
+                ended_at: [(u64::MAX, 0); FENCE_HISTORY],
+                failed_submit: None,
+            };
+            for d in dependents() {
+                rt.ledger.add_waiter(s.task(d).engine);
+            }
+            // Imports: into the DLA handles that signal or wait on it, and into the GPU.
+            let mut handles: heapless::Vec<usize, 4> = heapless::Vec::new();
+            for user in core::iter::once(id).chain(dependents()) {
+                if let Some(di) = self.dla_index(user)
+                    && !handles.contains(&di)
+                {
+                    handles.push(di).map_err(|_| Error::Capacity { what: "DLA handles per semaphore", limit: 4 })?;
+                }
+            }
+            let mut gpu_sem = None;
+            let import = (|| -> Result<()> {
+                for di in handles {
+                    let p = self.state.dlas[di].device.import_semaphore(&sem, context)?;
+                    rt.dla_imports.push((di, p)).map_err(|_| Error::Capacity { what: "DLA imports", limit: 4 })?;
+                }
+                if kind == EngineKind::Gpu || gpu_waits {
+                    gpu_sem = Some(match GPU_SYNC {
+                        GpuSyncMode::External => GpuSemaphore::import(&sem, context)?,
+                        GpuSyncMode::Counter => GpuSemaphore::map_counter(platform_counter(&sem, context)?, context)?,
+                    });
+                }
+                rt.submit = self.submission(id)?;
+                Ok(())
+            })();
+            let full = Error::Capacity { what: "tasks", limit: MAX_TASKS as u32 };
+            self.state.sems.push(sem).map_err(|_| full)?;
+            self.state.gpu_sems.push(gpu_sem).map_err(|_| full)?;
+            self.state.tasks.push(rt).map_err(|_| full)?;
+            import?;
+        }
+        Ok(())
+    }
+
+    fn submission(&self, id: TaskId) -> Result<Submit> {
+        let s = self.s;
+        let t = s.task(id);
+        match t.work {
+            Work::Cpu => Ok(Submit::Cpu),
+            Work::Dla(d) => {
+                let device = self.dla_index(id).ok_or(Error::BadSchedule { what: "DLA task without device", context: Context::Task(t.name) })?;
+                let none = DlaPtr(core::ptr::null_mut());
+                let mut inputs = [[none; MAX_TENSORS]; MAX_COPIES];
+                let mut outputs = [[none; MAX_TENSORS]; MAX_COPIES];
+                for copy in 0..MAX_COPIES {
+                    for (slots, binds) in [(&mut inputs[copy], d.inputs), (&mut outputs[copy], d.outputs)] {
+                        for (slot, bind) in slots.iter_mut().zip(binds) {
+                            let mult = s.buffers[bind.buffer.0 as usize].multiplicity as usize;
+                            let c = &self.state.buffers[bind.buffer.0 as usize][copy % mult];
+                            *slot = c.dla.iter().find(|(di, _)| *di == device).map(|(_, p)| *p).ok_or(Error::BadSchedule {
+                                what: "DLA tensor buffer not imported",
+                                context: Context::Buffer(s.buffers[bind.buffer.0 as usize].name),
+                            })?;
+                        }
+                    }
+                }
+                Ok(Submit::Dla { device, inputs, outputs, n_in: d.inputs.len(), n_out: d.outputs.len() })
+            }
+            Work::Gpu(g) => {
+                let context = Context::Task(t.name);
+                let stream = self
+                    .state
+                    .streams
+                    .iter()
+                    .position(|e| e.engine == t.engine)
+                    .ok_or(Error::BadSchedule { what: "GPU task without stream", context })?;
+                let module = self
+                    .state
+                    .modules
+                    .get(g.cubin.0 as usize)
+                    .ok_or(Error::BadSchedule { what: "cubin index out of range", context })?;
+                let function = module.function(g.kernel, context)?;
+                let mut params = [ParamBlock::new(); MAX_COPIES];
+                for (copy, block) in params.iter_mut().enumerate() {
+                    for p in g.params {
+                        let v = match *p {
+                            Param::Buffer(b) => {
+                                let mult = s.buffers[b.0 as usize].multiplicity as usize;
+                                let c = &self.state.buffers[b.0 as usize][copy % mult];
+                                c.gpu.as_ref().map(GpuMemory::device_addr).ok_or(Error::BadSchedule {
+                                    what: "kernel parameter buffer not mapped into the GPU",
+                                    context: Context::Buffer(s.buffers[b.0 as usize].name),
+                                })?
+                            }
+                            Param::U32(v) => v as u64,
+                            Param::I32(v) => v as u32 as u64,
+                            Param::U64(v) => v,
+                            Param::F32(v) => v.to_bits() as u64,
+                        };
+                        block.push(v)?;
+                    }
+                }
+                let stamp = s.tasks[..id.0 as usize].iter().filter(|x| matches!(x.work, Work::Gpu(_))).count();
+                Ok(Submit::Gpu { stream, function, grid: g.grid, block: g.block, shared: g.shared_mem_bytes, params, stamp })
+            }
+        }
+    }
+
+    /// One submission of every accelerator work item, then calibrate the GPU timer.
+    fn warm_up(&mut self) -> Result<()> {
+        let s = self.s;
+        for i in 0..s.tasks.len() {
+            let id = TaskId(i as u16);
+            let context = Context::Task(s.task(id).name);
+            let State { tasks, sems, gpu_sems, dlas, streams, stamps, wait, .. } = &mut *self.state;
+            let rt = &mut tasks[i];
+            let sem = &sems[i];
+            match &rt.submit {
+                Submit::Cpu => continue,
+                Submit::Dla { device, inputs, outputs, n_in, n_out } => {
+                    let signal = rt.dla_imports.iter().find(|(d, _)| d == device).map(|(_, p)| *p).ok_or(Error::Phase { what: "DLA semaphore not imported" })?;
+                    dlas[*device].device.submit(Submission {
+                        inputs: &inputs[0][..*n_in],
+                        outputs: &outputs[0][..*n_out],
+                        waits: &mut [],
+                        signal,
+                        eof: &mut rt.eof,
+                        noop: false,
+                    })?;
+                }
+                Submit::Gpu { stream, function, grid, block, shared, params, .. } => {
+                    let st = &streams[*stream].stream;
+                    if let Some(stamps) = stamps.as_ref() {
+                        let mut p = ParamBlock::new();
+                        p.push(stamps.memory.device_addr())?;
+                        st.launch(stamps.function, [1; 3], [1; 3], 0, &p, context)?;
+                    }
+                    st.launch(*function, *grid, *block, *shared, &params[0], context)?;
+                    let gsem = gpu_sems[i].as_ref().ok_or(Error::Phase { what: "GPU semaphore missing" })?;
+                    st.signal(gsem, 1, &mut rt.eof, context)?;
+                }
+            }
+            sem.fence_at(1, &mut rt.monitor, context)?;
+            let waited = wait.as_mut().ok_or(Error::Phase { what: "no wait context" })?.wait(&rt.monitor, WARMUP_TIMEOUT_US, context)?;
+            if waited != Waited::Reached {
+                return Err(Error::FenceTimeout { task: s.task(id).name, value: 1 });
+            }
+            if let Submit::Dla { device, .. } = rt.submit
+                && let Some(status) = dlas[device].device.poll_error()
+            {
+                return Err(Error::EngineFailed { engine: s.engines[s.task(id).engine.0 as usize].name, status });
+            }
+        }
+        self.calibrate_gpu_timer()
+    }
+
+    /// GPU timer minus CPU clock: the best of a few stamp round trips.
+    fn calibrate_gpu_timer(&mut self) -> Result<()> {
+        let State { streams, stamps, .. } = &mut *self.state;
+        let (Some(stamps), Some(first)) = (stamps.as_mut(), streams.first()) else { return Ok(()) };
+        if cfg!(platform = "sil") {
+            stamps.offset_ns = 0; // SIL CUDA stamps the SIL clock, which is the CPU clock.
+            return Ok(());
+        }
+        let host = stamps.memory.pinned_host().ok_or(Error::Phase { what: "stamp memory not pinned" })?;
+        let view = BufferView::new(host, 8);
+        let mut best = (u64::MAX, 0i64);
+        for _ in 0..16 {
+            let mut p = ParamBlock::new();
+            p.push(stamps.memory.device_addr())?;
+            let before = os::monotonic_ns();
+            first.stream.launch(stamps.function, [1; 3], [1; 3], 0, &p, Context::Cubin("timing"))?;
+            first.stream.synchronize()?;
+            let after = os::monotonic_ns();
+            let mut bytes = [0u8; 8];
+            view.copy_to(&mut bytes);
+            let gpu = u64::from_le_bytes(bytes);
+            let mid = before + (after - before) / 2;
+            if after - before < best.0 {
+                best = (after - before, gpu as i64 - mid as i64);
+            }
+        }
+        stamps.offset_ns = best.1;
+        Ok(())
+    }
+
+    fn release_all(&mut self) -> Result<()> {
+        crate::exec::executive::release_engines(self.state)
+    }
+}
+
+#[cfg(any(platform = "sil", platform = "rig"))]
+fn platform_counter(sem: &SyncObj, context: Context) -> Result<*mut u64> {
+    platform::sil::counter(sem, context)
+}
+
+#[cfg(not(any(platform = "sil", platform = "rig")))]
+fn platform_counter(_sem: &SyncObj, _context: Context) -> Result<*mut u64> {
+    Err(Error::Platform { what: "semaphore counters are mapped only on the rig" })
+}
+
+#[cfg(any(platform = "sil", platform = "rig"))]
+fn platform_buffer_memory(buf: &BufObj, context: Context) -> Result<(*mut core::ffi::c_void, u64)> {
+    platform::sil::buffer_memory(buf, context)
+}
+
+#[cfg(not(any(platform = "sil", platform = "rig")))]
+fn platform_buffer_memory(_buf: &BufObj, _context: Context) -> Result<(*mut core::ffi::c_void, u64)> {
+    Err(Error::Platform { what: "buffers are host-registered only on the rig" })
+}
+
+fn spawn_workers(
+    s: &'static Schedule,
+    state: &mut State,
+    shared: Shared,
+    mut bodies: [Option<&'static mut dyn CpuTask>; MAX_TASKS],
+    config: Config,
+) -> Result<()> {
+    let module = state.sync_module.as_ref().ok_or(Error::Phase { what: "NvSciSync not open" })?;
+    for (ei, e) in s.engines.iter().enumerate() {
+        if e.kind != EngineKind::Cpu {
+            continue;
+        }
+        let engine = EngineId(ei as u8);
+        let mut tasks: heapless::Vec<WorkerTask, 16> = heapless::Vec::new();
+        let mut sems: heapless::Vec<(TaskId, SyncObj), MAX_TASKS> = heapless::Vec::new();
+        let mut need: u64 = 0;
+        for (ti, t) in s.tasks.iter().enumerate() {
+            if t.engine != engine {
+                continue;
+            }
+            let body = bodies[ti].take().ok_or(Error::UnboundTask { task: t.name })?;
+            tasks.push(WorkerTask { id: TaskId(ti as u16), body }).map_err(|_| Error::Capacity { what: "tasks per CPU worker", limit: 16 })?;
+            need |= 1 << ti;
+            for w in t.waits {
+                need |= 1 << w.task.0;
+            }
+            for b in t.reads.iter().chain(t.writes) {
+                for write in [false, true] {
+                    for p in shared.ledger.prerequisites(TaskId(ti as u16), *b, write) {
+                        need |= 1 << p.task.0;
+                    }
+                }
+            }
+        }
+        for (ti, sem) in state.sems.iter().enumerate() {
+            if need & (1 << ti) != 0 {
+                let dup = sem.dup(Context::Semaphore(s.tasks[ti].name))?;
+                let _ = sems.push((TaskId(ti as u16), dup));
+            }
+        }
+        let worker = Worker { shared, tasks, sems, wait: CpuWaitContext::alloc(module)?, fence: RawFence::cleared() };
+        let priority = config.realtime_priority;
+        let join = thread::Builder::new()
+            .name(std::format!("orin-exec-{}", e.name))
+            .spawn(move || {
+                if let Some(p) = priority {
+                    os::request_fifo(p);
+                }
+                worker.run()
+            })
+            .map_err(|_| Error::Platform { what: "could not start a CPU worker thread" })?;
+        let thread = join.thread().clone();
+        state
+            .workers
+            .push(WorkerHandle { join, thread })
+            .map_err(|_| Error::Capacity { what: "CPU workers", limit: MAX_CPU_WORKERS as u32 })?;
+    }
+    Ok(())
+}

@@ -1,0 +1,517 @@
+//! Static schedule tables.
+//!
+//! `orin-exec-schedule` validates a `schedule.toml` and generates Rust source that builds one
+//! [`Schedule`] as a `static`. Everything here is plain data: no parsing, no allocation, no
+//! pointers into the heap. Indices ([`TaskId`], [`EngineId`], ...) refer to positions in the
+//! slices of the same [`Schedule`].
+//!
+//! ```
+//! use orin_exec::exec::table::*;
+//!
+//! static ENGINES: [EngineDesc; 1] = [EngineDesc {
+//!     name: "cpu0",
+//!     kind: EngineKind::Cpu,
+//!     instance: 0,
+//!     queue_capacity: 4,
+//! }];
+//! static TASKS: [TaskDesc; 1] = [TaskDesc {
+//!     name: "tick",
+//!     engine: EngineId(0),
+//!     work: Work::Cpu,
+//!     wcet_ns: 100_000,
+//!     budget_ns: 100_000,
+//!     deadline_ns: 1_000_000,
+//!     release_ns: 0,
+//!     reads: &[],
+//!     writes: &[],
+//!     waits: &[],
+//!     modes: ModeMask::ALL,
+//! }];
+//! static SCHEDULE: Schedule = Schedule {
+//!     name: "tick",
+//!     profile: "sil",
+//!     period_ns: 1_000_000,
+//!     minor_frames_ns: &[0],
+//!     lookahead: 0,
+//!     engines: &ENGINES,
+//!     buffers: &[],
+//!     tasks: &TASKS,
+//!     modes: &[ModeDesc { name: "normal" }],
+//!     health: &[],
+//!     cubins: &[],
+//!     loadables: &[],
+//!     timeline: &[],
+//! };
+//! assert_eq!(SCHEDULE.task_by_name("tick"), Some(TaskId(0)));
+//! ```
+
+/// Index of a task in [`Schedule::tasks`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct TaskId(pub u16);
+
+/// Index of an engine instance in [`Schedule::engines`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct EngineId(pub u8);
+
+/// Index of a buffer in [`Schedule::buffers`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct BufferId(pub u16);
+
+/// Index of a mode in [`Schedule::modes`]; mode 0 is the initial mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct ModeId(pub u8);
+
+/// Index of a cubin in [`Schedule::cubins`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct CubinId(pub u16);
+
+/// Index of a DLA loadable in [`Schedule::loadables`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct LoadableId(pub u16);
+
+/// The set of modes a task runs in (bit `m` = mode `m`; at most 32 modes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct ModeMask(pub u32);
+
+impl ModeMask {
+    /// Every mode.
+    pub const ALL: ModeMask = ModeMask(u32::MAX);
+
+    /// Whether `mode` is in the set.
+    pub const fn contains(self, mode: ModeId) -> bool {
+        mode.0 < 32 && self.0 & (1 << mode.0) != 0
+    }
+}
+
+/// The kind of an engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum EngineKind {
+    /// A CPU worker thread.
+    Cpu,
+    /// A non-blocking CUDA stream.
+    Gpu,
+    /// A DLA core driven through cuDLA in standalone mode.
+    Dla,
+    /// A PVA engine (declared in schedules; no engine driver yet).
+    Pva,
+}
+
+/// One engine instance: a FIFO queue of tasks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EngineDesc {
+    /// Name used in the schedule and in messages (e.g. `dla0`).
+    pub name: &'static str,
+    /// What it is.
+    pub kind: EngineKind,
+    /// Instance number: DLA core, CUDA stream, CPU worker or PVA index.
+    pub instance: u8,
+    /// How many submitted-but-unfinished tasks its queue holds at most.
+    pub queue_capacity: u16,
+}
+
+/// Element type of a tensor buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum TensorType {
+    /// Signed 8-bit integers.
+    Int8,
+    /// Unsigned 8-bit integers.
+    Uint8,
+    /// IEEE half precision.
+    Float16,
+    /// IEEE single precision.
+    Float32,
+}
+
+impl TensorType {
+    /// Bytes per element.
+    pub const fn size(self) -> u64 {
+        match self {
+            TensorType::Int8 | TensorType::Uint8 => 1,
+            TensorType::Float16 => 2,
+            TensorType::Float32 => 4,
+        }
+    }
+}
+
+/// What backs a buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BufferKind {
+    /// An NvSciBuf raw buffer of `size` bytes, base aligned to `align`.
+    Raw {
+        /// Size in bytes.
+        size: u64,
+        /// Base-address alignment in bytes (a power of two).
+        align: u64,
+    },
+    /// An NvSciBuf tensor (NCHW) of `dims`, base aligned to `align`.
+    Tensor {
+        /// Element type.
+        data_type: TensorType,
+        /// n, c, h, w.
+        dims: [u32; 4],
+        /// Base-address alignment in bytes (a power of two).
+        align: u64,
+    },
+    /// Pinned host memory for CPU↔GPU staging.
+    Pinned {
+        /// Size in bytes.
+        size: u64,
+    },
+}
+
+impl BufferKind {
+    /// The size in bytes the buffer must at least have.
+    pub const fn size(&self) -> u64 {
+        match *self {
+            BufferKind::Raw { size, .. } | BufferKind::Pinned { size } => size,
+            BufferKind::Tensor { data_type, dims, .. } => {
+                data_type.size() * dims[0] as u64 * dims[1] as u64 * dims[2] as u64 * dims[3] as u64
+            }
+        }
+    }
+
+    /// Required base-address alignment in bytes.
+    pub const fn align(&self) -> u64 {
+        match *self {
+            BufferKind::Raw { align, .. } | BufferKind::Tensor { align, .. } => align,
+            BufferKind::Pinned { .. } => 4096,
+        }
+    }
+}
+
+/// One buffer, possibly multi-buffered: frame `f` uses copy `f % multiplicity`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufferDesc {
+    /// Name used in the schedule and in messages.
+    pub name: &'static str,
+    /// What backs it.
+    pub kind: BufferKind,
+    /// Number of copies (1 = single, 2 = double buffering, ...).
+    pub multiplicity: u8,
+    /// Whether CPU tasks touch it (it is then allocated with CPU access).
+    pub cpu_access: bool,
+}
+
+/// A dependency of a task: it waits for `task` of frame `f - lag` to complete.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Wait {
+    /// The task waited for.
+    pub task: TaskId,
+    /// 0 = the same frame, 1 = the previous frame, ...
+    pub lag: u8,
+}
+
+/// A kernel launch parameter.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Param {
+    /// Device address of the frame's copy of a buffer.
+    Buffer(BufferId),
+    /// A 32-bit unsigned constant.
+    U32(u32),
+    /// A 32-bit signed constant.
+    I32(i32),
+    /// A 64-bit unsigned constant.
+    U64(u64),
+    /// A 32-bit float constant.
+    F32(f32),
+}
+
+/// A GPU kernel launch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GpuWork {
+    /// The cubin holding the kernel.
+    pub cubin: CubinId,
+    /// The kernel's entry name.
+    pub kernel: &'static str,
+    /// Grid dimensions.
+    pub grid: [u32; 3],
+    /// Block dimensions.
+    pub block: [u32; 3],
+    /// Dynamic shared memory in bytes.
+    pub shared_mem_bytes: u32,
+    /// Parameters in declaration order.
+    pub params: &'static [Param],
+}
+
+/// Binds a loadable tensor (by name) to a buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TensorBinding {
+    /// Tensor name as in the loadable.
+    pub tensor: &'static str,
+    /// The buffer bound to it.
+    pub buffer: BufferId,
+}
+
+/// A DLA submission.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DlaWork {
+    /// The loadable to run.
+    pub loadable: LoadableId,
+    /// Input tensors, in the loadable's order.
+    pub inputs: &'static [TensorBinding],
+    /// Output tensors, in the loadable's order.
+    pub outputs: &'static [TensorBinding],
+}
+
+/// What a task does.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Work {
+    /// A CPU function, bound by task name at init.
+    Cpu,
+    /// A GPU kernel launch.
+    Gpu(GpuWork),
+    /// A DLA loadable submission.
+    Dla(DlaWork),
+}
+
+/// One task of the periodic pipeline.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TaskDesc {
+    /// Name used in the schedule, in messages and in the trace.
+    pub name: &'static str,
+    /// The engine instance whose queue runs it.
+    pub engine: EngineId,
+    /// What it does.
+    pub work: Work,
+    /// Worst-case execution time used by the validator's timeline.
+    pub wcet_ns: u64,
+    /// Execution-time budget monitored at run time.
+    pub budget_ns: u64,
+    /// Deadline relative to the release of the major frame.
+    pub deadline_ns: u64,
+    /// CPU tasks: release offset within the major frame (0 for accelerator tasks).
+    pub release_ns: u64,
+    /// Buffers read.
+    pub reads: &'static [BufferId],
+    /// Buffers written.
+    pub writes: &'static [BufferId],
+    /// Tasks waited for (explicit dependencies, in- and cross-frame).
+    pub waits: &'static [Wait],
+    /// Modes in which the task runs.
+    pub modes: ModeMask,
+}
+
+/// An operating mode (a subset of tasks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ModeDesc {
+    /// Name used in the schedule and in messages.
+    pub name: &'static str,
+}
+
+/// The faults the monitor detects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum FaultKind {
+    /// A task finished after its deadline.
+    DeadlineMiss,
+    /// A task ran longer than its budget.
+    BudgetOverrun,
+    /// A fence was not reached by its deadline.
+    FenceTimeout,
+    /// An engine reported an error (cuDLA sticky error, CUDA error).
+    EngineError,
+    /// A CPU task reported a failure (e.g. an implausible result).
+    TaskError,
+}
+
+impl FaultKind {
+    /// Every fault kind, in a fixed order.
+    pub const ALL: [FaultKind; 5] = [
+        FaultKind::DeadlineMiss,
+        FaultKind::BudgetOverrun,
+        FaultKind::FenceTimeout,
+        FaultKind::EngineError,
+        FaultKind::TaskError,
+    ];
+
+    /// The name used in schedules and in the trace.
+    pub const fn name(self) -> &'static str {
+        match self {
+            FaultKind::DeadlineMiss => "deadline_miss",
+            FaultKind::BudgetOverrun => "budget_overrun",
+            FaultKind::FenceTimeout => "fence_timeout",
+            FaultKind::EngineError => "engine_error",
+            FaultKind::TaskError => "task_error",
+        }
+    }
+}
+
+/// Which faults a health rule applies to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum FaultScope {
+    /// Faults of one task.
+    Task(TaskId),
+    /// Faults of any task on one engine instance.
+    Engine(EngineId),
+    /// Any task.
+    Any,
+}
+
+/// The reaction to a fault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Action {
+    /// Record it in the trace and the fault counters.
+    Log,
+    /// Run the task as a no-op (its fences still signal) in the next frame not yet submitted.
+    Skip,
+    /// Switch to a mode at the next major-frame boundary not yet submitted.
+    SwitchMode(ModeId),
+    /// Call the safe-state function and stop releasing frames.
+    SafeStop,
+}
+
+/// One row of the health-monitor table: the first matching row wins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HealthRule {
+    /// The fault kind.
+    pub fault: FaultKind,
+    /// The tasks it applies to.
+    pub scope: FaultScope,
+    /// What to do.
+    pub action: Action,
+}
+
+/// One SASS image of a cubin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CubinVariant {
+    /// The SM it was built for (87 = Orin, 90 = H100/H200).
+    pub sm: u32,
+    /// SHA-256 of `image` from the kernels manifest.
+    pub sha256: [u8; 32],
+    /// The image (an ELF cubin).
+    pub image: &'static [u8],
+}
+
+/// A GPU module, with one variant per SM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CubinDesc {
+    /// Module name from the kernels manifest.
+    pub name: &'static str,
+    /// The per-SM images; the one matching the device is loaded.
+    pub variants: &'static [CubinVariant],
+}
+
+/// A tensor of a loadable, as recorded in the loadables manifest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TensorSpec {
+    /// Tensor name.
+    pub name: &'static str,
+    /// Size in bytes.
+    pub size: u64,
+    /// n, c, h, w.
+    pub dims: [u32; 4],
+    /// Element type.
+    pub data_type: TensorType,
+}
+
+/// A DLA loadable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LoadableDesc {
+    /// Name from the loadables manifest.
+    pub name: &'static str,
+    /// SHA-256 of `image` from the manifest.
+    pub sha256: [u8; 32],
+    /// The loadable.
+    pub image: &'static [u8],
+    /// Input tensors in order.
+    pub inputs: &'static [TensorSpec],
+    /// Output tensors in order.
+    pub outputs: &'static [TensorSpec],
+}
+
+/// One row of the validator's worst-case timeline (for evidence and reports).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimelineEntry {
+    /// The mode this row belongs to.
+    pub mode: ModeId,
+    /// The task.
+    pub task: TaskId,
+    /// Latest start relative to the frame release.
+    pub latest_start_ns: u64,
+    /// Latest finish relative to the frame release.
+    pub latest_finish_ns: u64,
+    /// Deadline minus latest finish.
+    pub slack_ns: u64,
+}
+
+/// A validated schedule.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Schedule {
+    /// Application name.
+    pub name: &'static str,
+    /// Platform profile the schedule was validated for.
+    pub profile: &'static str,
+    /// Major frame period.
+    pub period_ns: u64,
+    /// Minor frame offsets within the major frame (the first is 0).
+    pub minor_frames_ns: &'static [u64],
+    /// How many frames ahead accelerator work is submitted (0 or 1).
+    pub lookahead: u8,
+    /// Engine instances.
+    pub engines: &'static [EngineDesc],
+    /// Buffers.
+    pub buffers: &'static [BufferDesc],
+    /// Tasks, in a valid submission order (topological, FIFO order per engine).
+    pub tasks: &'static [TaskDesc],
+    /// Modes; mode 0 is the initial one.
+    pub modes: &'static [ModeDesc],
+    /// Health-monitor table.
+    pub health: &'static [HealthRule],
+    /// GPU modules.
+    pub cubins: &'static [CubinDesc],
+    /// DLA loadables.
+    pub loadables: &'static [LoadableDesc],
+    /// The validator's worst-case timeline.
+    pub timeline: &'static [TimelineEntry],
+}
+
+impl Schedule {
+    /// The task with this name.
+    pub fn task_by_name(&self, name: &str) -> Option<TaskId> {
+        self.tasks.iter().position(|t| t.name == name).map(|i| TaskId(i as u16))
+    }
+
+    /// The mode with this name.
+    pub fn mode_by_name(&self, name: &str) -> Option<ModeId> {
+        self.modes.iter().position(|m| m.name == name).map(|i| ModeId(i as u8))
+    }
+
+    /// The engine with this name.
+    pub fn engine_by_name(&self, name: &str) -> Option<EngineId> {
+        self.engines.iter().position(|e| e.name == name).map(|i| EngineId(i as u8))
+    }
+
+    /// The buffer with this name.
+    pub fn buffer_by_name(&self, name: &str) -> Option<BufferId> {
+        self.buffers.iter().position(|b| b.name == name).map(|i| BufferId(i as u16))
+    }
+
+    /// The task's descriptor.
+    pub fn task(&self, id: TaskId) -> &TaskDesc {
+        &self.tasks[id.0 as usize]
+    }
+
+    /// The first health rule matching a fault of `task`, if any.
+    pub fn health_rule(&self, fault: FaultKind, task: TaskId) -> Option<&HealthRule> {
+        let engine = self.tasks.get(task.0 as usize).map(|t| t.engine);
+        self.health.iter().find(|r| {
+            r.fault == fault
+                && match r.scope {
+                    FaultScope::Task(t) => t == task,
+                    FaultScope::Engine(e) => Some(e) == engine,
+                    FaultScope::Any => true,
+                }
+        })
+    }
+}

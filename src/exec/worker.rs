@@ -1,0 +1,283 @@
+//! CPU workers: one thread per CPU engine instance, running its tasks in schedule order.
+//!
+//! For each released frame, a worker takes its tasks in order; for each task planned in the
+//! frame it sleeps until the task's release offset, waits for the task's dependencies (with
+//! the task's deadline as the limit), runs it (or not, when skipped), records the result on
+//! the board and signals the task's completion semaphore exactly once. Nothing here
+//! allocates: the thread, its semaphore handles and its wait context are made at init.
+
+use std::thread;
+
+use crate::engine::cpu::{AccessGate, BufferView, CpuCtx};
+use crate::engine::nvsci::{CpuWaitContext, RawFence, SyncObj, Waited};
+use crate::engine::platform::{self, Clock};
+use crate::error::{Context, Error, Result};
+use crate::exec::board::{Board, CpuResult, status};
+use crate::exec::table::{BufferId, Schedule, TaskId};
+use crate::limits::{MAX_BUFFERS, MAX_COPIES, MAX_TASKS};
+use crate::mem::AccessLedger;
+use crate::trace::{Event, Record, TraceRing};
+
+/// A CPU task body.
+///
+/// ```
+/// use orin_exec::exec::{CpuTask, TaskFault};
+/// use orin_exec::engine::cpu::CpuCtx;
+/// struct Count(u64);
+/// impl CpuTask for Count {
+///     fn run(&mut self, _ctx: &CpuCtx<'_>) -> Result<(), TaskFault> {
+///         self.0 += 1;
+///         Ok(())
+///     }
+/// }
+/// ```
+pub trait CpuTask: Send {
+    /// Run once for the current frame.
+    fn run(&mut self, ctx: &CpuCtx<'_>) -> core::result::Result<(), TaskFault>;
+}
+
+/// A failure reported by a CPU task (becomes a `task_error` fault).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TaskFault {
+    /// Application-defined code.
+    pub code: u32,
+}
+
+impl From<Error> for TaskFault {
+    fn from(_: Error) -> Self {
+        TaskFault { code: u32::MAX }
+    }
+}
+
+/// Trace ring capacity (records).
+pub const TRACE_CAPACITY: usize = 1 << 15;
+
+/// The trace ring type the runtime writes.
+pub type Trace = TraceRing<TRACE_CAPACITY>;
+
+/// Virtual execution time of CPU tasks (virtual clock only), per task.
+pub(crate) type VirtualCosts = [u64; MAX_TASKS];
+
+/// Everything a worker shares with the executive.
+#[derive(Clone, Copy)]
+pub(crate) struct Shared {
+    pub schedule: &'static Schedule,
+    pub board: &'static Board,
+    pub trace: &'static Trace,
+    pub ledger: &'static AccessLedger,
+    pub views: &'static [[BufferView; MAX_COPIES]; MAX_BUFFERS],
+    pub clock: Clock,
+    pub virtual_costs: &'static VirtualCosts,
+    pub injected_ns: &'static [core::sync::atomic::AtomicU64; MAX_TASKS],
+}
+
+pub(crate) struct WorkerTask {
+    pub id: TaskId,
+    pub body: &'static mut dyn CpuTask,
+}
+
+pub(crate) struct Worker {
+    pub shared: Shared,
+    pub tasks: heapless::Vec<WorkerTask, 16>,
+    /// Duplicates of every semaphore the worker signals or checks, by task index.
+    pub sems: heapless::Vec<(TaskId, SyncObj), MAX_TASKS>,
+    pub wait: CpuWaitContext,
+    pub fence: RawFence,
+}
+
+struct Gate<'w> {
+    shared: Shared,
+    frame: u64,
+    sems: &'w [(TaskId, SyncObj)],
+    wait: core::cell::RefCell<&'w mut CpuWaitContext>,
+    fence: core::cell::RefCell<&'w mut RawFence>,
+    refused: core::cell::Cell<bool>,
+}
+
+impl Gate<'_> {
+    fn sem(&self, task: TaskId) -> Option<&SyncObj> {
+        self.sems.iter().find(|(t, _)| *t == task).map(|(_, s)| s)
+    }
+
+    fn reached(&self, task: TaskId, value: u64, timeout_us: u64) -> Result<bool> {
+        let context = Context::Semaphore(self.shared.schedule.task(task).name);
+        let sem = self.sem(task).ok_or(Error::BadSchedule { what: "no semaphore handle for a dependency", context })?;
+        let mut fence = self.fence.borrow_mut();
+        sem.fence_at(value, &mut fence, context)?;
+        Ok(self.wait.borrow_mut().wait(&fence, timeout_us, context)? == Waited::Reached)
+    }
+}
+
+impl AccessGate for Gate<'_> {
+    fn admit(&self, task: TaskId, buffer: BufferId, write: bool) -> Result<BufferView> {
+        let s = self.shared.schedule;
+        let desc = s.buffers.get(buffer.0 as usize).ok_or(Error::Capacity { what: "buffers", limit: MAX_BUFFERS as u32 })?;
+        if !AccessLedger::declared(s, task, buffer, write) {
+            self.refused.set(true);
+            return Err(Error::BufferNotDeclared { task: s.task(task).name, buffer: desc.name });
+        }
+        for pre in self.shared.ledger.prerequisites(task, buffer, write) {
+            let Some(frame) = self.frame.checked_sub(pre.lag as u64) else { continue };
+            let Some(value) = self.shared.board.fence(pre.task, frame) else { continue };
+            if !self.reached(pre.task, value, 0)? {
+                self.refused.set(true);
+                let engine = s.engines.get(s.task(pre.task).engine.0 as usize);
+                return Err(Error::BufferBusy {
+                    buffer: desc.name,
+                    holder: engine.map_or(crate::error::Holder::Cpu, holder_of),
+                    task: s.task(pre.task).name,
+                });
+            }
+        }
+        let copy = (self.frame % desc.multiplicity.max(1) as u64) as usize;
+        Ok(self.shared.views[buffer.0 as usize][copy])
+    }
+
+    fn buffer_name(&self, buffer: BufferId) -> &'static str {
+        self.shared.schedule.buffers.get(buffer.0 as usize).map_or("?", |b| b.name)
+    }
+}
+
+fn make_gate<'w>(
+    shared: Shared,
+    frame: u64,
+    sems: &'w [(TaskId, SyncObj)],
+    wait: &'w mut CpuWaitContext,
+    fence: &'w mut RawFence,
+) -> Gate<'w> {
+    Gate {
+        shared,
+        frame,
+        sems,
+        wait: core::cell::RefCell::new(wait),
+        fence: core::cell::RefCell::new(fence),
+        refused: core::cell::Cell::new(false),
+    }
+}
+
+pub(crate) fn holder_of(e: &crate::exec::table::EngineDesc) -> crate::error::Holder {
+    use crate::error::Holder;
+    use crate::exec::table::EngineKind;
+    match e.kind {
+        EngineKind::Cpu => Holder::Cpu,
+        EngineKind::Gpu => Holder::Gpu(e.instance),
+        EngineKind::Dla => Holder::Dla(e.instance),
+        EngineKind::Pva => Holder::Pva(e.instance),
+    }
+}
+
+fn spin_for(clock: Clock, ns: u64) {
+    if clock == Clock::Real && ns > 0 {
+        let end = clock.now_ns() + ns;
+        while clock.now_ns() < end {
+            core::hint::spin_loop();
+        }
+    }
+}
+
+impl Worker {
+    /// The thread body: run frames until stopped, then release the worker's handles.
+    pub fn run(mut self) -> Result<()> {
+        let mut next = 0u64;
+        while !self.shared.board.stopping() {
+            match self.shared.board.released() {
+                Some(f) if f >= next => {
+                    self.frame(f)?;
+                    next = f + 1;
+                }
+                _ => thread::park_timeout(std::time::Duration::from_millis(5)),
+            }
+        }
+        self.fence.clear();
+        while let Some((_, s)) = self.sems.pop() {
+            s.free();
+        }
+        self.wait.free();
+        Ok(())
+    }
+
+    fn frame(&mut self, frame: u64) -> Result<()> {
+        let Some((plan, release)) = self.shared.board.plan(frame) else { return Ok(()) };
+        let shared = self.shared;
+        for i in 0..self.tasks.len() {
+            let id = self.tasks[i].id;
+            if !plan.planned(shared.schedule, id) {
+                continue;
+            }
+            let Some(own_value) = shared.board.fence(id, frame) else { continue };
+            let desc = *shared.schedule.task(id);
+            let deadline = release + desc.deadline_ns;
+            let virtual_clock = shared.clock == Clock::Virtual;
+            if !virtual_clock {
+                shared.clock.sleep_until(release + desc.release_ns);
+            }
+            // Dependencies, with the task's deadline as the limit.
+            let mut status_bits = 0;
+            let mut ready_at = release + desc.release_ns;
+            for w in desc.waits {
+                let Some(dep_frame) = frame.checked_sub(w.lag as u64) else { continue };
+                let Some(value) = shared.board.fence(w.task, dep_frame) else { continue };
+                let timeout_us = if virtual_clock {
+                    crate::exec::runtime::VIRTUAL_WAIT_CAP_US
+                } else {
+                    deadline.saturating_sub(shared.clock.now_ns()) / 1000
+                };
+                let gate = make_gate(shared, frame, &self.sems, &mut self.wait, &mut self.fence);
+                match gate.reached(w.task, value, timeout_us) {
+                    Ok(true) => {
+                        if virtual_clock && let Some(ts) = self.signal_time(w.task, value) {
+                            ready_at = ready_at.max(ts);
+                        }
+                    }
+                    Ok(false) => status_bits |= status::DEPENDENCY_TIMEOUT,
+                    Err(e) => return Err(e),
+                }
+            }
+            let start = if virtual_clock { ready_at } else { shared.clock.now_ns() };
+            shared.trace.push(Record { time_ns: start, frame, task: id.0, event: Event::TaskStart, value: 0 });
+            let extra = shared.injected_ns[id.0 as usize].swap(0, core::sync::atomic::Ordering::AcqRel);
+            if plan.skipped(id) {
+                status_bits |= status::SKIPPED;
+            } else {
+                let gate = make_gate(shared, frame, &self.sems, &mut self.wait, &mut self.fence);
+                let ctx = CpuCtx::new(&gate, id, desc.name, frame, status_bits & status::DEPENDENCY_TIMEOUT == 0);
+                if self.tasks[i].body.run(&ctx).is_err() {
+                    status_bits |= status::TASK_ERROR;
+                }
+                if gate.refused.get() {
+                    status_bits |= status::ACCESS_REFUSED;
+                }
+                spin_for(shared.clock, extra);
+            }
+            let end = if virtual_clock {
+                let cost = if status_bits & status::SKIPPED != 0 { 0 } else { shared.virtual_costs[id.0 as usize] };
+                start + cost + extra
+            } else {
+                shared.clock.now_ns()
+            };
+            shared.board.record_result(id, frame, CpuResult { start_ns: start, end_ns: end, status: status_bits });
+            let event = if status_bits & status::SKIPPED != 0 { Event::TaskSkipped } else { Event::TaskEnd };
+            shared.trace.push(Record { time_ns: end, frame, task: id.0, event, value: end - start });
+            self.signal(id, own_value, end)?;
+        }
+        Ok(())
+    }
+
+    fn signal_time(&self, task: TaskId, value: u64) -> Option<u64> {
+        let sem = self.sems.iter().find(|(t, _)| *t == task)?;
+        platform::sil::signal_timestamp_ns(&sem.1, value, Context::Task(self.shared.schedule.task(task).name)).ok()
+    }
+
+    fn signal(&self, task: TaskId, _value: u64, end: u64) -> Result<()> {
+        let context = Context::Semaphore(self.shared.schedule.task(task).name);
+        let sem = self
+            .sems
+            .iter()
+            .find(|(t, _)| *t == task)
+            .ok_or(Error::BadSchedule { what: "no semaphore handle for a CPU task", context })?;
+        match self.shared.clock {
+            Clock::Real => sem.1.signal(context),
+            Clock::Virtual => platform::sil::signal_at(&sem.1, end, context),
+        }
+    }
+}
