@@ -212,6 +212,15 @@ pub enum Error {
         /// The address found.
         addr: u64,
     },
+    /// A buffer's declared alignment is smaller than an engine bound to it requires.
+    AlignmentTooSmall {
+        /// The buffer.
+        buffer: &'static str,
+        /// What the engine needs, in bytes.
+        needed: u64,
+        /// What the schedule declares.
+        declared: u64,
+    },
     /// The CPU tried to touch a buffer that engine work still holds.
     BufferBusy {
         /// The buffer.
@@ -234,6 +243,27 @@ pub enum Error {
         task: &'static str,
         /// The fence value waited for.
         value: u64,
+    },
+    /// A task finished after its deadline.
+    DeadlineMissed {
+        /// The task.
+        task: &'static str,
+        /// How late, in ns.
+        late_ns: u64,
+    },
+    /// A task ran longer than its budget.
+    BudgetExceeded {
+        /// The task.
+        task: &'static str,
+        /// Measured execution time, ns.
+        used_ns: u64,
+        /// Its budget, ns.
+        budget_ns: u64,
+    },
+    /// A CPU task reported a failure or was refused a buffer.
+    TaskFailed {
+        /// The task.
+        task: &'static str,
     },
     /// An engine reported an asynchronous error; it is failed until re-initialised.
     EngineFailed {
@@ -303,6 +333,10 @@ impl fmt::Display for Error {
             Error::BufferMisaligned { buffer, align, addr } => {
                 write!(f, "buffer `{buffer}` at {addr:#x} is not aligned to {align} bytes")
             }
+            Error::AlignmentTooSmall { buffer, needed, declared } => write!(
+                f,
+                "buffer `{buffer}` is declared {declared}-byte aligned, but an engine bound to it needs {needed}"
+            ),
             Error::BufferBusy { buffer, holder, task } => write!(
                 f,
                 "buffer `{buffer}` is held by {holder} (task `{task}`): its fence has not been reached"
@@ -313,6 +347,13 @@ impl fmt::Display for Error {
             Error::FenceTimeout { task, value } => {
                 write!(f, "fence {value} of task `{task}` was not reached before its deadline")
             }
+            Error::DeadlineMissed { task, late_ns } => {
+                write!(f, "task `{task}` missed its deadline by {late_ns} ns")
+            }
+            Error::BudgetExceeded { task, used_ns, budget_ns } => {
+                write!(f, "task `{task}` ran {used_ns} ns, over its budget of {budget_ns} ns")
+            }
+            Error::TaskFailed { task } => write!(f, "CPU task `{task}` failed or was refused a buffer"),
             Error::EngineFailed { engine, status } => {
                 write!(f, "engine `{engine}` failed with {status}; it must be re-initialised")
             }

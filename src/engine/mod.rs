@@ -12,3 +12,5 @@ pub mod nvsci;
 pub mod os;
 #[cfg(feature = "std")]
 pub mod platform;
+#[cfg(feature = "std")]
+pub mod report;

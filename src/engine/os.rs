@@ -94,3 +94,26 @@ pub fn enforce_cuda_environment() -> Result<()> {
     }
     Ok(())
 }
+
+/// Find out, without changing this process's settings, whether `SCHED_FIFO` and memory
+/// locking would be granted (tried on a short-lived thread and one locked page).
+pub fn probe_realtime() -> RealtimeStatus {
+    let fifo = std::thread::spawn(|| {
+        let param = libc::sched_param { sched_priority: 1, ..zeroed_param() };
+        // SAFETY: valid sched_param for the calling (throwaway) thread.
+        unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_FIFO, &param) }
+    })
+    .join()
+    .unwrap_or(libc::EPERM);
+    let page = [0u8; 64];
+    // SAFETY: locks and unlocks the pages of a live local array.
+    let rc = unsafe { libc::mlock(page.as_ptr().cast(), page.len()) };
+    let (locked, lock_errno) = if rc == 0 {
+        // SAFETY: as above.
+        unsafe { libc::munlock(page.as_ptr().cast(), page.len()) };
+        (true, 0)
+    } else {
+        (false, errno())
+    };
+    RealtimeStatus { fifo: fifo == 0, fifo_errno: fifo, locked, lock_errno }
+}

@@ -15,7 +15,7 @@ use crate::error::{Context, Error, Result, Status};
 use crate::exec::board::{Board, status};
 use crate::exec::health::HealthMonitor;
 use crate::exec::plan::FramePlan;
-use crate::exec::runtime::{SafeStop, State, Submit, VIRTUAL_WAIT_CAP_US};
+use crate::exec::runtime::{SafeStop, State, Submit};
 use crate::exec::table::{Action, FaultKind, ModeId, Schedule, TaskId};
 use crate::exec::worker::{Shared, Trace};
 use crate::limits::{FENCE_HISTORY, MAX_COPIES, MAX_TASKS, MAX_WAITS};
@@ -65,6 +65,21 @@ pub struct FrameReport {
     pub stopped: bool,
 }
 
+/// A fault the monitor detected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FaultRecord {
+    /// The frame it was detected in.
+    pub frame: u64,
+    /// The task.
+    pub task: TaskId,
+    /// What happened.
+    pub kind: FaultKind,
+    /// The reaction taken.
+    pub action: Action,
+    /// The typed error describing it.
+    pub error: Error,
+}
+
 /// Per-task counters kept by the executive.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TaskCounters {
@@ -99,6 +114,7 @@ pub struct Executive {
     pending: heapless::Vec<Pending, 16>,
     realtime: Option<RealtimeStatus>,
     faults_in_frame: u32,
+    recent: heapless::Deque<FaultRecord, 16>,
 }
 
 fn rt_err<T>(what: &'static str) -> Result<T> {
@@ -130,6 +146,7 @@ impl Executive {
             pending: heapless::Vec::new(),
             realtime,
             faults_in_frame: 0,
+            recent: heapless::Deque::new(),
         }
     }
 
@@ -176,6 +193,16 @@ impl Executive {
     /// Planned release time of `frame`.
     pub fn release_time(&self, frame: u64) -> u64 {
         self.t0 + frame * self.shared.schedule.period_ns
+    }
+
+    /// The most recent fault, with its typed error.
+    pub fn last_fault(&self) -> Option<FaultRecord> {
+        self.recent.back().copied()
+    }
+
+    /// The 16 most recent faults, oldest first.
+    pub fn recent_faults(&self) -> impl Iterator<Item = &FaultRecord> {
+        self.recent.iter()
     }
 
     /// Whether a safe stop happened.
@@ -432,7 +459,7 @@ impl Executive {
             }
             if end.saturating_sub(start) > t.budget_ns {
                 self.counters[i].overruns += 1;
-                self.fault(f, id, FaultKind::BudgetOverrun, end);
+                self.fault_with(f, id, FaultKind::BudgetOverrun, end, end - start);
             }
             if task_status & (status::TASK_ERROR | status::ACCESS_REFUSED) != 0 {
                 self.counters[i].errors += 1;
@@ -449,7 +476,7 @@ impl Executive {
     fn wait_task(&mut self, id: TaskId, value: u64, deadline: u64) -> Result<bool> {
         let context = Context::Task(self.shared.schedule.task(id).name);
         let timeout_us = match self.clock {
-            Clock::Virtual => VIRTUAL_WAIT_CAP_US,
+            Clock::Virtual => self.shared.virtual_wait_cap_us,
             Clock::Real => deadline.saturating_sub(self.clock.now_ns()) / 1000,
         };
         let State { tasks, sems, wait, .. } = &mut *self.st;
@@ -511,6 +538,13 @@ impl Executive {
         }
     }
 
+    fn engine_failure(&self, id: TaskId) -> Option<Status> {
+        match self.st.tasks[id.0 as usize].submit {
+            Submit::Dla { device, .. } => self.st.dlas[device].device.failure(),
+            _ => None,
+        }
+    }
+
     fn engine_error(&mut self, id: TaskId) -> Option<Status> {
         match self.st.tasks[id.0 as usize].submit {
             Submit::Dla { device, .. } => self.st.dlas[device].device.poll_error(),
@@ -523,10 +557,33 @@ impl Executive {
     }
 
     fn fault(&mut self, f: u64, id: TaskId, kind: FaultKind, time_ns: u64) {
+        self.fault_with(f, id, kind, time_ns, 0);
+    }
+
+    fn fault_with(&mut self, f: u64, id: TaskId, kind: FaultKind, time_ns: u64, used_ns: u64) {
         let s = self.shared.schedule;
         self.faults_in_frame += 1;
+        let name = s.task(id).name;
+        let engine = s.engines.get(s.task(id).engine.0 as usize).map_or("?", |e| e.name);
+        let value = self.shared.board.fence(id, f).unwrap_or(0);
+        let error = match kind {
+            FaultKind::FenceTimeout => Error::FenceTimeout { task: name, value },
+            FaultKind::EngineError => Error::EngineFailed {
+                engine,
+                status: self.engine_failure(id).unwrap_or(Status::Cudla(cudla_sys::cudlaErrorUnknown.0)),
+            },
+            FaultKind::DeadlineMiss => {
+                Error::DeadlineMissed { task: name, late_ns: time_ns.saturating_sub(self.release_time(f) + s.task(id).deadline_ns) }
+            }
+            FaultKind::BudgetOverrun => Error::BudgetExceeded { task: name, used_ns, budget_ns: s.task(id).budget_ns },
+            FaultKind::TaskError => Error::TaskFailed { task: name },
+        };
         self.record(time_ns, f, id.0, Event::Fault(kind), 0);
         let r = self.hm.report(s, kind, id);
+        if self.recent.is_full() {
+            self.recent.pop_front();
+        }
+        let _ = self.recent.push_back(FaultRecord { frame: f, task: id, kind, action: r.action, error });
         let value = match r.action {
             Action::SwitchMode(m) => m.0 as u64,
             _ => 0,

@@ -12,7 +12,7 @@ pub mod table;
 pub mod worker;
 
 #[cfg(feature = "std")]
-pub use executive::{Executive, FrameReport, Injection, TaskCounters};
+pub use executive::{Executive, FaultRecord, FrameReport, Injection, TaskCounters};
 #[cfg(feature = "std")]
 pub use runtime::{Builder, Config, Initialized, SafeStop, Storage};
 #[cfg(feature = "std")]

@@ -34,9 +34,11 @@ use crate::limits::*;
 use crate::mem::AccessLedger;
 use crate::sync::SemaphoreLedger;
 
-/// How long a virtual-time wait may take in real time before it counts as a timeout (a hung
-/// SIL engine never signals; everything else completes in microseconds of real time).
+/// Default for [`Config::virtual_wait_cap_us`].
 pub const VIRTUAL_WAIT_CAP_US: u64 = 2_000_000;
+
+/// Base-address alignment the DLA needs (cuDLA: imported addresses must be 32-byte aligned).
+pub const DLA_ALIGN: u64 = 32;
 
 /// Init-time waits (warm-up) give up after this long.
 const WARMUP_TIMEOUT_US: u64 = 10_000_000;
@@ -52,11 +54,20 @@ pub struct Config {
     pub gpu_ordinal: i32,
     /// Record GPU start/end times with timer-stamp kernels around each launch.
     pub gpu_timestamps: bool,
+    /// Virtual clock only: how long a wait may take in real time before it counts as a
+    /// timeout (a hung SIL engine never signals; everything else completes in microseconds).
+    pub virtual_wait_cap_us: u64,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { virtual_clock: false, realtime_priority: Some(10), gpu_ordinal: 0, gpu_timestamps: true }
+        Config {
+            virtual_clock: false,
+            realtime_priority: Some(10),
+            gpu_ordinal: 0,
+            gpu_timestamps: true,
+            virtual_wait_cap_us: VIRTUAL_WAIT_CAP_US,
+        }
     }
 }
 
@@ -297,6 +308,7 @@ impl Builder {
         }
         let clock = Clock::start(self.config.virtual_clock, 1_000_000_000)?;
         let shared = Shared {
+            virtual_wait_cap_us: self.config.virtual_wait_cap_us,
             schedule: s,
             board,
             trace,
@@ -357,6 +369,18 @@ impl Initialized {
             .filter(BufferView::is_mapped)
             .ok_or(Error::BufferNotDeclared { task: "(init)", buffer: name })?;
         Ok(view)
+    }
+
+    /// SIL only: set the execution-time model of the DLA device(s) of engine `engine`.
+    #[cfg(any(platform = "sil", platform = "rig"))]
+    pub fn set_dla_timing(&self, engine: &str, model: &crate::engine::platform::dla_sil::TimingModel) -> Result<()> {
+        let s = self.shared.schedule;
+        let id = s.engine_by_name(engine).ok_or(Error::Platform { what: "no DLA engine of that name" })?;
+        let core = s.engines[id.0 as usize].instance;
+        for d in self.state.dlas.iter().filter(|d| d.core == core) {
+            d.device.set_timing_model(model)?;
+        }
+        Ok(())
     }
 
     /// How long init took.
@@ -541,6 +565,9 @@ impl Init {
             let context = Context::Buffer(b.name);
             let on_gpu = self.touches(id, EngineKind::Gpu);
             let on_dla = self.touches(id, EngineKind::Dla);
+            if on_dla && b.kind.align() < DLA_ALIGN {
+                return Err(Error::AlignmentTooSmall { buffer: b.name, needed: DLA_ALIGN, declared: b.kind.align() });
+            }
             let mut copies = heapless::Vec::new();
             for c in 0..b.multiplicity as usize {
                 let mut copy = BufferCopy { obj: None, gpu: None, dla: heapless::Vec::new() };

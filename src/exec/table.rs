@@ -201,7 +201,9 @@ pub struct BufferDesc {
     pub cpu_access: bool,
 }
 
-/// A dependency of a task: it waits for `task` of frame `f - lag` to complete.
+/// A dependency of a task: it waits for `task` of frame `f - lag` to complete. When `task`
+/// was not planned in that frame (it does not run in that frame's mode), the wait is dropped:
+/// it orders nothing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Wait {
     /// The task waited for.
@@ -273,7 +275,8 @@ pub enum Work {
     Dla(DlaWork),
 }
 
-/// One task of the periodic pipeline.
+/// One task of the periodic pipeline. Its position in its engine instance's FIFO is its order
+/// among the tasks of that engine in [`Schedule::tasks`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TaskDesc {
     /// Name used in the schedule, in messages and in the trace.

@@ -68,6 +68,7 @@ pub(crate) struct Shared {
     pub views: &'static [[BufferView; MAX_COPIES]; MAX_BUFFERS],
     pub clock: Clock,
     pub virtual_costs: &'static VirtualCosts,
+    pub virtual_wait_cap_us: u64,
     pub injected_ns: &'static [core::sync::atomic::AtomicU64; MAX_TASKS],
 }
 
@@ -218,7 +219,7 @@ impl Worker {
                 let Some(dep_frame) = frame.checked_sub(w.lag as u64) else { continue };
                 let Some(value) = shared.board.fence(w.task, dep_frame) else { continue };
                 let timeout_us = if virtual_clock {
-                    crate::exec::runtime::VIRTUAL_WAIT_CAP_US
+                    shared.virtual_wait_cap_us
                 } else {
                     deadline.saturating_sub(shared.clock.now_ns()) / 1000
                 };

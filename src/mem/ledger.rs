@@ -3,7 +3,9 @@
 //! For a CPU task `T` touching buffer `B` in frame `f`, every task `U` on another engine that
 //! conflicts with the access (it writes `B`, or `T` writes and `U` reads) must have completed
 //! its most recent frame that used the same copy of `B` and is ordered before `T`:
-//! frame `f` if `U` comes before `T` within a frame, otherwise frame `f - multiplicity`.
+//! frame `f - multiplicity` if `U` comes after `T` within a frame, otherwise frame `f`
+//! (`U` before `T`, or not ordered at all, which the validator rejects and the runtime
+//! refuses at run time).
 //! The validator proved such an ordering exists; the ledger turns it into fences the CPU can
 //! check without blocking, so a mistake shows up as a typed error instead of a data race.
 
@@ -115,7 +117,11 @@ impl AccessLedger {
                     if !(u_writes || (write && u_reads)) {
                         continue;
                     }
-                    let lag = if before[i] & (1 << j) != 0 { 0 } else { desc.multiplicity.max(1) };
+                    // U before T: this frame's U. U after T: the previous user of this copy.
+                    // Unordered (a schedule the validator would reject): this frame's U, so
+                    // a race shows up as a refused borrow rather than as corrupt data.
+                    let after = before[j] & (1 << i) != 0;
+                    let lag = if after { desc.multiplicity.max(1) } else { 0 };
                     let entry =
                         Entry { cpu_task: TaskId(i as u16), buffer, write, prerequisite: Prerequisite { task: TaskId(j as u16), lag } };
                     entries

@@ -10,3 +10,5 @@ pub mod stats;
 pub use record::{Event, Record};
 pub use ring::TraceRing;
 pub use stats::Histogram;
+#[cfg(feature = "cli")]
+pub mod export;

@@ -1,2 +1,324 @@
-//! AEB perception slice.
-fn main() {}
+//! The AEB perception slice: the default demo of orin-exec (`cargo run --release`).
+//!
+//! A 30 Hz pipeline across the CPU, the GPU and the DLA on the SIL platform: a synthetic
+//! camera, a GPU preprocess, a DLA CNN, a GPU postprocess and a CPU time-to-collision decision
+//! with an independent plausibility monitor. Faults can be injected to watch the health
+//! monitor switch to the degraded, CPU-only mode.
+
+mod scenario;
+mod tasks;
+
+mod schedule {
+    include!(concat!(env!("OUT_DIR"), "/schedule.rs"));
+}
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+use orin_exec::engine::report::PlatformReport;
+use orin_exec::exec::table::{Action, BufferId, Schedule, TaskId};
+use orin_exec::exec::{Builder, Config, Executive, Injection, SafeStop, Storage};
+use orin_exec::trace::export::{self, Drainer, TraceMeta};
+use static_cell::StaticCell;
+
+use schedule::SCHEDULE;
+use tasks::{ConservativeDecision, DecisionLog, DecisionTask, FallbackDetector, Sensor};
+
+#[derive(Parser, Debug)]
+#[command(name = "aeb", about = "AEB perception slice on orin-exec (SIL platform by default)")]
+struct Args {
+    /// Major frames to run (30 Hz).
+    #[arg(long, default_value_t = 300)]
+    frames: u64,
+    /// Run on the SIL virtual clock: deterministic, as fast as possible.
+    #[arg(long)]
+    virtual_clock: bool,
+    /// Inject a fault: KIND@frame=N with KIND one of dla-hang, dla-late, dla-error,
+    /// dla-corrupt, cpu-overrun (repeatable).
+    #[arg(long, value_parser = parse_injection)]
+    inject: Vec<(Fault, u64)>,
+    /// Print the platform, library versions and devices, then exit.
+    #[arg(long)]
+    platform_report: bool,
+    /// Where to write the trace and the summary (default: `<target>/orin-exec`).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// No progress line.
+    #[arg(long)]
+    quiet: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fault {
+    DlaHang,
+    DlaLate,
+    DlaError,
+    DlaCorrupt,
+    CpuOverrun,
+}
+
+fn parse_injection(s: &str) -> Result<(Fault, u64), String> {
+    let (kind, frame) = s.split_once("@frame=").ok_or("expected KIND@frame=N, e.g. dla-hang@frame=100")?;
+    let fault = match kind {
+        "dla-hang" => Fault::DlaHang,
+        "dla-late" => Fault::DlaLate,
+        "dla-error" => Fault::DlaError,
+        "dla-corrupt" => Fault::DlaCorrupt,
+        "cpu-overrun" => Fault::CpuOverrun,
+        other => return Err(format!("unknown fault `{other}` (dla-hang, dla-late, dla-error, dla-corrupt, cpu-overrun)")),
+    };
+    let frame = frame.parse().map_err(|_| format!("bad frame number `{frame}`"))?;
+    Ok((fault, frame))
+}
+
+static STORAGE: StaticCell<Storage> = StaticCell::new();
+static LOG: DecisionLog = DecisionLog::new();
+static SENSOR: StaticCell<Sensor> = StaticCell::new();
+static SENSOR_FALLBACK: StaticCell<Sensor> = StaticCell::new();
+static DECISION: StaticCell<DecisionTask> = StaticCell::new();
+static FALLBACK: StaticCell<FallbackDetector> = StaticCell::new();
+static CONSERVATIVE: StaticCell<ConservativeDecision> = StaticCell::new();
+
+fn safe_state(stop: &SafeStop) {
+    // In a car this would command the brake and hand over to the driver.
+    eprintln!("\nSAFE STOP in frame {}: {} on `{}` -> brake applied, executive stopped", stop.frame, stop.fault.name(), stop.task);
+}
+
+fn buffer(s: &Schedule, name: &'static str) -> BufferId {
+    s.buffer_by_name(name).unwrap_or_else(|| panic!("schedule has no buffer `{name}`"))
+}
+
+fn task(s: &Schedule, name: &'static str) -> TaskId {
+    s.task_by_name(name).unwrap_or_else(|| panic!("schedule has no task `{name}`"))
+}
+
+fn out_dir(args: &Args) -> PathBuf {
+    if let Some(o) = &args.out {
+        return o.clone();
+    }
+    // <target>/<profile>/aeb → <target>/orin-exec
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.parent()?.join("orin-exec")))
+        .unwrap_or_else(|| PathBuf::from("target/orin-exec"))
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    if args.platform_report {
+        print!("{}", PlatformReport::probe());
+        return ExitCode::SUCCESS;
+    }
+    match run(&args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let s: &'static Schedule = &SCHEDULE;
+    let runtime = Builder::new(s)
+        .config(Config { virtual_clock: args.virtual_clock, ..Config::default() })
+        .bind("sensor", SENSOR.init(Sensor { camera: buffer(s, "camera") }))
+        .bind("sensor_fallback", SENSOR_FALLBACK.init(Sensor { camera: buffer(s, "camera_fallback") }))
+        .bind(
+            "decision",
+            DECISION.init(DecisionTask {
+                detection: buffer(s, "detection"),
+                presence: buffer(s, "presence"),
+                camera: buffer(s, "camera"),
+                log: &LOG,
+            }),
+        )
+        .bind(
+            "fallback_detector",
+            FALLBACK.init(FallbackDetector { camera: buffer(s, "camera_fallback"), detection: buffer(s, "detection_fallback") }),
+        )
+        .bind("conservative_decision", CONSERVATIVE.init(ConservativeDecision { detection: buffer(s, "detection_fallback"), log: &LOG }))
+        .safe_state(safe_state)
+        .init(STORAGE.init_with(Storage::new))?;
+    // A DLA that takes 3 to 5 ms per frame (the SIL default is a fixed 2 ms).
+    let model = orin_exec::engine::platform::dla_sil::TimingModel {
+        kind: 1,
+        numBins: 0,
+        minNs: 3_000_000,
+        maxNs: 5_000_000,
+        binUpperNs: std::ptr::null(),
+        binWeights: std::ptr::null(),
+        seed: 7,
+    };
+    runtime.set_dla_timing("dla0", &model)?;
+    let init_ms = runtime.init_ns() as f64 / 1e6;
+    let mut exec = runtime.seal()?;
+
+    let out = out_dir(args);
+    std::fs::create_dir_all(&out)?;
+    let trace_path = out.join("aeb-trace.bin");
+    let meta = TraceMeta::from_schedule(s, orin_exec::engine::platform::NAME);
+    let drainer = Drainer::start(exec.trace(), &meta, &trace_path, Duration::from_millis(20))?;
+
+    for &(fault, frame) in &args.inject {
+        let (t, injection) = match fault {
+            Fault::DlaHang => ("detector", Injection::DlaHang),
+            Fault::DlaLate => ("detector", Injection::DlaLate { extra_ns: 12_000_000 }),
+            Fault::DlaError => ("detector", Injection::DlaError),
+            Fault::DlaCorrupt => ("detector", Injection::DlaCorrupt),
+            Fault::CpuOverrun => ("decision", Injection::CpuOverrun { extra_ns: 5_000_000 }),
+        };
+        exec.inject(task(s, t), frame, injection)?;
+    }
+    let realtime = exec.realtime();
+    println!(
+        "orin-exec AEB slice: {} frames at 30 Hz on `{}` ({} clock), init {:.1} ms",
+        args.frames,
+        orin_exec::engine::platform::NAME,
+        if args.virtual_clock { "virtual" } else { "real-time" },
+        init_ms
+    );
+    if let Some(rt) = realtime {
+        if !rt.fifo || !rt.locked {
+            println!(
+                "note: running without {}{}{} (not permitted for this user); timing is best effort",
+                if rt.fifo { "" } else { "SCHED_FIFO" },
+                if !rt.fifo && !rt.locked { " and " } else { "" },
+                if rt.locked { "" } else { "mlockall" }
+            );
+        }
+    }
+
+    let outcome = run_frames(&mut exec, args)?;
+    let stopped = exec.stopped();
+    let recorded_faults = exec.health().total();
+    exec.shutdown()?;
+    let records = drainer.finish()?;
+    if !args.quiet {
+        println!();
+    }
+
+    // Summary from the recorded trace.
+    let (meta, trace) = export::read_file(&trace_path)?;
+    let (tasks, release) = export::summarize(&meta, &trace);
+    println!("\nper-task timing (ms) over {} frames:", release.frames);
+    print!("{}", export::summary_table(&tasks));
+    println!(
+        "frame release error: mean {:.1} us, p99 {:.1} us, max {:.1} us",
+        release.mean_error_ns as f64 / 1e3,
+        release.p99_error_ns as f64 / 1e3,
+        release.max_error_ns as f64 / 1e3
+    );
+    println!(
+        "brake decisions: {} of {} frames match the scenario's ground truth ({} brake frames in the truth, {} in the output)",
+        outcome.matched, outcome.decided, outcome.truth_brakes, outcome.output_brakes
+    );
+    println!("faults detected: {recorded_faults}");
+
+    let perfetto = out.join("aeb-trace.perfetto.json");
+    export::write_file(&perfetto, export::chrome_json(&meta, &trace).as_bytes())?;
+    let summary_path = out.join("aeb-summary.json");
+    let summary = serde_json::json!({
+        "schedule": meta.name,
+        "platform": meta.platform,
+        "clock": if args.virtual_clock { "virtual" } else { "real" },
+        "frames": release.frames,
+        "tasks": tasks,
+        "release": release,
+        "decisions": { "matched": outcome.matched, "decided": outcome.decided, "truth_brakes": outcome.truth_brakes, "output_brakes": outcome.output_brakes },
+        "faults": outcome.faults,
+        "safe_stop": stopped,
+        "trace_records": records,
+    });
+    export::write_file(&summary_path, serde_json::to_string_pretty(&summary)?.as_bytes())?;
+    println!("\ntrace (Perfetto / chrome://tracing): {}", display(&perfetto));
+    println!("summary (JSON):                       {}", display(&summary_path));
+    println!("raw trace (`orin-exec report`):       {}", display(&trace_path));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn display(p: &Path) -> String {
+    p.canonicalize().unwrap_or_else(|_| p.to_path_buf()).display().to_string()
+}
+
+struct Outcome {
+    matched: u64,
+    decided: u64,
+    truth_brakes: u64,
+    output_brakes: u64,
+    faults: Vec<serde_json::Value>,
+}
+
+fn run_frames(exec: &mut Executive, args: &Args) -> Result<Outcome, orin_exec::Error> {
+    let s = exec.schedule();
+    let mut o = Outcome { matched: 0, decided: 0, truth_brakes: 0, output_brakes: 0, faults: Vec::new() };
+    for _ in 0..args.frames {
+        let report = exec.step()?;
+        let f = report.frame;
+        let truth = scenario::ground_truth_brake(f);
+        o.truth_brakes += truth as u64;
+        let decision = tasks_decision(f);
+        if let Some(d) = decision {
+            o.decided += 1;
+            o.output_brakes += d.brake as u64;
+            o.matched += (d.brake == truth) as u64;
+        }
+        // Faults and reactions, as they happen.
+        if report.faults > 0 {
+            let recent: Vec<_> = exec.recent_faults().copied().collect();
+            let fresh = &recent[recent.len() - (report.faults as usize).min(recent.len())..];
+            for fault in fresh {
+                let reaction = match fault.action {
+                    Action::Log => "logged".to_string(),
+                    Action::Skip => "task skipped next frame".to_string(),
+                    Action::SwitchMode(m) => format!("switch to mode `{}`", s.modes.get(m.0 as usize).map_or("?", |m| m.name)),
+                    Action::SafeStop => "safe stop".to_string(),
+                };
+                println!(
+                    "\rframe {:>4}: detected {} on `{}` ({}) -> {}",
+                    fault.frame,
+                    fault.kind.name(),
+                    s.task(fault.task).name,
+                    fault.error,
+                    reaction
+                );
+                o.faults.push(serde_json::json!({
+                    "frame": fault.frame,
+                    "task": s.task(fault.task).name,
+                    "fault": fault.kind.name(),
+                    "reaction": reaction,
+                    "error": fault.error.to_string(),
+                }));
+            }
+        }
+        if !args.quiet {
+            let mode = s.modes.get(report.mode.0 as usize).map_or("?", |m| m.name);
+            let d = decision.map_or("-".to_string(), |d| {
+                let dist = if d.distance_mm >= 0 { format!("{:5.1} m", d.distance_mm as f64 / 1000.0) } else { "  none ".into() };
+                format!("{} {dist}", if d.brake { "BRAKE" } else { "coast" })
+            });
+            print!(
+                "\rframe {:>4}/{:<4} mode {:<8} obstacle {:<7} decision {:<14} matched {:>4}/{:<4}",
+                f + 1,
+                args.frames,
+                mode,
+                scenario::obstacle_distance(scenario::time_of(f)).map_or("none".to_string(), |d| format!("{d:.1} m")),
+                d,
+                o.matched,
+                o.decided
+            );
+            let _ = std::io::stdout().flush();
+        }
+        if report.stopped {
+            break;
+        }
+    }
+    Ok(o)
+}
+
+fn tasks_decision(frame: u64) -> Option<tasks::Decision> {
+    LOG.get(frame)
+}

@@ -1,1 +1,309 @@
 //! Schedule TOML: parser, validator, worst-case timeline and code generation.
+//!
+//! One library for both users of a schedule file (format: `docs/schedule.md`):
+//!
+//! * the `orin-exec check FILE` command: [`check_file`] returns a [`Report`] (the worst-case
+//!   timeline per mode) or [`Diagnostics`] (rustc-style errors with file, line and column);
+//! * an application's `build.rs`: [`generate`] (or [`build_script`]) validates the schedule
+//!   and writes Rust source that builds `orin_exec::exec::table::Schedule` as a `static`.
+//!
+//! ```no_run
+//! // build.rs of an application: `fn main() { ... }` with
+//! orin_exec_schedule::build_script("schedule.toml");
+//! ```
+//!
+//! ```ignore
+//! // src/main.rs
+//! mod schedule {
+//!     include!(concat!(env!("OUT_DIR"), "/schedule.rs"));
+//! }
+//! use schedule::{SCHEDULE, task};
+//! ```
+
+// Diagnostics are large, and errors are the slow path of a build tool.
+#![allow(clippy::result_large_err)]
+
+mod analysis;
+mod codegen;
+mod diag;
+mod manifest;
+mod model;
+mod node;
+mod read;
+mod report;
+mod units;
+
+use std::path::{Path, PathBuf};
+
+pub use diag::{Diagnostic, Diagnostics, Severity};
+pub use manifest::{KernelSignature, ParamKind};
+pub use report::{EngineLoad, ModeReport, Report, TaskTiming};
+
+/// The default path of the table types in generated code.
+pub const DEFAULT_TABLE_PATH: &str = "::orin_exec::exec::table";
+
+/// Options for checking and generating.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Rust path of the module holding the table types (default
+    /// [`DEFAULT_TABLE_PATH`]); tests use e.g. `crate::table`.
+    pub table_path: String,
+    /// Kernel signatures to check `params` against when the kernels manifest lists none
+    /// (e.g. converted from `orin_exec_kernels::SIGNATURES`).
+    pub signatures: Vec<KernelSignature>,
+    /// Print `cargo::rerun-if-changed=` for the schedule and every file it references
+    /// (on by default; turn off outside build scripts).
+    pub cargo_directives: bool,
+    /// Also write a copy of the generated file here.
+    pub copy_to: Option<PathBuf>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            table_path: DEFAULT_TABLE_PATH.to_owned(),
+            signatures: Vec::new(),
+            cargo_directives: true,
+            copy_to: None,
+        }
+    }
+}
+
+/// The output of [`generate_with`] and [`render`].
+#[derive(Clone, Debug)]
+pub struct Generated {
+    /// The Rust source.
+    pub source: String,
+    /// The validation report (timelines, warnings).
+    pub report: Report,
+    /// Every file the schedule depends on: itself, the manifests, the cubins and loadables.
+    pub inputs: Vec<PathBuf>,
+}
+
+struct Checked {
+    model: model::Model,
+    analysis: analysis::Analysis,
+    report: Report,
+}
+
+fn read_schedule(path: &Path) -> Result<String, Diagnostics> {
+    std::fs::read_to_string(path).map_err(|e| {
+        Diagnostics(vec![Diagnostic::plain(
+            Severity::Error,
+            path,
+            format!("cannot read schedule `{}`: {e}", path.display()),
+        )])
+    })
+}
+
+fn check_inner(
+    path: &Path,
+    text: String,
+    options: &Options,
+) -> Result<Checked, (Diagnostics, Vec<PathBuf>)> {
+    let opts = model::ParseOptions {
+        signatures: &options.signatures,
+    };
+    let (model, warnings) =
+        model::parse(path, text, opts).map_err(|d| (Diagnostics(d), vec![path.to_path_buf()]))?;
+    match analysis::analyse(&model) {
+        Ok(analysis) => {
+            let report = Report::new(&model, &analysis, warnings);
+            Ok(Checked {
+                model,
+                analysis,
+                report,
+            })
+        }
+        Err(mut errors) => {
+            errors.extend(warnings);
+            Err((Diagnostics(errors), model.files.clone()))
+        }
+    }
+}
+
+/// Validates a schedule file; the `orin-exec check FILE` command.
+pub fn check_file(path: &Path) -> Result<Report, Diagnostics> {
+    check_file_with(path, &Options::default())
+}
+
+/// [`check_file`] with options (kernel signatures).
+pub fn check_file_with(path: &Path, options: &Options) -> Result<Report, Diagnostics> {
+    let text = read_schedule(path)?;
+    check_str(path, &text, options)
+}
+
+/// Validates schedule text; `path` names it in messages and anchors the relative manifest
+/// paths.
+pub fn check_str(path: &Path, text: &str, options: &Options) -> Result<Report, Diagnostics> {
+    check_inner(path, text.to_owned(), options)
+        .map(|c| c.report)
+        .map_err(|(d, _)| d)
+}
+
+/// Validates a schedule and returns the generated Rust source without writing anything.
+pub fn render(schedule_path: &Path, options: &Options) -> Result<Generated, Diagnostics> {
+    let text = read_schedule(schedule_path)?;
+    render_str(schedule_path, &text, options)
+}
+
+/// [`render`] for schedule text; `path` names it and anchors the relative manifest paths.
+pub fn render_str(path: &Path, text: &str, options: &Options) -> Result<Generated, Diagnostics> {
+    let checked = check_inner(path, text.to_owned(), options).map_err(|(d, _)| d)?;
+    Ok(render_checked(path, &checked, options))
+}
+
+fn render_checked(schedule_path: &Path, checked: &Checked, options: &Options) -> Generated {
+    let shown = read::absolute(schedule_path);
+    let mut summary = checked.report.clone();
+    summary.warnings.clear();
+    summary.file = shown.clone();
+    let source = codegen::render(
+        &checked.model,
+        &checked.analysis,
+        &options.table_path,
+        &shown,
+        &summary.to_string(),
+    );
+    Generated {
+        source,
+        report: checked.report.clone(),
+        inputs: checked.model.files.clone(),
+    }
+}
+
+/// Validates `schedule_path` and writes the generated tables to `out_file` (for build.rs).
+/// Prints `cargo::rerun-if-changed` for the schedule and every referenced file.
+pub fn generate(schedule_path: &Path, out_file: &Path) -> Result<(), Diagnostics> {
+    generate_with(schedule_path, out_file, &Options::default()).map(|_| ())
+}
+
+/// [`generate`] with options.
+pub fn generate_with(
+    schedule_path: &Path,
+    out_file: &Path,
+    options: &Options,
+) -> Result<Generated, Diagnostics> {
+    let directives = |files: &[PathBuf]| {
+        if options.cargo_directives {
+            for f in files {
+                println!("cargo::rerun-if-changed={}", f.display());
+            }
+        }
+    };
+    let text = match read_schedule(schedule_path) {
+        Ok(t) => t,
+        Err(d) => {
+            directives(&[schedule_path.to_path_buf()]);
+            return Err(d);
+        }
+    };
+    let checked = match check_inner(schedule_path, text, options) {
+        Ok(c) => c,
+        Err((d, files)) => {
+            directives(&files);
+            return Err(d);
+        }
+    };
+    let generated = render_checked(schedule_path, &checked, options);
+    directives(&generated.inputs);
+    let write = |path: &Path| -> Result<(), Diagnostics> {
+        if let Some(dir) = path.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        // Leave an identical file untouched (its mtime), so nothing rebuilds needlessly.
+        if std::fs::read_to_string(path).ok().as_deref() == Some(generated.source.as_str()) {
+            return Ok(());
+        }
+        std::fs::write(path, &generated.source).map_err(|e| {
+            Diagnostics(vec![Diagnostic::plain(
+                Severity::Error,
+                path,
+                format!("cannot write `{}`: {e}", path.display()),
+            )])
+        })
+    };
+    write(out_file)?;
+    if let Some(copy) = &options.copy_to {
+        write(copy)?;
+    }
+    Ok(generated)
+}
+
+/// Where [`build_script`] puts the inspectable copy: `<target>/orin-exec/schedule-<name>.rs`,
+/// found from `OUT_DIR` (`<target>/[<triple>/]<profile>/build/<pkg>-<hash>/out`).
+pub fn inspectable_copy_path(out_dir: &Path, schedule_name: &str) -> Option<PathBuf> {
+    let build = out_dir.parent()?.parent()?;
+    if build.file_name()? != "build" {
+        return None;
+    }
+    let target = build.parent()?.parent()?;
+    Some(
+        target
+            .join("orin-exec")
+            .join(format!("schedule-{schedule_name}.rs")),
+    )
+}
+
+/// The whole job of an application's `build.rs`: generates `$OUT_DIR/schedule.rs` from
+/// `schedule_path` (relative to the package), writes an inspectable copy to
+/// `<target>/orin-exec/schedule-<name>.rs`, prints the warnings as `cargo::warning`, and on
+/// errors prints the diagnostics and exits with status 1 (failing the build).
+pub fn build_script(schedule_path: impl AsRef<Path>) {
+    build_script_with(schedule_path, &Options::default());
+}
+
+/// [`build_script`] with options, e.g. kernel signatures:
+///
+/// ```ignore
+/// use orin_exec_schedule::{KernelSignature, Options, ParamKind};
+/// let signatures = orin_exec_kernels::SIGNATURES
+///     .iter()
+///     .map(|s| KernelSignature {
+///         kernel: s.name.into(),
+///         params: s.params.iter().map(|p| ParamKind::parse(&format!("{p:?}")).unwrap()).collect(),
+///     })
+///     .collect();
+/// orin_exec_schedule::build_script_with("schedule.toml", &Options { signatures, ..Default::default() });
+/// ```
+pub fn build_script_with(schedule_path: impl AsRef<Path>, options: &Options) {
+    let path = schedule_path.as_ref();
+    let Some(out_dir) = std::env::var_os("OUT_DIR").map(PathBuf::from) else {
+        eprintln!("orin-exec-schedule: build_script() must run in a build script (no OUT_DIR)");
+        std::process::exit(1);
+    };
+    let out = out_dir.join("schedule.rs");
+    match generate_with(path, &out, options) {
+        Ok(generated) => {
+            if let Some(copy) = inspectable_copy_path(&out_dir, &generated.report.name) {
+                let _ = std::fs::create_dir_all(copy.parent().unwrap_or(Path::new(".")));
+                if std::fs::read_to_string(&copy).ok().as_deref() != Some(generated.source.as_str())
+                {
+                    let _ = std::fs::write(&copy, &generated.source);
+                }
+            }
+            for w in &generated.report.warnings {
+                println!(
+                    "cargo::warning={}: {}:{}:{}",
+                    w.message,
+                    w.file.display(),
+                    w.line,
+                    w.column
+                );
+            }
+        }
+        Err(diags) => {
+            eprintln!("{diags}");
+            for d in diags.iter().filter(|d| d.is_error()) {
+                println!(
+                    "cargo::error={} ({}:{}:{})",
+                    d.message,
+                    d.file.display(),
+                    d.line,
+                    d.column
+                );
+            }
+            std::process::exit(1);
+        }
+    }
+}

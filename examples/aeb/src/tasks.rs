@@ -1,0 +1,177 @@
+//! The CPU tasks of the AEB slice.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use orin_exec::engine::cpu::CpuCtx;
+use orin_exec::exec::table::BufferId;
+use orin_exec::exec::{CpuTask, TaskFault};
+
+use crate::scenario::{self, EGO_SPEED, FH, H, HORIZON, TTC_BRAKE_S, W};
+
+/// A brake decision of one frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decision {
+    /// Brake command.
+    pub brake: bool,
+    /// Estimated distance to the nearest obstacle in mm, or -1.
+    pub distance_mm: i32,
+    /// Made by the degraded-mode chain.
+    pub fallback: bool,
+    /// The plausibility monitor rejected the detection.
+    pub implausible: bool,
+    /// Inputs were stale (a dependency timed out).
+    pub stale: bool,
+}
+
+const LOG: usize = 256;
+
+/// The last `LOG` decisions, written by the decision tasks, read by `main` after each frame.
+pub struct DecisionLog {
+    slots: [[AtomicU64; 2]; LOG],
+}
+
+impl DecisionLog {
+    /// An empty log.
+    pub const fn new() -> Self {
+        DecisionLog { slots: [const { [AtomicU64::new(u64::MAX), AtomicU64::new(0)] }; LOG] }
+    }
+
+    fn record(&self, frame: u64, d: Decision) {
+        let flags = d.brake as u64 | (d.fallback as u64) << 1 | (d.implausible as u64) << 2 | (d.stale as u64) << 3;
+        let slot = &self.slots[frame as usize % LOG];
+        slot[0].store(u64::MAX, Ordering::Release);
+        slot[1].store(flags << 32 | d.distance_mm as u32 as u64, Ordering::Relaxed);
+        slot[0].store(frame, Ordering::Release);
+    }
+
+    /// The decision of `frame`, if it was made and is still in the log.
+    pub fn get(&self, frame: u64) -> Option<Decision> {
+        let slot = &self.slots[frame as usize % LOG];
+        if slot[0].load(Ordering::Acquire) != frame {
+            return None;
+        }
+        let v = slot[1].load(Ordering::Relaxed);
+        let flags = v >> 32;
+        Some(Decision {
+            brake: flags & 1 != 0,
+            distance_mm: v as u32 as i32,
+            fallback: flags & 2 != 0,
+            implausible: flags & 4 != 0,
+            stale: flags & 8 != 0,
+        })
+    }
+}
+
+/// Brake when the obstacle is closer than `ttc` seconds at the ego speed.
+fn brake_for(distance_mm: i32, ttc: f64) -> bool {
+    distance_mm >= 0 && (distance_mm as f64 / 1000.0) / EGO_SPEED < ttc
+}
+
+/// The CPU "sensor": renders the scenario's camera frame into an NvSciBuf buffer.
+pub struct Sensor {
+    /// The buffer it fills.
+    pub camera: BufferId,
+}
+
+impl CpuTask for Sensor {
+    fn run(&mut self, ctx: &CpuCtx<'_>) -> Result<(), TaskFault> {
+        scenario::render(ctx.frame(), ctx.write(self.camera)?);
+        Ok(())
+    }
+}
+
+/// Lowest image row (largest y) in the ego lane with at least 3 obstacle-bright pixels.
+fn bright_bottom_row(image: &[u8]) -> Option<i64> {
+    (HORIZON as usize..H).rev().find(|&y| image[y * W + 48..y * W + 80].iter().filter(|&&p| p > 200).count() >= 3).map(|y| y as i64)
+}
+
+fn distance_from_bottom_row(row: i64) -> i32 {
+    let yb = row + 1;
+    if yb <= HORIZON { -1 } else { (1000.0 * FH / (yb - HORIZON) as f64).round() as i32 }
+}
+
+/// The normal-mode decision: time to collision from the GPU's detection, next to an
+/// independent plausibility monitor that checks it against the DLA's presence head and
+/// the raw camera image.
+pub struct DecisionTask {
+    /// `detection` buffer (4 × i32 from the GPU postprocess).
+    pub detection: BufferId,
+    /// `presence` buffer (DLA logits, channel pitch 64).
+    pub presence: BufferId,
+    /// `camera` buffer (for the monitor).
+    pub camera: BufferId,
+    /// Where decisions go.
+    pub log: &'static DecisionLog,
+}
+
+impl CpuTask for DecisionTask {
+    fn run(&mut self, ctx: &CpuCtx<'_>) -> Result<(), TaskFault> {
+        let frame = ctx.frame();
+        if !ctx.inputs_valid() {
+            // The perception chain did not deliver in time: brake, the fault is already reported.
+            self.log.record(frame, Decision { brake: true, distance_mm: -1, fallback: false, implausible: false, stale: true });
+            return Ok(());
+        }
+        let det = ctx.read_as::<i32>(self.detection)?;
+        let presence = ctx.read_as::<i8>(self.presence)?;
+        let camera = ctx.read(self.camera)?;
+        let (found, distance_mm) = (det[0] == 1, if det[0] == 1 { det[3] } else { -1 });
+
+        // Plausibility monitor (independent of the decision path).
+        let dla_says_obstacle = presence[64] > presence[0];
+        let camera_row = bright_bottom_row(camera);
+        let camera_near = camera_row.is_some_and(|r| r >= HORIZON + 8); // closer than ~30 m
+        let implausible = found != dla_says_obstacle
+            || (found && !(500..=120_000).contains(&distance_mm))
+            || (found && camera_row.is_none())
+            || (!found && camera_near);
+        if implausible {
+            self.log.record(frame, Decision { brake: true, distance_mm, fallback: false, implausible: true, stale: false });
+            return Err(TaskFault { code: 2 });
+        }
+        let brake = found && brake_for(distance_mm, TTC_BRAKE_S);
+        self.log.record(frame, Decision { brake, distance_mm, fallback: false, implausible: false, stale: false });
+        Ok(())
+    }
+}
+
+/// Degraded mode: a CPU detector on the camera image.
+pub struct FallbackDetector {
+    /// Its camera buffer.
+    pub camera: BufferId,
+    /// Its detection buffer.
+    pub detection: BufferId,
+}
+
+impl CpuTask for FallbackDetector {
+    fn run(&mut self, ctx: &CpuCtx<'_>) -> Result<(), TaskFault> {
+        let row = bright_bottom_row(ctx.read(self.camera)?);
+        let out = ctx.write_as::<i32>(self.detection)?;
+        let (found, r, d) = match row {
+            Some(r) => (1, r as i32, distance_from_bottom_row(r)),
+            None => (0, -1, -1),
+        };
+        out[..4].copy_from_slice(&[found, r, 0, d]);
+        Ok(())
+    }
+}
+
+/// Degraded mode: brake earlier (one more second of time to collision).
+pub struct ConservativeDecision {
+    /// The fallback detection.
+    pub detection: BufferId,
+    /// Where decisions go.
+    pub log: &'static DecisionLog,
+}
+
+impl CpuTask for ConservativeDecision {
+    fn run(&mut self, ctx: &CpuCtx<'_>) -> Result<(), TaskFault> {
+        let frame = ctx.frame();
+        let stale = !ctx.inputs_valid();
+        let det = ctx.read_as::<i32>(self.detection)?;
+        let distance_mm = if det[0] == 1 { det[3] } else { -1 };
+        let brake = stale || brake_for(distance_mm, TTC_BRAKE_S + 1.0);
+        self.log.record(frame, Decision { brake, distance_mm, fallback: true, implausible: false, stale });
+        Ok(())
+    }
+}

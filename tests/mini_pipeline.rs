@@ -1,0 +1,53 @@
+//! The mini pipeline (CPU → DLA loadable → GPU kernel → CPU check) runs 1,000 frames with
+//! correct results on the SIL platform, on the virtual clock and in real time.
+
+mod common;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use common::*;
+use orin_exec::exec::{Builder, Config, Storage};
+use orin_exec::exec::table::FaultKind;
+
+fn run(frames: u64, virtual_clock: bool, period_ns: u64) -> (u64, u64, u64) {
+    let _serial = serial();
+    static GOOD: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
+    static BAD: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
+    let k = virtual_clock as usize;
+    let schedule = schedule(Variant { period_ns, ..Variant::default() });
+    let storage = Box::leak(Box::new(Storage::new()));
+    let check = Box::leak(Box::new(Check { good: &GOOD[k], bad: &BAD[k], expected: expected_detection() }));
+    let runtime = Builder::new(schedule)
+        .config(Config { virtual_clock, realtime_priority: None, ..Config::default() })
+        .bind("input", Box::leak(Box::new(Input)))
+        .bind("check", check)
+        .init(storage)
+        .expect("init");
+    let mut exec = runtime.seal().expect("seal");
+    let mut faults = 0;
+    for _ in 0..frames {
+        let r = exec.step().expect("step");
+        faults += r.faults as u64;
+    }
+    for kind in FaultKind::ALL {
+        for t in [INPUT, DETECTOR, POSTPROCESS, CHECK] {
+            assert_eq!(exec.health().count(t, kind), 0, "{kind:?} on task {t:?}");
+        }
+    }
+    assert_eq!(exec.counters(DETECTOR).runs, frames);
+    assert_eq!(exec.counters(POSTPROCESS).runs, frames);
+    exec.shutdown().expect("shutdown");
+    (GOOD[k].load(Ordering::Relaxed), BAD[k].load(Ordering::Relaxed), faults)
+}
+
+#[test]
+fn thousand_frames_on_the_virtual_clock_match_the_golden_output() {
+    let (good, bad, faults) = run(1000, true, 10_000_000);
+    assert_eq!((good, bad, faults), (1000, 0, 0));
+}
+
+#[test]
+fn real_time_frames_match_the_golden_output() {
+    let (good, bad, faults) = run(200, false, 5_000_000);
+    assert_eq!((good, bad, faults), (200, 0, 0));
+}

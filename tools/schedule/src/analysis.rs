@@ -1,0 +1,857 @@
+//! Graph and timing analysis: dependency cycles, FIFO deadlocks, queue and semaphore
+//! capacities, buffer races and the worst-case timeline, per mode.
+
+use std::collections::BTreeMap;
+
+use crate::diag::Diagnostic;
+use crate::model::{Kind, Model, Task};
+use crate::read::quoted;
+use crate::units::{ms, ms_signed};
+
+/// cuDLA accepts at most this many pre-fences (waits) per submitted task.
+pub(crate) const DLA_MAX_WAITS: usize = 29;
+
+const INF: u32 = u32::MAX;
+
+/// Why a task starts when it does in the worst-case timeline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Cause {
+    /// Its release offset (0 for accelerator tasks).
+    Release,
+    /// A same-frame dependency finished.
+    Dep(usize),
+    /// The previous task on its engine (same frame) finished.
+    Fifo(usize),
+    /// A dependency `lag` frames back finished (steady state).
+    Lagged(usize, u8),
+    /// The last task of the previous frame on its engine finished.
+    FifoPrevFrame(usize),
+}
+
+/// One task in a mode's worst-case timeline.
+#[derive(Clone, Debug)]
+pub(crate) struct Row {
+    pub task: usize,
+    pub start: u64,
+    pub finish: u64,
+    pub cause: Cause,
+}
+
+/// The worst-case timeline of one mode.
+#[derive(Clone, Debug)]
+pub(crate) struct ModeTimeline {
+    pub mode: usize,
+    /// In submission order.
+    pub rows: Vec<Row>,
+    /// The chain (task, frames back) that ends at the latest-finishing task, earliest first.
+    pub critical: Vec<(usize, u8)>,
+    /// Busy time per engine (engine index, sum of WCETs).
+    pub busy: Vec<(usize, u64)>,
+}
+
+/// The results of a successful analysis.
+#[derive(Clone, Debug)]
+pub(crate) struct Analysis {
+    /// Submission order: declaration indices.
+    pub order: Vec<usize>,
+    pub timelines: Vec<ModeTimeline>,
+}
+
+fn mode_names(model: &Model, modes: &[usize]) -> String {
+    let names: Vec<&str> = modes
+        .iter()
+        .map(|&m| model.modes[m].name.as_str())
+        .collect();
+    if names.len() == 1 {
+        format!("mode `{}`", names[0])
+    } else {
+        format!("modes {}", quoted(&names))
+    }
+}
+
+/// Tasks of a mode on each engine, in queue (declaration) order.
+fn queues(model: &Model, mode: usize) -> Vec<Vec<usize>> {
+    let mut q = vec![Vec::new(); model.engines.len()];
+    for (i, t) in model.tasks.iter().enumerate() {
+        if t.in_mode(mode) {
+            q[t.engine].push(i);
+        }
+    }
+    q
+}
+
+/// Runs every graph and timing check. `Err` holds the errors.
+pub(crate) fn analyse(model: &Model) -> Result<Analysis, Vec<Diagnostic>> {
+    let mut errors = Vec::new();
+    errors.extend(after_cycles(model));
+    if errors.is_empty() {
+        errors.extend(fifo_deadlocks(model));
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let order = match submission_order(model) {
+        Ok(o) => o,
+        Err(d) => return Err(vec![d]),
+    };
+    errors.extend(capacities(model));
+    errors.extend(races(model));
+    let mut timelines = Vec::new();
+    for mode in 0..model.modes.len() {
+        let (tl, errs) = timeline(model, mode, &order);
+        errors.extend(errs);
+        timelines.push(tl);
+    }
+    if errors.is_empty() {
+        Ok(Analysis { order, timelines })
+    } else {
+        Err(errors)
+    }
+}
+
+/// Finds one cycle through each strongly connected component with a cycle (Tarjan), as a
+/// list of nodes `[a, b, ..]` where each precedes the next and the last precedes `a`.
+fn cycles(n: usize, succ: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    struct St<'a> {
+        succ: &'a [Vec<usize>],
+        index: Vec<usize>,
+        low: Vec<usize>,
+        on: Vec<bool>,
+        stack: Vec<usize>,
+        next: usize,
+        sccs: Vec<Vec<usize>>,
+    }
+    fn visit(s: &mut St<'_>, v: usize) {
+        s.index[v] = s.next;
+        s.low[v] = s.next;
+        s.next += 1;
+        s.stack.push(v);
+        s.on[v] = true;
+        for &w in &s.succ[v] {
+            if s.index[w] == usize::MAX {
+                visit(s, w);
+                s.low[v] = s.low[v].min(s.low[w]);
+            } else if s.on[w] {
+                s.low[v] = s.low[v].min(s.index[w]);
+            }
+        }
+        if s.low[v] == s.index[v] {
+            let mut scc = Vec::new();
+            while let Some(w) = s.stack.pop() {
+                s.on[w] = false;
+                scc.push(w);
+                if w == v {
+                    break;
+                }
+            }
+            s.sccs.push(scc);
+        }
+    }
+    let mut s = St {
+        succ,
+        index: vec![usize::MAX; n],
+        low: vec![0; n],
+        on: vec![false; n],
+        stack: Vec::new(),
+        next: 0,
+        sccs: Vec::new(),
+    };
+    for v in 0..n {
+        if s.index[v] == usize::MAX {
+            visit(&mut s, v);
+        }
+    }
+    let mut out = Vec::new();
+    for scc in s.sccs {
+        let start = *scc.iter().min().expect("non-empty");
+        if scc.len() == 1 && !succ[start].contains(&start) {
+            continue;
+        }
+        // Breadth-first search from `start` back to itself inside the component.
+        let inside = |v: usize| scc.contains(&v);
+        let mut prev = vec![usize::MAX; n];
+        let mut queue = std::collections::VecDeque::from([start]);
+        let mut found = None;
+        'bfs: while let Some(v) = queue.pop_front() {
+            let mut next: Vec<usize> = succ[v].iter().copied().filter(|&w| inside(w)).collect();
+            next.sort_unstable();
+            for w in next {
+                if w == start {
+                    found = Some(v);
+                    break 'bfs;
+                }
+                if prev[w] == usize::MAX {
+                    prev[w] = v;
+                    queue.push_back(w);
+                }
+            }
+        }
+        let mut path = Vec::new();
+        let mut v = found.expect("a cycle exists in a non-trivial component");
+        while v != start {
+            path.push(v);
+            v = prev[v];
+        }
+        path.push(start);
+        path.reverse();
+        out.push(path);
+    }
+    out.sort();
+    out
+}
+
+/// Cycles of same-frame `after` dependencies.
+fn after_cycles(model: &Model) -> Vec<Diagnostic> {
+    let n = model.tasks.len();
+    let mut succ = vec![Vec::new(); n];
+    for (i, t) in model.tasks.iter().enumerate() {
+        for d in t.after.iter().filter(|d| d.lag == 0) {
+            succ[d.task].push(i);
+        }
+    }
+    cycles(n, &succ)
+        .into_iter()
+        .map(|cycle| {
+            let names: Vec<String> = cycle
+                .iter()
+                .chain(std::iter::once(&cycle[0]))
+                .map(|&t| format!("`{}`", model.tasks[t].name))
+                .collect();
+            // Point at the `after` entry of the first task that closes the cycle.
+            let first = &model.tasks[cycle[0]];
+            let last = *cycle.last().expect("non-empty");
+            let span = first
+                .after
+                .iter()
+                .find(|d| d.task == last && d.lag == 0)
+                .map_or(first.span.clone(), |d| d.span.clone());
+            if cycle.len() == 1 {
+                return model
+                    .src
+                    .error(&span, format!("task `{}` waits for itself in the same frame", first.name))
+                    .help(format!("to wait for its previous instance, write `after = [\"{}@-1\"]`", first.name));
+            }
+            model
+                .src
+                .error(&span, format!("dependency cycle within a frame: {}", names.join(" → ")))
+                .note("`A → B` means B has `after = [\"A\"]`: no task of the cycle can start")
+                .help("break the cycle, or wait for the previous frame's result with `after = [\"task@-1\"]`")
+        })
+        .collect()
+}
+
+/// Deadlocks between same-frame dependencies and FIFO queue order, per mode.
+fn fifo_deadlocks(model: &Model) -> Vec<Diagnostic> {
+    let n = model.tasks.len();
+    let mut found: BTreeMap<Vec<usize>, (Vec<usize>, Vec<usize>)> = BTreeMap::new();
+    for mode in 0..model.modes.len() {
+        let mut succ = vec![Vec::new(); n];
+        for q in queues(model, mode) {
+            for w in q.windows(2) {
+                succ[w[0]].push(w[1]);
+            }
+        }
+        for (i, t) in model.tasks.iter().enumerate() {
+            if !t.in_mode(mode) {
+                continue;
+            }
+            for d in t
+                .after
+                .iter()
+                .filter(|d| d.lag == 0 && model.tasks[d.task].in_mode(mode))
+            {
+                succ[d.task].push(i);
+            }
+        }
+        for cycle in cycles(n, &succ) {
+            let mut key = cycle.clone();
+            key.sort_unstable();
+            found
+                .entry(key)
+                .or_insert_with(|| (cycle, Vec::new()))
+                .1
+                .push(mode);
+        }
+    }
+    found
+        .into_values()
+        .map(|(mut cycle, modes)| {
+            let k = cycle.len();
+            // Start the description at a dependency (not at a queue edge).
+            let is_dep = |a: usize, b: usize| model.tasks[b].after.iter().any(|d| d.task == a && d.lag == 0);
+            if let Some(r) = (0..k).find(|&i| is_dep(cycle[i], cycle[(i + 1) % k])) {
+                cycle.rotate_left(r);
+            }
+            let mut parts = Vec::new();
+            let mut span = None;
+            let mut engines = Vec::new();
+            for i in 0..k {
+                let (a, b) = (cycle[i], cycle[(i + 1) % k]);
+                let (ta, tb) = (&model.tasks[a], &model.tasks[b]);
+                let dep = tb.after.iter().find(|d| d.task == a && d.lag == 0);
+                if let Some(d) = dep {
+                    parts.push(format!("`{}` waits for `{}`", tb.name, ta.name));
+                    span.get_or_insert(d.span.clone());
+                } else {
+                    let e = &model.engines[ta.engine].name;
+                    parts.push(format!("`{}` is queued after `{}` on `{e}`", tb.name, ta.name));
+                    if !engines.contains(e) {
+                        engines.push(e.clone());
+                    }
+                }
+            }
+            let span = span.unwrap_or_else(|| model.tasks[cycle[0]].span.clone());
+            model
+                .src
+                .error(&span, format!("FIFO deadlock in {}: {}", mode_names(model, &modes), parts.join(", ")))
+                .note("an engine instance runs its queue in declaration order, so no task of this loop can start")
+                .help(format!(
+                    "declare the tasks on {} in dependency order, or drop the dependency",
+                    quoted(&engines)
+                ))
+        })
+        .collect()
+}
+
+/// A submission order that respects same-frame dependencies and per-engine declaration order
+/// in every mode at once (the table has one task order).
+fn submission_order(model: &Model) -> Result<Vec<usize>, Diagnostic> {
+    let n = model.tasks.len();
+    let mut succ = vec![Vec::new(); n];
+    let mut indeg = vec![0usize; n];
+    let mut last_on: Vec<Option<usize>> = vec![None; model.engines.len()];
+    for (i, t) in model.tasks.iter().enumerate() {
+        if let Some(p) = last_on[t.engine] {
+            succ[p].push(i);
+            indeg[i] += 1;
+        }
+        last_on[t.engine] = Some(i);
+        for d in t.after.iter().filter(|d| d.lag == 0) {
+            succ[d.task].push(i);
+            indeg[i] += 1;
+        }
+    }
+    let mut ready: std::collections::BTreeSet<usize> = (0..n).filter(|&i| indeg[i] == 0).collect();
+    let mut order = Vec::with_capacity(n);
+    while let Some(v) = ready.pop_first() {
+        order.push(v);
+        for &w in &succ[v] {
+            indeg[w] -= 1;
+            if indeg[w] == 0 {
+                ready.insert(w);
+            }
+        }
+    }
+    if order.len() == n {
+        return Ok(order);
+    }
+    let stuck: Vec<String> = (0..n)
+        .filter(|i| !order.contains(i))
+        .map(|i| model.tasks[i].name.clone())
+        .collect();
+    let first = (0..n)
+        .find(|i| !order.contains(i))
+        .expect("some task is stuck");
+    Err(model
+        .src
+        .error(
+            &model.tasks[first].span,
+            format!("no single submission order fits every mode: tasks {} are ordered differently by different modes", quoted(&stuck)),
+        )
+        .note("the table has one task order; per engine it must be the declaration order, and it must respect every same-frame `after`")
+        .help("reorder the declarations of these tasks on their engines"))
+}
+
+/// Queue capacity, DLA pre-fence count.
+fn capacities(model: &Model) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let la = u64::from(model.lookahead);
+    for (e, engine) in model.engines.iter().enumerate() {
+        // The worst mode.
+        let mut worst: Option<(u64, usize, Vec<usize>)> = None;
+        for mode in 0..model.modes.len() {
+            let q: Vec<usize> = queues(model, mode).swap_remove(e);
+            let frames = if engine.kind.is_accelerator() {
+                1 + la
+            } else {
+                1
+            };
+            let in_flight = q.len() as u64 * frames;
+            if worst.as_ref().is_none_or(|w| in_flight > w.0) {
+                worst = Some((in_flight, mode, q));
+            }
+        }
+        let Some((in_flight, mode, q)) = worst else {
+            continue;
+        };
+        if in_flight > u64::from(engine.queue_capacity) {
+            let span = engine
+                .capacity_span
+                .clone()
+                .unwrap_or_else(|| engine.span.clone());
+            let names: Vec<&str> = q.iter().map(|&t| model.tasks[t].name.as_str()).collect();
+            let how = if engine.kind.is_accelerator() {
+                format!(
+                    "{} per frame × (1 + lookahead {})",
+                    q.len(),
+                    model.lookahead
+                )
+            } else {
+                format!("{} per frame", q.len())
+            };
+            out.push(
+                model
+                    .src
+                    .error(
+                        &span,
+                        format!(
+                            "engine `{}` can hold {in_flight} tasks in mode `{}` ({how}), but its `queue_capacity` is {}",
+                            engine.name, model.modes[mode].name, engine.queue_capacity
+                        ),
+                    )
+                    .note(format!("tasks on `{}`: {}", engine.name, quoted(&names)))
+                    .help(format!("raise `queue_capacity` of `{}` to {in_flight}, or move tasks to another instance", engine.name)),
+            );
+        }
+    }
+    for t in &model.tasks {
+        if model.engines[t.engine].kind != Kind::Dla {
+            continue;
+        }
+        let mut waited: Vec<usize> = t.after.iter().map(|d| d.task).collect();
+        waited.sort_unstable();
+        waited.dedup();
+        if waited.len() > DLA_MAX_WAITS {
+            out.push(
+                model
+                    .src
+                    .error(
+                        &t.span,
+                        format!(
+                            "DLA task `{}` waits for {} semaphores; cuDLA takes at most {DLA_MAX_WAITS} pre-fences per task",
+                            t.name,
+                            waited.len()
+                        ),
+                    )
+                    .help("let a task on another engine wait for some of them and depend on that task instead"),
+            );
+        }
+    }
+    out
+}
+
+/// Shortest total lag of a precedence chain between every pair of the mode's tasks (min-plus
+/// closure). `d[x][y] = k` means instance f of x completes before instance f+k of y starts;
+/// every task follows its own previous instance (FIFO), so this holds for all larger k too.
+fn lag_distances(model: &Model, mode: usize, nodes: &[usize]) -> Vec<Vec<u32>> {
+    let n = nodes.len();
+    let pos = |t: usize| nodes.iter().position(|&x| x == t);
+    let mut d = vec![vec![INF; n]; n];
+    let relax = |d: &mut Vec<Vec<u32>>, a: usize, b: usize, w: u32| {
+        if w < d[a][b] {
+            d[a][b] = w;
+        }
+    };
+    for q in queues(model, mode) {
+        let q: Vec<usize> = q.into_iter().filter_map(pos).collect();
+        for w in q.windows(2) {
+            relax(&mut d, w[0], w[1], 0);
+        }
+        if let (Some(&first), Some(&last)) = (q.first(), q.last()) {
+            relax(&mut d, last, first, 1);
+        }
+    }
+    for (bi, &b) in nodes.iter().enumerate() {
+        for dep in &model.tasks[b].after {
+            if let Some(ai) = pos(dep.task) {
+                relax(&mut d, ai, bi, u32::from(dep.lag));
+            }
+        }
+    }
+    for k in 0..n {
+        for i in 0..n {
+            if d[i][k] == INF {
+                continue;
+            }
+            for j in 0..n {
+                if d[k][j] != INF {
+                    let via = d[i][k] + d[k][j];
+                    if via < d[i][j] {
+                        d[i][j] = via;
+                    }
+                }
+            }
+        }
+    }
+    d
+}
+
+/// A race found in one or more modes.
+struct Race {
+    buffer: usize,
+    /// The earlier instance (frame f) and the later one (frame f + distance).
+    first: (usize, bool),
+    second: (usize, bool),
+    /// 0 = within a frame.
+    distance: u32,
+    /// Shortest chain from `first` to `second` (frames), if any.
+    chain: Option<u32>,
+    modes: Vec<usize>,
+}
+
+/// Buffer races, per mode.
+fn races(model: &Model) -> Vec<Diagnostic> {
+    let mut found: BTreeMap<(usize, usize, usize, u32), Race> = BTreeMap::new();
+    for mode in 0..model.modes.len() {
+        let nodes: Vec<usize> = (0..model.tasks.len())
+            .filter(|&t| model.tasks[t].in_mode(mode))
+            .collect();
+        let d = lag_distances(model, mode, &nodes);
+        for (b, buffer) in model.buffers.iter().enumerate() {
+            let m = u32::from(buffer.multiplicity);
+            // (node position, writes?) of every task touching the buffer.
+            let users: Vec<(usize, bool)> = nodes
+                .iter()
+                .enumerate()
+                .filter_map(|(i, &t)| {
+                    let acc: Vec<bool> = model.tasks[t]
+                        .accesses
+                        .iter()
+                        .filter(|a| a.buffer == b)
+                        .map(|a| a.write)
+                        .collect();
+                    (!acc.is_empty()).then(|| (i, acc.contains(&true)))
+                })
+                .collect();
+            for (ui, &(x, xw)) in users.iter().enumerate() {
+                for &(y, yw) in &users[ui + 1..] {
+                    if !(xw || yw) {
+                        continue;
+                    }
+                    let (tx, ty) = (nodes[x], nodes[y]);
+                    let mut record =
+                        |first: (usize, bool), second: (usize, bool), distance: u32, chain: u32| {
+                            let key = (b, first.0, second.0, distance);
+                            found
+                                .entry(key)
+                                .or_insert_with(|| Race {
+                                    buffer: b,
+                                    first,
+                                    second,
+                                    distance,
+                                    chain: (chain != INF).then_some(chain),
+                                    modes: Vec::new(),
+                                })
+                                .modes
+                                .push(mode);
+                        };
+                    if d[x][y] != 0 && d[y][x] != 0 {
+                        // Within a frame; suggest the writer first (producer → consumer).
+                        let (first, second) = if xw || !yw {
+                            ((tx, xw), (ty, yw))
+                        } else {
+                            ((ty, yw), (tx, xw))
+                        };
+                        record(first, second, 0, INF);
+                        continue;
+                    }
+                    // Across frames: x of frame f vs y of frame f + m, and y of f vs x of f + m.
+                    if d[x][y] > m {
+                        record((tx, xw), (ty, yw), m, d[x][y]);
+                    }
+                    if d[y][x] > m {
+                        record((ty, yw), (tx, xw), m, d[y][x]);
+                    }
+                }
+            }
+        }
+    }
+    found.into_values().map(|r| race_diag(model, r)).collect()
+}
+
+fn race_diag(model: &Model, r: Race) -> Diagnostic {
+    let buffer = &model.buffers[r.buffer];
+    let (a, aw) = r.first;
+    let (b, bw) = r.second;
+    let (ta, tb) = (&model.tasks[a], &model.tasks[b]);
+    let verb = |w: bool| if w { "writes" } else { "reads" };
+    let span = tb
+        .accesses
+        .iter()
+        .find(|x| x.buffer == r.buffer)
+        .map_or(tb.span.clone(), |x| x.span.clone());
+    let ea = &model.engines[ta.engine].name;
+    let eb = &model.engines[tb.engine].name;
+    let modes = mode_names(model, &r.modes);
+    if r.distance == 0 {
+        return model
+            .src
+            .error(
+                &span,
+                format!(
+                    "buffer race on `{}` within a frame ({modes}): `{}` {} it and `{}` {} it, and nothing orders them",
+                    buffer.name,
+                    ta.name,
+                    verb(aw),
+                    tb.name,
+                    verb(bw)
+                ),
+            )
+            .note(format!(
+                "`{}` runs on `{ea}`, `{}` on `{eb}`; only `after` chains and the FIFO order of one engine instance order tasks",
+                ta.name, tb.name
+            ))
+            .help(format!("add `after = [\"{}\"]` to `{}`", ta.name, tb.name));
+    }
+    let m = buffer.multiplicity;
+    let copy = if m == 1 {
+        "the same buffer".to_owned()
+    } else {
+        format!("the same copy (multiplicity {m})")
+    };
+    let mut d = model
+        .src
+        .error(
+            &span,
+            format!(
+                "buffer race on `{}` across frames ({modes}): `{}` of frame f {} it and `{}` of frame f+{} {} {copy}, and nothing orders them",
+                buffer.name,
+                ta.name,
+                verb(aw),
+                tb.name,
+                r.distance,
+                verb(bw)
+            ),
+        );
+    d = match r.chain {
+        Some(k) => d.note(format!(
+            "the shortest chain orders `{}` of frame f only before `{}` of frame f+{k}",
+            ta.name, tb.name
+        )),
+        None => d.note(format!(
+            "no chain of `after` dependencies or FIFO order leads from `{}` to `{}`",
+            ta.name, tb.name
+        )),
+    };
+    let help = match r.chain {
+        Some(k) if k <= 255 => format!(
+            "add `after = [\"{}@-{}\"]` to `{}`, or raise `multiplicity` of `{}` to {k}",
+            ta.name, r.distance, tb.name, buffer.name
+        ),
+        _ if m == 1 => format!(
+            "add `after = [\"{}@-1\"]` to `{}`, or double-buffer `{}` (`multiplicity = 2`) and add `after = [\"{}@-2\"]`",
+            ta.name, tb.name, buffer.name, ta.name
+        ),
+        _ => format!(
+            "add `after = [\"{}@-{}\"]` to `{}`",
+            ta.name, r.distance, tb.name
+        ),
+    };
+    d.help(help)
+}
+
+/// The worst-case timeline of one mode, and its deadline errors.
+fn timeline(model: &Model, mode: usize, order: &[usize]) -> (ModeTimeline, Vec<Diagnostic>) {
+    let nodes: Vec<usize> = order
+        .iter()
+        .copied()
+        .filter(|&t| model.tasks[t].in_mode(mode))
+        .collect();
+    let period = i128::from(model.period);
+    let qs = queues(model, mode);
+    let n = model.tasks.len();
+    // Previous pass's finishes (steady state is reached when nothing changes).
+    let mut prev_finish: Option<Vec<i128>> = None;
+    let mut rows: Vec<Row> = Vec::new();
+    for _pass in 0..4 {
+        let mut finish = vec![0i128; n];
+        let mut start_of = vec![0i128; n];
+        let mut cause_of = vec![Cause::Release; n];
+        for &t in &nodes {
+            let task = &model.tasks[t];
+            let release = if model.engines[task.engine].kind == Kind::Cpu {
+                i128::from(task.release)
+            } else {
+                0
+            };
+            let mut best = (release, Cause::Release);
+            let mut consider = |v: i128, c: Cause| {
+                if v > best.0 {
+                    best = (v, c);
+                }
+            };
+            for d in task
+                .after
+                .iter()
+                .filter(|d| model.tasks[d.task].in_mode(mode))
+            {
+                if d.lag == 0 {
+                    consider(finish[d.task], Cause::Dep(d.task));
+                } else if let Some(pf) = &prev_finish {
+                    consider(
+                        pf[d.task] - i128::from(d.lag) * period,
+                        Cause::Lagged(d.task, d.lag),
+                    );
+                }
+            }
+            let q = &qs[task.engine];
+            let qi = q
+                .iter()
+                .position(|&x| x == t)
+                .expect("task is in its queue");
+            if qi > 0 {
+                consider(finish[q[qi - 1]], Cause::Fifo(q[qi - 1]));
+            } else if let Some(pf) = &prev_finish {
+                let last = *q.last().expect("non-empty");
+                consider(pf[last] - period, Cause::FifoPrevFrame(last));
+            }
+            start_of[t] = best.0;
+            cause_of[t] = best.1;
+            finish[t] = best.0 + i128::from(task.wcet);
+        }
+        rows = nodes
+            .iter()
+            .map(|&t| Row {
+                task: t,
+                start: u64::try_from(start_of[t]).unwrap_or(0),
+                finish: u64::try_from(finish[t]).unwrap_or(0),
+                cause: cause_of[t],
+            })
+            .collect();
+        let stable = prev_finish
+            .as_ref()
+            .is_some_and(|pf| nodes.iter().all(|&t| pf[t] == finish[t]));
+        // A frame that overruns the period has no steady state: report the first frame.
+        let overrun = nodes.iter().any(|&t| finish[t] > period);
+        prev_finish = Some(finish);
+        if stable || overrun {
+            break;
+        }
+    }
+    let chain_to = |t: usize| -> Vec<(usize, u8)> {
+        let mut chain = vec![(t, 0u8)];
+        let mut cur = t;
+        let mut back = 0u8;
+        for _ in 0..rows.len() * 2 {
+            let Some(row) = rows.iter().find(|r| r.task == cur) else {
+                break;
+            };
+            let (next, extra) = match row.cause {
+                Cause::Release => break,
+                Cause::Dep(d) | Cause::Fifo(d) => (d, 0),
+                Cause::Lagged(d, lag) => (d, lag),
+                Cause::FifoPrevFrame(d) => (d, 1),
+            };
+            back = back.saturating_add(extra);
+            chain.push((next, back));
+            cur = next;
+        }
+        chain.reverse();
+        chain
+    };
+    let mut errors = Vec::new();
+    for row in &rows {
+        let task = &model.tasks[row.task];
+        if row.finish > task.deadline || row.finish > model.period {
+            let chain = chain_to(row.task);
+            let path = describe_chain(model, &rows, &chain, model.period);
+            let what = if row.finish > task.deadline {
+                format!("after its deadline {}", ms(task.deadline))
+            } else {
+                format!("after the end of the period {}", ms(model.period))
+            };
+            let span = task
+                .deadline_span
+                .clone()
+                .unwrap_or_else(|| task.span.clone());
+            errors.push(
+                model
+                    .src
+                    .error(
+                        &span,
+                        format!(
+                            "task `{}` can finish at {} in mode `{}`, {what}",
+                            task.name,
+                            ms(row.finish),
+                            model.modes[mode].name
+                        ),
+                    )
+                    .note(format!("worst-case chain: {path}"))
+                    .help("shorten WCETs on this chain, release CPU tasks earlier, move work to another engine instance, or relax the deadline"),
+            );
+        }
+    }
+    let critical = rows
+        .iter()
+        .max_by_key(|r| (r.finish, std::cmp::Reverse(r.task)))
+        .map(|r| chain_to(r.task))
+        .unwrap_or_default();
+    let busy = (0..model.engines.len())
+        .filter(|&e| !qs[e].is_empty())
+        .map(|e| {
+            (
+                e,
+                qs[e]
+                    .iter()
+                    .fold(0u64, |acc, &t| acc.saturating_add(model.tasks[t].wcet)),
+            )
+        })
+        .collect();
+    (
+        ModeTimeline {
+            mode,
+            rows,
+            critical,
+            busy,
+        },
+        errors,
+    )
+}
+
+/// `a` (cpu0, 0.000ms → 2.000ms) → `b` (gpu0, ...) ...
+pub(crate) fn describe_chain(
+    model: &Model,
+    rows: &[Row],
+    chain: &[(usize, u8)],
+    period: u64,
+) -> String {
+    // The chain starts at a release: say so when it is not the frame start.
+    let start = chain.first().and_then(|&(t, back)| {
+        let row = rows.iter().find(|r| r.task == t)?;
+        let task = &model.tasks[t];
+        (row.cause == Cause::Release
+            && task.release > 0
+            && model.engines[task.engine].kind == Kind::Cpu)
+            .then(|| {
+                format!(
+                    "release at {} → ",
+                    ms_signed(i128::from(task.release) - i128::from(back) * i128::from(period))
+                )
+            })
+    });
+    let links = chain
+        .iter()
+        .map(|&(t, back)| {
+            let task: &Task = &model.tasks[t];
+            let row = rows.iter().find(|r| r.task == t);
+            let shift = i128::from(back) * i128::from(period);
+            let (s, f) = row.map_or((0, 0), |r| {
+                (i128::from(r.start) - shift, i128::from(r.finish) - shift)
+            });
+            let frame = if back == 0 {
+                String::new()
+            } else {
+                format!(" of frame f-{back}")
+            };
+            format!(
+                "`{}`{frame} ({}, {} → {})",
+                task.name,
+                model.engines[task.engine].name,
+                ms_signed(s),
+                ms_signed(f)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" → ");
+    format!("{}{links}", start.unwrap_or_default())
+}

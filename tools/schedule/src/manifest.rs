@@ -1,0 +1,484 @@
+//! The kernels and loadables manifests (read tolerantly: unknown fields are ignored).
+//!
+//! Kernels manifest (`kernels/manifest.toml`), one `[[cubin]]` per module and SM:
+//! `name`, `file` (relative to the manifest), `sm`, `sha256` (64 hex digits), `kernels`
+//! (kernel names, or tables `{ name = "...", params = ["ptr", "u32", ...] }`).
+//!
+//! Loadables manifest (`loadables/manifest.toml`), one `[[loadable]]` per loadable:
+//! `name`, `file`, `sha256`, `input` and `output` (or `inputs`/`outputs`: arrays of tensors:
+//! `name`, `shape` or `dims` (`[n, c, h, w]` or `{ n, c, h, w }`), `data_type` (`int8`,
+//! `uint8`, `float16`, `float32`), optional `size` in bytes (default: the product of the
+//! dimensions × element size) and `align`).
+
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use crate::diag::{Diagnostic, Source};
+use crate::node::{self, Fields, Node, Span, Value};
+use crate::read::{self, absolute, relative_to};
+
+/// A kernel parameter kind, as declared by a kernel signature.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ParamKind {
+    /// A device pointer: passed as `{ buffer = "name" }`.
+    Buffer,
+    /// `uint32_t`.
+    U32,
+    /// `int32_t`.
+    I32,
+    /// `uint64_t`.
+    U64,
+    /// `float`.
+    F32,
+}
+
+impl ParamKind {
+    /// The key used for it in a schedule's `params`.
+    pub fn key(self) -> &'static str {
+        match self {
+            ParamKind::Buffer => "buffer",
+            ParamKind::U32 => "u32",
+            ParamKind::I32 => "i32",
+            ParamKind::U64 => "u64",
+            ParamKind::F32 => "f32",
+        }
+    }
+
+    /// Parses a manifest or signature spelling (`ptr`, `buffer`, `u32`, `uint32_t`, `f32`, ...).
+    pub fn parse(s: &str) -> Option<ParamKind> {
+        Some(match s.to_ascii_lowercase().as_str() {
+            "buffer" | "ptr" | "pointer" | "devptr" | "device_ptr" => ParamKind::Buffer,
+            "u32" | "uint32" | "uint32_t" => ParamKind::U32,
+            "i32" | "int32" | "int32_t" => ParamKind::I32,
+            "u64" | "uint64" | "uint64_t" => ParamKind::U64,
+            "f32" | "float" | "float32" => ParamKind::F32,
+            _ => return None,
+        })
+    }
+}
+
+/// A kernel signature supplied by the caller (e.g. from `orin_exec_kernels::SIGNATURES`),
+/// used when the kernels manifest lists no parameter kinds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelSignature {
+    /// The kernel's entry name.
+    pub kernel: String,
+    /// Its parameters in order.
+    pub params: Vec<ParamKind>,
+}
+
+/// A tensor element type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum DataType {
+    Int8,
+    Uint8,
+    Float16,
+    Float32,
+}
+
+impl DataType {
+    pub fn parse(s: &str) -> Option<DataType> {
+        Some(match s.to_ascii_lowercase().as_str() {
+            "int8" | "i8" => DataType::Int8,
+            "uint8" | "u8" => DataType::Uint8,
+            "float16" | "f16" | "half" | "fp16" => DataType::Float16,
+            "float32" | "f32" | "float" | "fp32" => DataType::Float32,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            DataType::Int8 => "int8",
+            DataType::Uint8 => "uint8",
+            DataType::Float16 => "float16",
+            DataType::Float32 => "float32",
+        }
+    }
+
+    pub fn variant(self) -> &'static str {
+        match self {
+            DataType::Int8 => "Int8",
+            DataType::Uint8 => "Uint8",
+            DataType::Float16 => "Float16",
+            DataType::Float32 => "Float32",
+        }
+    }
+
+    pub fn size(self) -> u64 {
+        match self {
+            DataType::Int8 | DataType::Uint8 => 1,
+            DataType::Float16 => 2,
+            DataType::Float32 => 4,
+        }
+    }
+}
+
+/// One SASS image of a module.
+#[derive(Clone, Debug)]
+pub(crate) struct CubinVariant {
+    pub sm: u32,
+    pub file: PathBuf,
+    pub sha256: [u8; 32],
+    /// Where the entry is in the manifest (for hash errors).
+    pub file_span: Span,
+}
+
+/// A kernel of a module.
+#[derive(Clone, Debug)]
+pub(crate) struct Kernel {
+    pub name: String,
+    pub params: Option<Vec<Option<ParamKind>>>,
+}
+
+/// A GPU module: all manifest entries with one name.
+#[derive(Clone, Debug)]
+pub(crate) struct Module {
+    pub name: String,
+    pub variants: Vec<CubinVariant>,
+    pub kernels: Vec<Kernel>,
+}
+
+/// A tensor of a loadable.
+#[derive(Clone, Debug)]
+pub(crate) struct Tensor {
+    pub name: String,
+    pub size: u64,
+    pub dims: [u32; 4],
+    pub data_type: DataType,
+    pub align: Option<u64>,
+}
+
+/// A DLA loadable.
+#[derive(Clone, Debug)]
+pub(crate) struct Loadable {
+    pub name: String,
+    pub file: PathBuf,
+    pub sha256: [u8; 32],
+    pub file_span: Span,
+    pub inputs: Vec<Tensor>,
+    pub outputs: Vec<Tensor>,
+}
+
+/// A loaded manifest.
+#[derive(Clone, Debug)]
+pub(crate) struct Manifest<T> {
+    pub src: Source,
+    pub items: Vec<T>,
+}
+
+/// Reads a manifest file into its root table; errors go to `diags`.
+fn load(path: &Path, diags: &mut Vec<Diagnostic>) -> Option<(Source, Vec<(node::Key, Node)>)> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => {
+            diags.push(Diagnostic::plain(
+                crate::Severity::Error,
+                path,
+                format!("cannot read manifest `{}`: {e}", path.display()),
+            ));
+            return None;
+        }
+    };
+    let src = Source::new(path.to_path_buf(), text);
+    match node::parse(&src.text) {
+        Ok(root) => Some((src, root)),
+        Err((msg, span)) => {
+            diags.push(src.error(&span.unwrap_or(0..0), format!("TOML syntax: {msg}")));
+            None
+        }
+    }
+}
+
+/// The entries of the first of `keys` present in the root (an array of tables).
+fn entries<'a>(
+    src: &Source,
+    root: &'a [(node::Key, Node)],
+    keys: &[&str],
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<&'a Node> {
+    let mut fields = Fields::from_entries(root);
+    let Some(node) = keys.iter().find_map(|k| fields.value(k)) else {
+        return Vec::new();
+    };
+    match read::array(src, node, &format!("`{}`", keys[0])) {
+        Ok(items) => items.iter().collect(),
+        Err(d) => {
+            diags.push(d);
+            Vec::new()
+        }
+    }
+}
+
+fn sha256_hex(src: &Source, n: &Node) -> Result<[u8; 32], Diagnostic> {
+    let s = read::string(src, n, "`sha256`")?;
+    parse_hex32(s).ok_or_else(|| {
+        src.error(
+            &n.span,
+            format!("`sha256` must be 64 hex digits, found `{s}`"),
+        )
+    })
+}
+
+pub(crate) fn parse_hex32(s: &str) -> Option<[u8; 32]> {
+    let s = s.trim();
+    if s.len() != 64 || !s.is_ascii() {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (i, b) in out.iter_mut().enumerate() {
+        *b = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).ok()?;
+    }
+    Some(out)
+}
+
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Checks that `file` exists and hashes to `sha256`.
+pub(crate) fn verify_file(
+    src: &Source,
+    file: &Path,
+    sha256: &[u8; 32],
+    span: &Span,
+) -> Result<(), Diagnostic> {
+    let bytes = std::fs::read(file)
+        .map_err(|e| src.error(span, format!("cannot read `{}`: {e}", file.display())))?;
+    let actual: [u8; 32] = Sha256::digest(&bytes).into();
+    if &actual == sha256 {
+        Ok(())
+    } else {
+        Err(src
+            .error(
+                span,
+                format!(
+                    "`{}` does not match its sha256 in the manifest",
+                    file.display()
+                ),
+            )
+            .note(format!("manifest: {}", hex(sha256)))
+            .note(format!("file:     {}", hex(&actual))))
+    }
+}
+
+/// Reads the kernels manifest.
+pub(crate) fn kernels(path: &Path, diags: &mut Vec<Diagnostic>) -> Option<Manifest<Module>> {
+    let (src, root) = load(path, diags)?;
+    let mut modules: Vec<Module> = Vec::new();
+    for entry in entries(&src, &root, &["cubin", "cubins"], diags) {
+        match cubin_entry(&src, entry) {
+            Ok((name, variant, kernels)) => match modules.iter_mut().find(|m| m.name == name) {
+                Some(m) => {
+                    m.variants.push(variant);
+                    for k in kernels {
+                        if !m.kernels.iter().any(|x| x.name == k.name) {
+                            m.kernels.push(k);
+                        }
+                    }
+                }
+                None => modules.push(Module {
+                    name,
+                    variants: vec![variant],
+                    kernels,
+                }),
+            },
+            Err(d) => diags.push(d),
+        }
+    }
+    Some(Manifest {
+        src,
+        items: modules,
+    })
+}
+
+fn cubin_entry(src: &Source, n: &Node) -> Result<(String, CubinVariant, Vec<Kernel>), Diagnostic> {
+    let mut f = read::table(src, n, "a `[[cubin]]` entry")?;
+    let missing = |k: &str| src.error(&n.span, format!("`[[cubin]]` entry without `{k}`"));
+    let name = read::string(
+        src,
+        f.value("name").ok_or_else(|| missing("name"))?,
+        "`name`",
+    )?
+    .to_owned();
+    let file_node = f.value("file").ok_or_else(|| missing("file"))?;
+    let file = absolute(&relative_to(
+        &src.path,
+        read::string(src, file_node, "`file`")?,
+    ));
+    let sm = read::int_in(
+        src,
+        f.value("sm").ok_or_else(|| missing("sm"))?,
+        "`sm`",
+        1,
+        1000,
+    )? as u32;
+    let sha256 = sha256_hex(src, f.value("sha256").ok_or_else(|| missing("sha256"))?)?;
+    let mut kernels = Vec::new();
+    if let Some(list) = f.value("kernels") {
+        for k in read::array(src, list, "`kernels`")? {
+            kernels.push(match &k.value {
+                Value::Str(s) => Kernel {
+                    name: s.clone(),
+                    params: None,
+                },
+                Value::Table(_) => {
+                    let mut kf = read::table(src, k, "a kernel")?;
+                    let kn = kf
+                        .value("name")
+                        .ok_or_else(|| src.error(&k.span, "kernel without `name`"))?;
+                    let name = read::string(src, kn, "`name`")?.to_owned();
+                    let params = match kf.value("params") {
+                        Some(p) => Some(
+                            read::strings(src, p, "`params`")?
+                                .into_iter()
+                                .map(|(s, _)| ParamKind::parse(s))
+                                .collect(),
+                        ),
+                        None => None,
+                    };
+                    Kernel { name, params }
+                }
+                other => {
+                    return Err(src.error(
+                        &k.span,
+                        format!(
+                            "a kernel must be a name or a table, found {}",
+                            other.type_name()
+                        ),
+                    ));
+                }
+            });
+        }
+    }
+    let variant = CubinVariant {
+        sm,
+        file,
+        sha256,
+        file_span: file_node.span.clone(),
+    };
+    Ok((name, variant, kernels))
+}
+
+/// Reads the loadables manifest.
+pub(crate) fn loadables(path: &Path, diags: &mut Vec<Diagnostic>) -> Option<Manifest<Loadable>> {
+    let (src, root) = load(path, diags)?;
+    let mut items: Vec<Loadable> = Vec::new();
+    for entry in entries(&src, &root, &["loadable", "loadables"], diags) {
+        match loadable_entry(&src, entry) {
+            Ok(l) if items.iter().any(|x| x.name == l.name) => {
+                diags.push(src.error(
+                    &entry.span,
+                    format!("loadable `{}` is listed twice", l.name),
+                ));
+            }
+            Ok(l) => items.push(l),
+            Err(d) => diags.push(d),
+        }
+    }
+    Some(Manifest { src, items })
+}
+
+fn loadable_entry(src: &Source, n: &Node) -> Result<Loadable, Diagnostic> {
+    let mut f = read::table(src, n, "a `[[loadable]]` entry")?;
+    let missing = |k: &str| src.error(&n.span, format!("`[[loadable]]` entry without `{k}`"));
+    let name = read::string(
+        src,
+        f.value("name").ok_or_else(|| missing("name"))?,
+        "`name`",
+    )?
+    .to_owned();
+    let file_node = f.value("file").ok_or_else(|| missing("file"))?;
+    let file = absolute(&relative_to(
+        &src.path,
+        read::string(src, file_node, "`file`")?,
+    ));
+    let sha256 = sha256_hex(src, f.value("sha256").ok_or_else(|| missing("sha256"))?)?;
+    let mut tensors = |keys: &[&str]| -> Result<Vec<Tensor>, Diagnostic> {
+        let Some(list) = keys.iter().find_map(|k| f.value(k)) else {
+            return Ok(Vec::new());
+        };
+        read::array(src, list, &format!("`{}`", keys[0]))?
+            .iter()
+            .map(|t| tensor(src, t))
+            .collect()
+    };
+    let inputs = tensors(&["inputs", "input"])?;
+    let outputs = tensors(&["outputs", "output"])?;
+    Ok(Loadable {
+        name,
+        file,
+        sha256,
+        file_span: file_node.span.clone(),
+        inputs,
+        outputs,
+    })
+}
+
+fn tensor(src: &Source, n: &Node) -> Result<Tensor, Diagnostic> {
+    let mut f = read::table(src, n, "a tensor")?;
+    let missing = |k: &str| src.error(&n.span, format!("tensor without `{k}`"));
+    let name = read::string(
+        src,
+        f.value("name").ok_or_else(|| missing("name"))?,
+        "`name`",
+    )?
+    .to_owned();
+    let dims_node = f
+        .value("dims")
+        .or_else(|| f.value("shape"))
+        .ok_or_else(|| missing("dims"))?;
+    let dims = dims(src, dims_node)?;
+    let dt_node = ["data_type", "dtype", "type"]
+        .iter()
+        .find_map(|k| f.value(k))
+        .ok_or_else(|| missing("data_type"))?;
+    let dt_name = read::string(src, dt_node, "`data_type`")?;
+    let data_type = DataType::parse(dt_name)
+        .ok_or_else(|| src.error(&dt_node.span, format!("unknown data type `{dt_name}`")))?;
+    let computed = dims.iter().map(|&d| u64::from(d)).product::<u64>() * data_type.size();
+    let size = match f.value("size") {
+        Some(s) => read::int_in(src, s, "`size`", 1, i64::MAX)? as u64,
+        None => computed,
+    };
+    let align = match f.value("align").or_else(|| f.value("alignment")) {
+        Some(a) => Some(read::int_in(src, a, "`align`", 1, 1 << 30)? as u64),
+        None => None,
+    };
+    Ok(Tensor {
+        name,
+        size,
+        dims,
+        data_type,
+        align,
+    })
+}
+
+/// `[n, c, h, w]` or `{ n, c, h, w }`.
+pub(crate) fn dims(src: &Source, n: &Node) -> Result<[u32; 4], Diagnostic> {
+    let mut out = [0u32; 4];
+    match &n.value {
+        Value::Array(items) if items.len() == 4 => {
+            for (o, item) in out.iter_mut().zip(items) {
+                *o = read::int_in(src, item, "a dimension", 1, i64::from(u32::MAX))? as u32;
+            }
+        }
+        Value::Table(_) => {
+            let mut f = read::table(src, n, "`dims`")?;
+            for (o, k) in out.iter_mut().zip(["n", "c", "h", "w"]) {
+                let v = f
+                    .value(k)
+                    .ok_or_else(|| src.error(&n.span, format!("`dims` without `{k}`")))?;
+                *o = read::int_in(src, v, "a dimension", 1, i64::from(u32::MAX))? as u32;
+            }
+        }
+        _ => {
+            return Err(src.error(
+                &n.span,
+                "`dims` must be `[n, c, h, w]` (4 positive integers)",
+            ));
+        }
+    }
+    Ok(out)
+}

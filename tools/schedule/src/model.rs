@@ -1,0 +1,2471 @@
+//! The schedule model: the TOML document read into resolved, checked values.
+//!
+//! Everything that can be checked locally (types, ranges, names, field/engine-kind fit,
+//! manifest look-ups) is checked here; the graph and timing checks are in `analysis`.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::diag::{Diagnostic, Source, suggest};
+use crate::manifest::{self, CubinVariant, DataType, KernelSignature, ParamKind};
+use crate::node::{self, Fields, Node, Span, Value};
+use crate::read::{self, quoted, relative_to};
+use crate::units::ms;
+
+/// Facts of a platform profile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Profile {
+    Orin,
+    Rig,
+    Sil,
+}
+
+impl Profile {
+    pub const NAMES: [&'static str; 3] = ["orin", "rig", "sil"];
+
+    fn parse(s: &str) -> Option<Profile> {
+        match s {
+            "orin" => Some(Profile::Orin),
+            "rig" => Some(Profile::Rig),
+            "sil" => Some(Profile::Sil),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Orin => "orin",
+            Profile::Rig => "rig",
+            Profile::Sil => "sil",
+        }
+    }
+
+    /// DLA cores: two on Orin; the SIL cuDLA (used by `rig` and `sil`) defaults to two.
+    pub fn dla_cores(self) -> u8 {
+        2
+    }
+
+    /// PVA engines available to a schedule.
+    pub fn pva_engines(self) -> u8 {
+        2
+    }
+
+    /// The SM a cubin must have a variant for (`sil` runs reference models: any SM).
+    pub fn required_sm(self) -> Option<u32> {
+        match self {
+            Profile::Orin => Some(87),
+            Profile::Rig => Some(90),
+            Profile::Sil => None,
+        }
+    }
+}
+
+/// Engine kinds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Kind {
+    Cpu,
+    Gpu,
+    Dla,
+    Pva,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 4] = [Kind::Cpu, Kind::Gpu, Kind::Dla, Kind::Pva];
+
+    pub fn key(self) -> &'static str {
+        match self {
+            Kind::Cpu => "cpu",
+            Kind::Gpu => "gpu",
+            Kind::Dla => "dla",
+            Kind::Pva => "pva",
+        }
+    }
+
+    pub fn upper(self) -> &'static str {
+        match self {
+            Kind::Cpu => "CPU",
+            Kind::Gpu => "GPU",
+            Kind::Dla => "DLA",
+            Kind::Pva => "PVA",
+        }
+    }
+
+    pub fn variant(self) -> &'static str {
+        match self {
+            Kind::Cpu => "Cpu",
+            Kind::Gpu => "Gpu",
+            Kind::Dla => "Dla",
+            Kind::Pva => "Pva",
+        }
+    }
+
+    /// The key naming the instance (`worker`, `stream`, `core`, `index`).
+    pub fn instance_key(self) -> &'static str {
+        match self {
+            Kind::Cpu => "worker",
+            Kind::Gpu => "stream",
+            Kind::Dla => "core",
+            Kind::Pva => "index",
+        }
+    }
+
+    /// Default queue capacity (submitted but unfinished tasks).
+    pub fn default_queue_capacity(self) -> u16 {
+        match self {
+            Kind::Cpu => 8,
+            Kind::Gpu => 16,
+            Kind::Dla => 8,
+            Kind::Pva => 8,
+        }
+    }
+
+    /// Whether work is submitted `lookahead` frames ahead on this kind.
+    pub fn is_accelerator(self) -> bool {
+        self != Kind::Cpu
+    }
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Engine {
+    pub name: String,
+    pub kind: Kind,
+    pub instance: u8,
+    pub queue_capacity: u16,
+    pub span: Span,
+    pub capacity_span: Option<Span>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BufKind {
+    Raw {
+        size: u64,
+        align: u64,
+    },
+    Tensor {
+        data_type: DataType,
+        dims: [u32; 4],
+        align: u64,
+    },
+    Pinned {
+        size: u64,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Buffer {
+    pub name: String,
+    pub kind: BufKind,
+    pub multiplicity: u8,
+    pub cpu_access: bool,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Mode {
+    pub name: String,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Dep {
+    pub task: usize,
+    pub lag: u8,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Param {
+    Buffer(usize),
+    U32(u32),
+    I32(i32),
+    U64(u64),
+    F32(f32),
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum Work {
+    Cpu,
+    Gpu {
+        cubin: usize,
+        kernel: String,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared_mem: u32,
+        params: Vec<Param>,
+    },
+    Dla {
+        loadable: usize,
+        inputs: Vec<(String, usize)>,
+        outputs: Vec<(String, usize)>,
+    },
+}
+
+/// A buffer access: which buffer, whether it writes, where it is declared.
+#[derive(Clone, Debug)]
+pub(crate) struct Access {
+    pub buffer: usize,
+    pub write: bool,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Task {
+    pub name: String,
+    pub span: Span,
+    pub engine: usize,
+    pub work: Work,
+    pub wcet: u64,
+    pub budget: u64,
+    pub deadline: u64,
+    pub deadline_span: Option<Span>,
+    pub release: u64,
+    pub accesses: Vec<Access>,
+    pub after: Vec<Dep>,
+    /// Bit `m` = runs in mode `m`.
+    pub modes: u32,
+}
+
+impl Task {
+    pub fn reads(&self) -> Vec<usize> {
+        let mut v: Vec<usize> = self
+            .accesses
+            .iter()
+            .filter(|a| !a.write)
+            .map(|a| a.buffer)
+            .collect();
+        v.dedup();
+        v
+    }
+
+    pub fn writes(&self) -> Vec<usize> {
+        let mut v: Vec<usize> = self
+            .accesses
+            .iter()
+            .filter(|a| a.write)
+            .map(|a| a.buffer)
+            .collect();
+        v.dedup();
+        v
+    }
+
+    pub fn in_mode(&self, mode: usize) -> bool {
+        self.modes & (1 << mode) != 0
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Fault {
+    DeadlineMiss,
+    BudgetOverrun,
+    FenceTimeout,
+    EngineError,
+    TaskError,
+}
+
+impl Fault {
+    const NAMES: [&'static str; 5] = [
+        "deadline_miss",
+        "budget_overrun",
+        "fence_timeout",
+        "engine_error",
+        "task_error",
+    ];
+
+    fn parse(s: &str) -> Option<Fault> {
+        Some(match s {
+            "deadline_miss" => Fault::DeadlineMiss,
+            "budget_overrun" => Fault::BudgetOverrun,
+            "fence_timeout" => Fault::FenceTimeout,
+            "engine_error" => Fault::EngineError,
+            "task_error" => Fault::TaskError,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+
+    pub fn variant(self) -> &'static str {
+        match self {
+            Fault::DeadlineMiss => "DeadlineMiss",
+            Fault::BudgetOverrun => "BudgetOverrun",
+            Fault::FenceTimeout => "FenceTimeout",
+            Fault::EngineError => "EngineError",
+            Fault::TaskError => "TaskError",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Scope {
+    Task(usize),
+    Engine(usize),
+    Any,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Action {
+    Log,
+    Skip,
+    SwitchMode(usize),
+    SafeStop,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Rule {
+    pub fault: Fault,
+    pub scope: Scope,
+    pub action: Action,
+    pub span: Span,
+}
+
+/// A referenced GPU module.
+#[derive(Clone, Debug)]
+pub(crate) struct Cubin {
+    pub name: String,
+    pub variants: Vec<CubinVariant>,
+}
+
+/// The resolved schedule.
+#[derive(Clone, Debug)]
+pub(crate) struct Model {
+    pub src: Source,
+    pub name: String,
+    pub profile: Profile,
+    pub period: u64,
+    pub minor_frames: Vec<u64>,
+    pub lookahead: u8,
+    pub engines: Vec<Engine>,
+    pub buffers: Vec<Buffer>,
+    pub modes: Vec<Mode>,
+    pub tasks: Vec<Task>,
+    pub health: Vec<Rule>,
+    pub cubins: Vec<Cubin>,
+    pub loadables: Vec<manifest::Loadable>,
+    /// Every file read (schedule, manifests, cubins, loadables), for `rerun-if-changed`.
+    pub files: Vec<PathBuf>,
+}
+
+impl Model {
+    /// The mask of all modes.
+    pub fn all_modes(&self) -> u32 {
+        if self.modes.len() >= 32 {
+            u32::MAX
+        } else {
+            (1u32 << self.modes.len()) - 1
+        }
+    }
+}
+
+/// Options that affect validation.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ParseOptions<'a> {
+    pub signatures: &'a [KernelSignature],
+}
+
+const TOP_KEYS: &[&str] = &[
+    "name",
+    "profile",
+    "period",
+    "minor_frames",
+    "lookahead",
+    "kernels_manifest",
+    "loadables_manifest",
+    "modes",
+    "engines",
+    "buffer",
+    "task",
+    "health",
+];
+
+const TASK_KEYS: &[&str] = &[
+    "name",
+    "engine",
+    "wcet",
+    "budget",
+    "deadline",
+    "release",
+    "minor_frame",
+    "reads",
+    "writes",
+    "after",
+    "modes",
+    "cubin",
+    "kernel",
+    "grid",
+    "block",
+    "shared_mem",
+    "params",
+    "loadable",
+    "inputs",
+    "outputs",
+];
+
+const CPU_KEYS: &[&str] = &["release", "minor_frame"];
+const GPU_KEYS: &[&str] = &["cubin", "kernel", "grid", "block", "shared_mem", "params"];
+const DLA_KEYS: &[&str] = &["loadable", "inputs", "outputs"];
+
+/// What a buffer entry said before tasks were seen (tensor facts may come from a loadable).
+#[derive(Clone, Debug)]
+struct BufferDecl {
+    kind: String,
+    size: Option<u64>,
+    dims: Option<([u32; 4], Span)>,
+    data_type: Option<(DataType, Span)>,
+    align: Option<(u64, Span)>,
+    multiplicity: u8,
+    span: Span,
+}
+
+struct Parser<'o> {
+    src: Source,
+    diags: Vec<Diagnostic>,
+    opts: ParseOptions<'o>,
+}
+
+impl Parser<'_> {
+    fn ok<T>(&mut self, r: Result<T, Diagnostic>) -> Option<T> {
+        match r {
+            Ok(v) => Some(v),
+            Err(d) => {
+                self.diags.push(d);
+                None
+            }
+        }
+    }
+
+    fn err(&mut self, span: &Span, msg: impl Into<String>) -> &mut Diagnostic {
+        let d = self.src.error(span, msg);
+        self.diags.push(d);
+        self.diags.last_mut().expect("just pushed")
+    }
+
+    fn unknown(&mut self, fields: &Fields<'_>, known: &[&str], what: &str) {
+        read::unknown_keys(&self.src, fields, known, what, &mut self.diags);
+    }
+
+    /// Resolves a name against a list, with a "did you mean" hint.
+    fn resolve<'a>(
+        &mut self,
+        names: impl Iterator<Item = &'a str> + Clone,
+        name: &str,
+        span: &Span,
+        what: &str,
+    ) -> Option<usize> {
+        if let Some(i) = names.clone().position(|n| n == name) {
+            return Some(i);
+        }
+        let hint = suggest(name, names.clone());
+        let all: Vec<&str> = names.collect();
+        let d = self.err(span, format!("unknown {what} `{name}`"));
+        match hint {
+            Some(h) => d.help = Some(format!("did you mean `{h}`?")),
+            None if all.is_empty() => d.notes.push(format!("no {what} is declared")),
+            None => d.notes.push(format!("declared: {}", quoted(&all))),
+        }
+        None
+    }
+}
+
+/// Reads and checks a schedule. `Err` holds the diagnostics when any of them is an error;
+/// `Ok` carries the warnings.
+pub(crate) fn parse(
+    path: &Path,
+    text: String,
+    opts: ParseOptions<'_>,
+) -> Result<(Model, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let mut p = Parser {
+        src: Source::new(path.to_path_buf(), text),
+        diags: Vec::new(),
+        opts,
+    };
+    let root = match node::parse(&p.src.text) {
+        Ok(root) => root,
+        Err((msg, span)) => {
+            let d = p
+                .src
+                .error(&span.unwrap_or(0..0), format!("TOML syntax: {msg}"));
+            return Err(vec![d]);
+        }
+    };
+    let model = parse_root(&mut p, &root);
+    let has_errors = p.diags.iter().any(Diagnostic::is_error);
+    match model {
+        Some(m) if !has_errors => Ok((m, p.diags)),
+        _ => Err(p.diags),
+    }
+}
+
+fn parse_root(p: &mut Parser<'_>, root: &[(node::Key, Node)]) -> Option<Model> {
+    let mut top = Fields::from_entries(root);
+    let mut files = vec![p.src.path.clone()];
+
+    let name = match top.value("name") {
+        Some(n) => p.ok(read::check_name(&p.src, n, "`name`")),
+        None => {
+            p.err(&(0..0), "the schedule has no `name`");
+            None
+        }
+    };
+    let profile = match top.value("profile") {
+        Some(n) => match p.ok(read::string(&p.src, n, "`profile`")) {
+            Some(s) => {
+                let prof = Profile::parse(s);
+                if prof.is_none() {
+                    p.err(&n.span, format!("unknown profile `{s}`"))
+                        .notes
+                        .push(format!("expected one of: {}", quoted(&Profile::NAMES)));
+                }
+                prof
+            }
+            None => None,
+        },
+        None => {
+            p.err(&(0..0), "the schedule has no `profile`")
+                .notes
+                .push(format!("expected one of: {}", quoted(&Profile::NAMES)));
+            None
+        }
+    };
+    let period = match top.value("period") {
+        Some(n) => match p.ok(read::duration(&p.src, n, "`period`")) {
+            Some(0) => {
+                p.err(&n.span, "`period` must be positive");
+                None
+            }
+            v => v,
+        },
+        None => {
+            p.err(&(0..0), "the schedule has no `period`");
+            None
+        }
+    };
+    let minor_frames = match (top.value("minor_frames"), period) {
+        (None, _) => Some(vec![0]),
+        (Some(n), Some(period)) => parse_minor_frames(p, n, period),
+        (Some(_), None) => None,
+    };
+    let lookahead = match top.value("lookahead") {
+        Some(n) => p
+            .ok(read::int_in(&p.src, n, "`lookahead`", 0, 1))
+            .map(|v| v as u8),
+        None => Some(1),
+    };
+
+    let kernels = match top.take("kernels_manifest") {
+        Some((_, n)) => match p.ok(read::string(&p.src, n, "`kernels_manifest`")) {
+            Some(rel) => {
+                let path = relative_to(&p.src.path, rel);
+                files.push(path.clone());
+                let m = manifest::kernels(&path, &mut p.diags);
+                m.map(|m| (m, n.span.clone()))
+            }
+            None => None,
+        },
+        None => None,
+    };
+    let loadables = match top.take("loadables_manifest") {
+        Some((_, n)) => match p.ok(read::string(&p.src, n, "`loadables_manifest`")) {
+            Some(rel) => {
+                let path = relative_to(&p.src.path, rel);
+                files.push(path.clone());
+                let m = manifest::loadables(&path, &mut p.diags);
+                m.map(|m| (m, n.span.clone()))
+            }
+            None => None,
+        },
+        None => None,
+    };
+
+    let modes = parse_modes(p, top.value("modes"));
+    let engines = parse_engines(p, top.value("engines"), profile);
+    let buffer_nodes: &[Node] = match top.value("buffer") {
+        Some(n) => p
+            .ok(read::array(
+                &p.src,
+                n,
+                "`buffer` (write `[[buffer]]` tables)",
+            ))
+            .unwrap_or(&[]),
+        None => &[],
+    };
+    let mut buffer_decls: Vec<(String, Option<BufferDecl>)> = Vec::new();
+    for n in buffer_nodes {
+        if let Some(decl) = parse_buffer(p, n) {
+            if buffer_decls.iter().any(|(b, _)| *b == decl.0) {
+                p.err(
+                    &decl.1.as_ref().map_or(n.span.clone(), |d| d.span.clone()),
+                    format!("buffer `{}` is declared twice", decl.0),
+                );
+            } else {
+                buffer_decls.push(decl);
+            }
+        }
+    }
+    check_const_names(
+        p,
+        buffer_decls
+            .iter()
+            .map(|(n, d)| (n.as_str(), d.as_ref().map(|d| d.span.clone()))),
+        "buffer",
+    );
+
+    let task_nodes: &[Node] = match top.value("task") {
+        Some(n) => p
+            .ok(read::array(&p.src, n, "`task` (write `[[task]]` tables)"))
+            .unwrap_or(&[]),
+        None => &[],
+    };
+    let health_nodes: &[Node] = match top.value("health") {
+        Some(n) => p
+            .ok(read::array(
+                &p.src,
+                n,
+                "`health` (write `[[health]]` tables)",
+            ))
+            .unwrap_or(&[]),
+        None => &[],
+    };
+    p.unknown(&top, TOP_KEYS, "the schedule");
+
+    // Task names first, so that `after` can refer to tasks declared later.
+    let mut task_names: Vec<(String, Span)> = Vec::new();
+    for n in task_nodes {
+        let Some(mut f) = Fields::of(n) else {
+            p.err(&n.span, "each `[[task]]` must be a table");
+            task_names.push((String::new(), n.span.clone()));
+            continue;
+        };
+        let name = match f.value("name") {
+            Some(v) => p
+                .ok(read::check_name(&p.src, v, "task `name`"))
+                .map(|s| (s, v.span.clone())),
+            None => {
+                p.err(&n.span, "a `[[task]]` has no `name`");
+                None
+            }
+        };
+        let name = name.unwrap_or_else(|| (String::new(), n.span.clone()));
+        if !name.0.is_empty() && task_names.iter().any(|(t, _)| *t == name.0) {
+            p.err(&name.1, format!("task `{}` is declared twice", name.0));
+        }
+        task_names.push(name);
+    }
+    check_const_names(
+        p,
+        task_names
+            .iter()
+            .map(|(n, s)| (n.as_str(), Some(s.clone()))),
+        "task",
+    );
+
+    // Without a valid period, tasks are still checked (against no period).
+    let mut cx = TaskCx {
+        period: period.unwrap_or(u64::MAX),
+        lookahead: lookahead.unwrap_or(1),
+        minor_frames: minor_frames.clone().unwrap_or_else(|| vec![0]),
+        engines: &engines,
+        buffers: &buffer_decls,
+        modes: &modes,
+        task_names: &task_names,
+        kernels: kernels.as_ref(),
+        loadables: loadables.as_ref(),
+        used_cubins: Vec::new(),
+        used_loadables: Vec::new(),
+    };
+    let mut tasks = Vec::new();
+    for (i, n) in task_nodes.iter().enumerate() {
+        if let Some(t) = parse_task(p, &mut cx, n, i) {
+            tasks.push(t);
+        }
+    }
+    let used_cubins = std::mem::take(&mut cx.used_cubins);
+    let used_loadables = std::mem::take(&mut cx.used_loadables);
+
+    // Referenced artifacts: check the profile's SM and the file hashes.
+    let mut cubins = Vec::new();
+    if let Some((km, _)) = &kernels {
+        for (name, span) in &used_cubins {
+            let Some(module) = km.items.iter().find(|m| &m.name == name) else {
+                continue;
+            };
+            if let Some(sm) = profile.and_then(Profile::required_sm)
+                && !module.variants.iter().any(|v| v.sm == sm)
+            {
+                let have: Vec<String> = module
+                    .variants
+                    .iter()
+                    .map(|v| format!("sm_{}", v.sm))
+                    .collect();
+                p.err(
+                    span,
+                    format!(
+                        "cubin `{name}` has no sm_{sm} variant, which profile `{}` needs",
+                        profile.map_or("", Profile::name)
+                    ),
+                )
+                .notes
+                .push(format!("the kernels manifest has: {}", have.join(", ")));
+            }
+            for v in &module.variants {
+                files.push(v.file.clone());
+                if let Err(d) = manifest::verify_file(&km.src, &v.file, &v.sha256, &v.file_span) {
+                    p.diags.push(d);
+                }
+            }
+            cubins.push(Cubin {
+                name: name.clone(),
+                variants: module.variants.clone(),
+            });
+        }
+    }
+    let mut loadable_descs = Vec::new();
+    if let Some((lm, _)) = &loadables {
+        for name in &used_loadables {
+            let Some(l) = lm.items.iter().find(|l| &l.name == name) else {
+                continue;
+            };
+            files.push(l.file.clone());
+            if let Err(d) = manifest::verify_file(&lm.src, &l.file, &l.sha256, &l.file_span) {
+                p.diags.push(d);
+            }
+            loadable_descs.push(l.clone());
+        }
+    }
+
+    let buffers = finish_buffers(p, &buffer_decls, &tasks, &loadable_descs, &engines);
+    let health = parse_health(p, health_nodes, &task_names, &engines, &modes, &tasks);
+
+    // Warnings: declared but unused (only meaningful when every task was read).
+    let clean = !p.diags.iter().any(Diagnostic::is_error);
+    for (b, (name, decl)) in buffer_decls.iter().enumerate() {
+        if let Some(decl) = decl
+            && !tasks
+                .iter()
+                .any(|t| t.accesses.iter().any(|a| a.buffer == b))
+        {
+            let d = p.src.warning(
+                &decl.span,
+                format!("buffer `{name}` is not used by any task"),
+            );
+            p.diags.push(d);
+        }
+    }
+    for (e, engine) in engines.iter().enumerate() {
+        if clean && !tasks.iter().any(|t| t.engine == e) {
+            let d = p.src.warning(
+                &engine.span,
+                format!("engine `{}` runs no task", engine.name),
+            );
+            p.diags.push(d);
+        }
+    }
+
+    if tasks.len() > usize::from(u16::MAX) {
+        p.err(
+            &(0..0),
+            format!(
+                "{} tasks declared; at most 65535 fit a `TaskId`",
+                tasks.len()
+            ),
+        );
+    }
+    Some(Model {
+        src: p.src.clone(),
+        name: name?,
+        profile: profile?,
+        period: period?,
+        minor_frames: minor_frames?,
+        lookahead: lookahead?,
+        engines,
+        buffers: buffers?,
+        modes,
+        tasks,
+        health,
+        cubins,
+        loadables: loadable_descs,
+        files,
+    })
+}
+
+/// Reports names that differ but map to the same Rust constant.
+fn check_const_names<'a>(
+    p: &mut Parser<'_>,
+    names: impl Iterator<Item = (&'a str, Option<Span>)>,
+    what: &str,
+) {
+    let mut seen: HashMap<String, &str> = HashMap::new();
+    for (name, span) in names {
+        if name.is_empty() {
+            continue;
+        }
+        let c = const_name(name);
+        match seen.get(c.as_str()) {
+            Some(prev) if *prev != name => {
+                let span = span.unwrap_or(0..0);
+                p.err(
+                    &span,
+                    format!("{what} names `{prev}` and `{name}` both become the constant `{c}`"),
+                );
+            }
+            _ => {
+                seen.insert(c, name);
+            }
+        }
+    }
+}
+
+/// The Rust constant for a name: upper case, `-` → `_`.
+pub(crate) fn const_name(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c == '-' {
+                '_'
+            } else {
+                c.to_ascii_uppercase()
+            }
+        })
+        .collect()
+}
+
+fn parse_minor_frames(p: &mut Parser<'_>, n: &Node, period: u64) -> Option<Vec<u64>> {
+    match &n.value {
+        Value::Int(_) => {
+            let count = p.ok(read::int_in(&p.src, n, "`minor_frames`", 1, 1 << 16))? as u64;
+            if !period.is_multiple_of(count) {
+                p.err(
+                    &n.span,
+                    format!(
+                        "{count} minor frames do not divide the period {} evenly",
+                        ms(period)
+                    ),
+                );
+                return None;
+            }
+            Some((0..count).map(|k| k * (period / count)).collect())
+        }
+        Value::Array(items) => {
+            let mut out: Vec<u64> = Vec::new();
+            let mut ok = true;
+            for (k, item) in items.iter().enumerate() {
+                let Some(v) = p.ok(read::duration(&p.src, item, "a minor frame offset")) else {
+                    ok = false;
+                    continue;
+                };
+                if k == 0 && v != 0 {
+                    p.err(&item.span, "the first minor frame must start at 0");
+                    ok = false;
+                } else if out.last().is_some_and(|&prev| v <= prev) {
+                    p.err(&item.span, "minor frame offsets must increase");
+                    ok = false;
+                } else if v >= period {
+                    p.err(
+                        &item.span,
+                        format!(
+                            "minor frame offset {} is not within the period {}",
+                            ms(v),
+                            ms(period)
+                        ),
+                    );
+                    ok = false;
+                }
+                out.push(v);
+            }
+            if out.is_empty() {
+                p.err(&n.span, "`minor_frames` must not be empty");
+                ok = false;
+            }
+            ok.then_some(out)
+        }
+        other => {
+            p.err(
+                &n.span,
+                format!(
+                    "`minor_frames` must be a count or an array of offsets, found {}",
+                    other.type_name()
+                ),
+            );
+            None
+        }
+    }
+}
+
+fn parse_modes(p: &mut Parser<'_>, n: Option<&Node>) -> Vec<Mode> {
+    let Some(n) = n else {
+        return vec![Mode {
+            name: "normal".into(),
+        }];
+    };
+    let Some(items) = p.ok(read::array(&p.src, n, "`modes`")) else {
+        return vec![Mode {
+            name: "normal".into(),
+        }];
+    };
+    let mut modes: Vec<Mode> = Vec::new();
+    let mut spans = Vec::new();
+    for item in items {
+        let Some(name) = p.ok(read::check_name(&p.src, item, "mode")) else {
+            continue;
+        };
+        if modes.iter().any(|m| m.name == name) {
+            p.err(&item.span, format!("mode `{name}` is declared twice"));
+            continue;
+        }
+        spans.push(item.span.clone());
+        modes.push(Mode { name });
+    }
+    if modes.is_empty() {
+        p.err(&n.span, "`modes` must name at least one mode");
+        modes.push(Mode {
+            name: "normal".into(),
+        });
+    }
+    if modes.len() > 32 {
+        p.err(
+            &n.span,
+            format!("{} modes declared; at most 32 fit a mode mask", modes.len()),
+        );
+        modes.truncate(32);
+    }
+    check_const_names(
+        p,
+        modes
+            .iter()
+            .zip(&spans)
+            .map(|(m, s)| (m.name.as_str(), Some(s.clone())))
+            .collect::<Vec<_>>()
+            .into_iter(),
+        "mode",
+    );
+    modes
+}
+
+fn parse_engines(p: &mut Parser<'_>, n: Option<&Node>, profile: Option<Profile>) -> Vec<Engine> {
+    let mut engines: Vec<Engine> = Vec::new();
+    let Some(n) = n else {
+        p.err(&(0..0), "the schedule has no `[engines]` table");
+        return engines;
+    };
+    let Some(mut f) = p.ok(read::table(&p.src, n, "`engines`")) else {
+        return engines;
+    };
+    for kind in Kind::ALL {
+        let Some(list) = f.value(kind.key()) else {
+            continue;
+        };
+        let Some(items) = p.ok(read::array(
+            &p.src,
+            list,
+            &format!("`engines.{}`", kind.key()),
+        )) else {
+            continue;
+        };
+        for (pos, item) in items.iter().enumerate() {
+            let Some(mut ef) = p.ok(read::table(&p.src, item, "an engine")) else {
+                continue;
+            };
+            let Some(name_node) = ef.value("name") else {
+                p.err(
+                    &item.span,
+                    format!("a `{}` engine has no `name`", kind.key()),
+                );
+                continue;
+            };
+            let Some(name) = p.ok(read::check_name(&p.src, name_node, "engine `name`")) else {
+                continue;
+            };
+            let instance_node = ef.value(kind.instance_key());
+            let instance = match instance_node {
+                Some(v) => p.ok(read::int_in(
+                    &p.src,
+                    v,
+                    &format!("`{}`", kind.instance_key()),
+                    0,
+                    255,
+                )),
+                None => Some(pos as i64),
+            };
+            let capacity_node = ef.value("queue_capacity");
+            let capacity = match capacity_node {
+                Some(v) => p
+                    .ok(read::int_in(
+                        &p.src,
+                        v,
+                        "`queue_capacity`",
+                        1,
+                        i64::from(u16::MAX),
+                    ))
+                    .map(|c| c as u16),
+                None => Some(kind.default_queue_capacity()),
+            };
+            let what = format!("engine `{name}`");
+            p.unknown(&ef, &["name", kind.instance_key(), "queue_capacity"], &what);
+            let (Some(instance), Some(queue_capacity)) = (instance, capacity) else {
+                continue;
+            };
+            let instance = instance as u8;
+            let inst_span = instance_node.map_or(name_node.span.clone(), |n| n.span.clone());
+            if let Some(prof) = profile {
+                let limit = match kind {
+                    Kind::Dla => Some(prof.dla_cores()),
+                    Kind::Pva => Some(prof.pva_engines()),
+                    _ => None,
+                };
+                if let Some(limit) = limit
+                    && instance >= limit
+                {
+                    p.err(
+                        &inst_span,
+                        format!(
+                            "{} engine `{name}`: {} {instance} does not exist on profile `{}` ({limit} available)",
+                            kind.upper(),
+                            kind.instance_key(),
+                            prof.name()
+                        ),
+                    );
+                }
+            }
+            if engines.iter().any(|e| e.name == name) {
+                p.err(
+                    &name_node.span,
+                    format!("engine `{name}` is declared twice"),
+                );
+                continue;
+            }
+            if let Some(other) = engines
+                .iter()
+                .find(|e| e.kind == kind && e.instance == instance)
+            {
+                p.err(
+                    &inst_span,
+                    format!(
+                        "engines `{}` and `{name}` are both {} {} {instance}",
+                        other.name,
+                        kind.upper(),
+                        kind.instance_key()
+                    ),
+                )
+                .notes
+                .push("each engine instance is one FIFO queue; declare it once and put both tasks on it".into());
+                continue;
+            }
+            engines.push(Engine {
+                name,
+                kind,
+                instance,
+                queue_capacity,
+                span: name_node.span.clone(),
+                capacity_span: capacity_node.map(|n| n.span.clone()),
+            });
+        }
+    }
+    p.unknown(&f, &["cpu", "gpu", "dla", "pva"], "`[engines]`");
+    if engines.len() > 256 {
+        p.err(
+            &n.span,
+            format!(
+                "{} engines declared; at most 256 fit an `EngineId`",
+                engines.len()
+            ),
+        );
+    }
+    let names: Vec<(String, Span)> = engines
+        .iter()
+        .map(|e| (e.name.clone(), e.span.clone()))
+        .collect();
+    check_const_names(
+        p,
+        names.iter().map(|(n, s)| (n.as_str(), Some(s.clone()))),
+        "engine",
+    );
+    engines
+}
+
+fn parse_buffer(p: &mut Parser<'_>, n: &Node) -> Option<(String, Option<BufferDecl>)> {
+    let mut f = p.ok(read::table(&p.src, n, "each `[[buffer]]`"))?;
+    let Some(name_node) = f.value("name") else {
+        p.err(&n.span, "a `[[buffer]]` has no `name`");
+        return None;
+    };
+    let name = p.ok(read::check_name(&p.src, name_node, "buffer `name`"))?;
+    let what = format!("buffer `{name}`");
+    let kind_node = f.value("kind");
+    let kind = match kind_node {
+        Some(k) => p.ok(read::string(&p.src, k, "`kind`")).map(str::to_owned),
+        None => {
+            p.err(
+                &name_node.span,
+                format!("{what} has no `kind` (\"raw\", \"tensor\" or \"pinned\")"),
+            );
+            None
+        }
+    };
+    let has_size = f.rest().any(|(k, _)| k.name == "size");
+    let size = match f.take("size") {
+        Some((_, v)) => p
+            .ok(read::int_in(
+                &p.src,
+                v,
+                &format!("`size` of {what}"),
+                1,
+                i64::MAX,
+            ))
+            .map(|s| (s as u64, v.span.clone())),
+        None => None,
+    };
+    let dims = match f.take("dims") {
+        Some((_, v)) => p.ok(manifest::dims(&p.src, v)).map(|d| (d, v.span.clone())),
+        None => None,
+    };
+    let data_type = match f.value("data_type") {
+        Some(v) => match p.ok(read::string(&p.src, v, "`data_type`")) {
+            Some(s) => match DataType::parse(s) {
+                Some(dt) => Some((dt, v.span.clone())),
+                None => {
+                    p.err(&v.span, format!("unknown data type `{s}`"))
+                        .notes
+                        .push("expected one of: `int8`, `uint8`, `float16`, `float32`".into());
+                    None
+                }
+            },
+            None => None,
+        },
+        None => None,
+    };
+    let align = match f.value("align") {
+        Some(v) => match p.ok(read::int_in(
+            &p.src,
+            v,
+            &format!("`align` of {what}"),
+            1,
+            1 << 30,
+        )) {
+            Some(a) if (a as u64).is_power_of_two() => Some((a as u64, v.span.clone())),
+            Some(a) => {
+                p.err(
+                    &v.span,
+                    format!("`align` of {what} must be a power of two, found {a}"),
+                );
+                None
+            }
+            None => None,
+        },
+        None => None,
+    };
+    let multiplicity = match f.value("multiplicity") {
+        Some(v) => p
+            .ok(read::int_in(
+                &p.src,
+                v,
+                &format!("`multiplicity` of {what}"),
+                1,
+                255,
+            ))
+            .map(|m| m as u8),
+        None => Some(1),
+    };
+    p.unknown(
+        &f,
+        &[
+            "name",
+            "kind",
+            "size",
+            "dims",
+            "data_type",
+            "align",
+            "multiplicity",
+        ],
+        &what,
+    );
+    let kind = kind?;
+    let kind_span = kind_node
+        .map(|k| k.span.clone())
+        .unwrap_or_else(|| name_node.span.clone());
+    match kind.as_str() {
+        "raw" => {
+            if !has_size {
+                p.err(&name_node.span, format!("raw {what} has no `size` (bytes)"));
+            }
+            for (key, span) in [
+                ("dims", dims.as_ref().map(|d| &d.1)),
+                ("data_type", data_type.as_ref().map(|d| &d.1)),
+            ] {
+                if let Some(span) = span {
+                    p.err(
+                        span,
+                        format!("`{key}` is for tensor buffers; {what} is raw (use `size`)"),
+                    );
+                }
+            }
+        }
+        "tensor" => {
+            if let Some((_, span)) = &size {
+                p.err(
+                    span,
+                    format!("tensor {what} takes `dims` and `data_type`, not `size`"),
+                );
+            }
+        }
+        "pinned" => {
+            if !has_size {
+                p.err(
+                    &name_node.span,
+                    format!("pinned {what} has no `size` (bytes)"),
+                );
+            }
+            if let Some((_, span)) = &align {
+                p.err(
+                    span,
+                    format!("pinned {what} is always page-aligned (4096); remove `align`"),
+                );
+            }
+            for (key, span) in [
+                ("dims", dims.as_ref().map(|d| &d.1)),
+                ("data_type", data_type.as_ref().map(|d| &d.1)),
+            ] {
+                if let Some(span) = span {
+                    p.err(
+                        span,
+                        format!("`{key}` is for tensor buffers; {what} is pinned (use `size`)"),
+                    );
+                }
+            }
+        }
+        other => {
+            p.err(&kind_span, format!("unknown buffer kind `{other}`"))
+                .notes
+                .push("expected one of: `raw`, `tensor`, `pinned`".into());
+            return Some((name, None));
+        }
+    }
+    Some((
+        name,
+        Some(BufferDecl {
+            kind,
+            size: size.map(|s| s.0),
+            dims,
+            data_type,
+            align,
+            multiplicity: multiplicity.unwrap_or(1),
+            span: name_node.span.clone(),
+        }),
+    ))
+}
+
+struct TaskCx<'a> {
+    period: u64,
+    lookahead: u8,
+    minor_frames: Vec<u64>,
+    engines: &'a [Engine],
+    buffers: &'a [(String, Option<BufferDecl>)],
+    modes: &'a [Mode],
+    task_names: &'a [(String, Span)],
+    kernels: Option<&'a (manifest::Manifest<manifest::Module>, Span)>,
+    loadables: Option<&'a (manifest::Manifest<manifest::Loadable>, Span)>,
+    /// Referenced modules (name, first reference) and loadables, in order of first use.
+    used_cubins: Vec<(String, Span)>,
+    used_loadables: Vec<String>,
+}
+
+fn parse_task(p: &mut Parser<'_>, cx: &mut TaskCx<'_>, n: &Node, index: usize) -> Option<Task> {
+    let mut f = Fields::of(n)?;
+    let (name, name_span) = cx.task_names[index].clone();
+    if name.is_empty() {
+        return None;
+    }
+    let _ = f.take("name");
+    let what = format!("task `{name}`");
+    let mut ok = true;
+
+    // Engine.
+    let engine = match f.value("engine") {
+        Some(v) => match p.ok(read::string(&p.src, v, "`engine`")) {
+            Some(e) => p.resolve(
+                cx.engines.iter().map(|e| e.name.as_str()),
+                e,
+                &v.span,
+                "engine",
+            ),
+            None => None,
+        },
+        None => {
+            p.err(&name_span, format!("{what} has no `engine`"));
+            None
+        }
+    };
+    let kind = engine.map(|e| cx.engines[e].kind);
+
+    // Which kind-specific keys are present (before any is taken).
+    let misplaced: Vec<(node::Key, Kind)> = [
+        (CPU_KEYS, Kind::Cpu),
+        (GPU_KEYS, Kind::Gpu),
+        (DLA_KEYS, Kind::Dla),
+    ]
+    .into_iter()
+    .flat_map(|(keys, owner)| {
+        f.rest()
+            .filter(move |(key, _)| keys.contains(&key.name.as_str()))
+            .map(move |(key, _)| (key.clone(), owner))
+    })
+    .collect();
+
+    // Times.
+    let mut time = |p: &mut Parser<'_>, key: &str| -> Option<(u64, Span)> {
+        let v = f.value(key)?;
+        let d = p.ok(read::duration(&p.src, v, &format!("`{key}` of {what}")));
+        if d.is_none() {
+            ok = false;
+        }
+        d.map(|d| (d, v.span.clone()))
+    };
+    let wcet = time(p, "wcet");
+    let budget = time(p, "budget");
+    let deadline = time(p, "deadline");
+    let release = time(p, "release");
+    let wcet = match wcet {
+        Some((0, span)) => {
+            p.err(&span, format!("`wcet` of {what} must be positive"));
+            ok = false;
+            0
+        }
+        Some((w, _)) => w,
+        None => {
+            if ok {
+                p.err(&name_span, format!("{what} has no `wcet`"));
+            }
+            ok = false;
+            0
+        }
+    };
+    let budget = match budget {
+        Some((b, span)) if b < wcet => {
+            p.err(
+                &span,
+                format!(
+                    "`budget` {} of {what} is below its `wcet` {}",
+                    ms(b),
+                    ms(wcet)
+                ),
+            )
+            .notes
+            .push("a task running for its WCET would be reported as a budget overrun".into());
+            b
+        }
+        Some((b, _)) => b,
+        None => wcet,
+    };
+    let (deadline, deadline_span) = match deadline {
+        Some((0, span)) => {
+            p.err(&span, format!("`deadline` of {what} must be positive"));
+            (cx.period, Some(span))
+        }
+        Some((d, span)) if d > cx.period => {
+            p.err(
+                &span,
+                format!(
+                    "`deadline` {} of {what} is after the end of the period {}",
+                    ms(d),
+                    ms(cx.period)
+                ),
+            );
+            (d, Some(span))
+        }
+        Some((d, span)) => (d, Some(span)),
+        None => (cx.period, None),
+    };
+
+    let mut release_ns = 0;
+    if let Some(kind) = kind {
+        for (key, owner) in &misplaced {
+            if *owner != kind {
+                let engine = &cx.engines[engine.unwrap_or(0)];
+                let d = p.err(
+                    &key.span,
+                    format!(
+                        "`{}` is a {} task field, but {what} runs on {} engine `{}`",
+                        key.name,
+                        owner.upper(),
+                        kind.upper(),
+                        engine.name
+                    ),
+                );
+                if *owner == Kind::Cpu {
+                    d.notes.push(
+                        "accelerator tasks have no release offset: they start when their dependencies and their queue allow"
+                            .into(),
+                    );
+                }
+                ok = false;
+            }
+        }
+        if kind == Kind::Cpu {
+            let minor = match f.value("minor_frame") {
+                Some(v) => {
+                    let max = cx.minor_frames.len() as i64 - 1;
+                    match p.ok(read::int_in(&p.src, v, "`minor_frame`", 0, i64::MAX)) {
+                        Some(k) if k > max => {
+                            p.err(
+                                &v.span,
+                                format!("{what}: minor frame {k} does not exist (the period has {} minor frames, numbered from 0)", max + 1),
+                            );
+                            ok = false;
+                            None
+                        }
+                        Some(k) => Some(k as usize),
+                        None => {
+                            ok = false;
+                            None
+                        }
+                    }
+                }
+                None => None,
+            };
+            let base = minor.map_or(0, |k| cx.minor_frames[k]);
+            let offset = release.as_ref().map_or(0, |r| r.0);
+            if let Some(k) = minor {
+                let end = cx.minor_frames.get(k + 1).copied().unwrap_or(cx.period);
+                if offset >= end - base
+                    && let Some((_, span)) = &release
+                {
+                    p.err(
+                        span,
+                        format!(
+                            "`release` {} of {what} is beyond minor frame {k} ({}..{})",
+                            ms(offset),
+                            ms(base),
+                            ms(end)
+                        ),
+                    );
+                    ok = false;
+                }
+            }
+            release_ns = base.saturating_add(offset);
+            if release_ns >= deadline && (release.is_some() || minor.is_some()) {
+                let span = release
+                    .as_ref()
+                    .map(|r| r.1.clone())
+                    .unwrap_or_else(|| name_span.clone());
+                p.err(
+                    &span,
+                    format!(
+                        "{what} is released at {} but its deadline is {}",
+                        ms(release_ns),
+                        ms(deadline)
+                    ),
+                );
+                ok = false;
+            }
+        }
+    }
+    for key in GPU_KEYS.iter().chain(DLA_KEYS).chain(CPU_KEYS) {
+        let _ = f.take(key);
+    }
+
+    // Modes.
+    let modes = match f.value("modes") {
+        Some(v) => {
+            let mut mask = 0u32;
+            match p.ok(read::strings(&p.src, v, "`modes`")) {
+                Some(list) => {
+                    for (m, node) in list {
+                        match p.resolve(
+                            cx.modes.iter().map(|m| m.name.as_str()),
+                            m,
+                            &node.span,
+                            "mode",
+                        ) {
+                            Some(i) if mask & (1 << i) != 0 => {
+                                p.err(&node.span, format!("mode `{m}` is listed twice"));
+                            }
+                            Some(i) => mask |= 1 << i,
+                            None => ok = false,
+                        }
+                    }
+                    if list_is_empty(v) {
+                        p.err(
+                            &v.span,
+                            format!("{what} runs in no mode (`modes` is empty)"),
+                        );
+                    }
+                }
+                None => ok = false,
+            }
+            mask
+        }
+        None => {
+            if cx.modes.len() >= 32 {
+                u32::MAX
+            } else {
+                (1u32 << cx.modes.len()) - 1
+            }
+        }
+    };
+
+    // Buffer accesses.
+    let mut accesses: Vec<Access> = Vec::new();
+    for (key, write) in [("reads", false), ("writes", true)] {
+        let Some(v) = f.value(key) else { continue };
+        let Some(list) = p.ok(read::strings(&p.src, v, &format!("`{key}`"))) else {
+            ok = false;
+            continue;
+        };
+        for (b, node) in list {
+            match p.resolve(
+                cx.buffers.iter().map(|(n, _)| n.as_str()),
+                b,
+                &node.span,
+                "buffer",
+            ) {
+                Some(i) if accesses.iter().any(|a| a.buffer == i && a.write == write) => {
+                    p.err(
+                        &node.span,
+                        format!("buffer `{b}` is listed twice in `{key}` of {what}"),
+                    );
+                }
+                Some(i) => accesses.push(Access {
+                    buffer: i,
+                    write,
+                    span: node.span.clone(),
+                }),
+                None => ok = false,
+            }
+        }
+    }
+
+    // Dependencies.
+    let mut after: Vec<Dep> = Vec::new();
+    if let Some(v) = f.value("after") {
+        match p.ok(read::strings(&p.src, v, "`after`")) {
+            Some(list) => {
+                for (text, node) in list {
+                    let (target, lag) = match text.split_once('@') {
+                        Some((t, l)) => {
+                            let lag = l
+                                .strip_prefix('-')
+                                .and_then(|k| k.parse::<u64>().ok())
+                                .filter(|&k| k >= 1);
+                            let Some(lag) = lag else {
+                                p.err(
+                                    &node.span,
+                                    format!("`{text}`: the frame offset must be `@-k` with k ≥ 1 (e.g. `{t}@-1` = the previous frame)"),
+                                );
+                                ok = false;
+                                continue;
+                            };
+                            (t, lag)
+                        }
+                        None => (text, 0),
+                    };
+                    let window = lag + u64::from(cx.lookahead) + 1;
+                    if window > 512 {
+                        p.err(
+                            &node.span,
+                            format!("{what} waits for `{target}` {lag} frames back; a semaphore keeps the timestamps of its last 512 values only"),
+                        )
+                        .notes
+                        .push("lag + lookahead + 1 values of the semaphore are outstanding at once".into());
+                        ok = false;
+                        continue;
+                    }
+                    if lag > 255 {
+                        p.err(
+                            &node.span,
+                            format!("`{text}`: at most 255 frames back (`Wait::lag` is a u8)"),
+                        );
+                        ok = false;
+                        continue;
+                    }
+                    match p.resolve(
+                        cx.task_names.iter().map(|(n, _)| n.as_str()),
+                        target,
+                        &node.span,
+                        "task",
+                    ) {
+                        Some(t) if after.iter().any(|d| d.task == t && u64::from(d.lag) == lag) => {
+                            p.err(
+                                &node.span,
+                                format!("`{text}` is listed twice in `after` of {what}"),
+                            );
+                        }
+                        Some(t) => after.push(Dep {
+                            task: t,
+                            lag: lag as u8,
+                            span: node.span.clone(),
+                        }),
+                        None => ok = false,
+                    }
+                }
+            }
+            None => ok = false,
+        }
+    }
+
+    // The work item.
+    let work = match kind {
+        Some(Kind::Cpu) => Some(Work::Cpu),
+        Some(Kind::Gpu) => parse_gpu(p, cx, n, &what, &accesses),
+        Some(Kind::Dla) => parse_dla(p, cx, n, &what, &mut accesses),
+        Some(Kind::Pva) => {
+            p.err(
+                &name_span,
+                format!(
+                    "{what} runs on a PVA engine, but the schedule tables have no PVA work item yet"
+                ),
+            )
+            .notes
+            .push("`orin_exec::exec::table::Work` has `Cpu`, `Gpu` and `Dla` only".into());
+            None
+        }
+        None => None,
+    };
+    p.unknown(&f, TASK_KEYS, &what);
+    let (Some(engine), Some(work), true) = (engine, work, ok) else {
+        return None;
+    };
+    Some(Task {
+        name,
+        span: name_span,
+        engine,
+        work,
+        wcet,
+        budget,
+        deadline,
+        deadline_span,
+        release: release_ns,
+        accesses,
+        after,
+        modes,
+    })
+}
+
+fn list_is_empty(n: &Node) -> bool {
+    matches!(&n.value, Value::Array(a) if a.is_empty())
+}
+
+/// Grid or block dimensions: an integer or an array of 1 to 3 positive integers.
+fn dim3(p: &mut Parser<'_>, n: &Node, what: &str, limits: [i64; 3]) -> Option<[u32; 3]> {
+    let items: Vec<&Node> = match &n.value {
+        Value::Int(_) => vec![n],
+        Value::Array(items) if (1..=3).contains(&items.len()) => items.iter().collect(),
+        _ => {
+            p.err(
+                &n.span,
+                format!("{what} must be an integer or an array of 1 to 3 integers"),
+            );
+            return None;
+        }
+    };
+    let mut out = [1u32; 3];
+    for (i, item) in items.iter().enumerate() {
+        let axis = ["x", "y", "z"][i];
+        match &item.value {
+            Value::Int(0) => {
+                p.err(&item.span, format!("{what}: dimension {axis} is 0"));
+                return None;
+            }
+            _ => {
+                out[i] = p.ok(read::int_in(
+                    &p.src,
+                    item,
+                    &format!("{what} {axis}"),
+                    1,
+                    limits[i],
+                ))? as u32
+            }
+        }
+    }
+    Some(out)
+}
+
+fn parse_gpu(
+    p: &mut Parser<'_>,
+    cx: &mut TaskCx<'_>,
+    n: &Node,
+    what: &str,
+    accesses: &[Access],
+) -> Option<Work> {
+    let mut f = Fields::of(n)?;
+    let mut ok = true;
+    let cubin_node = f.value("cubin");
+    let kernel_node = f.value("kernel");
+    let module = match cubin_node {
+        None => {
+            p.err(
+                &n.span,
+                format!("GPU {what} has no `cubin` (module name from the kernels manifest)"),
+            );
+            None
+        }
+        Some(v) => {
+            let name = p.ok(read::string(&p.src, v, "`cubin`"))?;
+            match cx.kernels {
+                None => {
+                    p.err(
+                        &v.span,
+                        format!(
+                            "{what} uses cubin `{name}`, but the schedule has no `kernels_manifest`"
+                        ),
+                    );
+                    None
+                }
+                Some((km, _)) => {
+                    let i = p.resolve(
+                        km.items.iter().map(|m| m.name.as_str()),
+                        name,
+                        &v.span,
+                        "cubin module",
+                    );
+                    if i.is_some() && !cx.used_cubins.iter().any(|(c, _)| c == name) {
+                        cx.used_cubins.push((name.to_owned(), v.span.clone()));
+                    }
+                    i.map(|i| &km.items[i])
+                }
+            }
+        }
+    };
+    let kernel = match kernel_node {
+        None => {
+            p.err(&n.span, format!("GPU {what} has no `kernel`"));
+            None
+        }
+        Some(v) => p
+            .ok(read::string(&p.src, v, "`kernel`"))
+            .map(|k| (k.to_owned(), v)),
+    };
+    let mut signature: Option<Vec<Option<ParamKind>>> = None;
+    if let (Some(m), Some((k, v))) = (module, &kernel) {
+        match m.kernels.iter().find(|x| &x.name == k) {
+            Some(info) => signature = info.params.clone(),
+            None if m.kernels.is_empty() => {}
+            None => {
+                let hint = suggest(k, m.kernels.iter().map(|x| x.name.as_str()));
+                let names: Vec<&str> = m.kernels.iter().map(|x| x.name.as_str()).collect();
+                let d = p.err(
+                    &v.span,
+                    format!("unknown kernel `{k}` in cubin `{}`", m.name),
+                );
+                match hint {
+                    Some(h) => d.help = Some(format!("did you mean `{h}`?")),
+                    None => d
+                        .notes
+                        .push(format!("cubin `{}` has: {}", m.name, quoted(&names))),
+                }
+                ok = false;
+            }
+        }
+    }
+    if signature.is_none()
+        && let Some((k, _)) = &kernel
+    {
+        signature = p
+            .opts
+            .signatures
+            .iter()
+            .find(|s| &s.kernel == k)
+            .map(|s| s.params.iter().copied().map(Some).collect());
+    }
+    let grid = match f.value("grid") {
+        Some(v) => dim3(p, v, "`grid`", [i64::from(i32::MAX), 65535, 65535]),
+        None => {
+            p.err(&n.span, format!("GPU {what} has no `grid`"));
+            None
+        }
+    };
+    let block = match f.value("block") {
+        Some(v) => {
+            let b = dim3(p, v, "`block`", [1024, 1024, 64]);
+            if let Some(b) = b
+                && b.iter().map(|&d| u64::from(d)).product::<u64>() > 1024
+            {
+                p.err(
+                    &v.span,
+                    format!(
+                        "`block` of {what} has {} threads; at most 1024",
+                        b.iter().map(|&d| u64::from(d)).product::<u64>()
+                    ),
+                );
+                ok = false;
+            }
+            b
+        }
+        None => {
+            p.err(&n.span, format!("GPU {what} has no `block`"));
+            None
+        }
+    };
+    let shared_mem = match f.value("shared_mem") {
+        Some(v) => p
+            .ok(read::int_in(
+                &p.src,
+                v,
+                "`shared_mem` (bytes)",
+                0,
+                i64::from(u32::MAX),
+            ))
+            .map(|s| s as u32),
+        None => Some(0),
+    };
+    let mut params = Vec::new();
+    let params_node = f.value("params");
+    if let Some(v) = params_node {
+        match p.ok(read::array(&p.src, v, "`params`")) {
+            Some(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    let expected = signature.as_ref().and_then(|s| s.get(i).copied().flatten());
+                    match parse_param(p, cx, item, what, accesses, expected) {
+                        Some(param) => params.push(param),
+                        None => ok = false,
+                    }
+                }
+            }
+            None => ok = false,
+        }
+    }
+    if let (Some(sig), Some((k, v))) = (&signature, &kernel)
+        && sig.len() != params.len()
+        && ok
+    {
+        let span = params_node.map_or(v.span.clone(), |n| n.span.clone());
+        let kinds: Vec<&str> = sig.iter().map(|k| k.map_or("?", ParamKind::key)).collect();
+        p.err(
+            &span,
+            format!(
+                "kernel `{k}` takes {} parameters, but {what} passes {}",
+                sig.len(),
+                params.len()
+            ),
+        )
+        .notes
+        .push(format!("signature: ({})", kinds.join(", ")));
+        ok = false;
+    }
+    let (Some(module), Some((kernel, _)), Some(grid), Some(block), Some(shared_mem), true) =
+        (module, kernel, grid, block, shared_mem, ok)
+    else {
+        return None;
+    };
+    let cubin = cx.used_cubins.iter().position(|(c, _)| *c == module.name)?;
+    Some(Work::Gpu {
+        cubin,
+        kernel,
+        grid,
+        block,
+        shared_mem,
+        params,
+    })
+}
+
+fn parse_param(
+    p: &mut Parser<'_>,
+    cx: &TaskCx<'_>,
+    n: &Node,
+    what: &str,
+    accesses: &[Access],
+    expected: Option<ParamKind>,
+) -> Option<Param> {
+    let entries = match &n.value {
+        Value::Table(e) if e.len() == 1 => e,
+        _ => {
+            p.err(&n.span, "each kernel parameter must be a table with one key: `{ buffer = \"name\" }`, `{ u32 = 1 }`, `{ i32 = -1 }`, `{ u64 = 1 }` or `{ f32 = 1.0 }`");
+            return None;
+        }
+    };
+    let (key, v) = &entries[0];
+    let Some(kind) = ParamKind::parse(&key.name).filter(|k| k.key() == key.name) else {
+        p.err(&key.span, format!("unknown parameter kind `{}`", key.name))
+            .notes
+            .push("expected one of: `buffer`, `u32`, `i32`, `u64`, `f32`".into());
+        return None;
+    };
+    if let Some(exp) = expected
+        && exp != kind
+    {
+        p.err(
+            &key.span,
+            format!(
+                "kernel parameter is `{}` in the kernel's signature, but {what} passes `{}`",
+                exp.key(),
+                kind.key()
+            ),
+        );
+        return None;
+    }
+    let param = match kind {
+        ParamKind::Buffer => {
+            let name = p.ok(read::string(&p.src, v, "a buffer parameter"))?;
+            let b = p.resolve(
+                cx.buffers.iter().map(|(n, _)| n.as_str()),
+                name,
+                &v.span,
+                "buffer",
+            )?;
+            if !accesses.iter().any(|a| a.buffer == b) {
+                p.err(
+                    &v.span,
+                    format!("{what} passes buffer `{name}` to its kernel but lists it in neither `reads` nor `writes`"),
+                )
+                .help = Some(format!("add `\"{name}\"` to `reads` or `writes`"));
+                return None;
+            }
+            Param::Buffer(b)
+        }
+        ParamKind::U32 => Param::U32(p.ok(read::int_in(
+            &p.src,
+            v,
+            "a u32 parameter",
+            0,
+            i64::from(u32::MAX),
+        ))? as u32),
+        ParamKind::I32 => Param::I32(p.ok(read::int_in(
+            &p.src,
+            v,
+            "an i32 parameter",
+            i64::from(i32::MIN),
+            i64::from(i32::MAX),
+        ))? as i32),
+        ParamKind::U64 => {
+            Param::U64(p.ok(read::int_in(&p.src, v, "a u64 parameter", 0, i64::MAX))? as u64)
+        }
+        ParamKind::F32 => {
+            let f = match &v.value {
+                Value::Float(f) => *f,
+                Value::Int(i) => *i as f64,
+                other => {
+                    p.err(
+                        &v.span,
+                        format!(
+                            "an f32 parameter must be a number, found {}",
+                            other.type_name()
+                        ),
+                    );
+                    return None;
+                }
+            };
+            let f32v = f as f32;
+            if !f32v.is_finite() {
+                p.err(&v.span, "an f32 parameter must be finite");
+                return None;
+            }
+            Param::F32(f32v)
+        }
+    };
+    Some(param)
+}
+
+fn parse_dla(
+    p: &mut Parser<'_>,
+    cx: &mut TaskCx<'_>,
+    n: &Node,
+    what: &str,
+    accesses: &mut Vec<Access>,
+) -> Option<Work> {
+    let mut f = Fields::of(n)?;
+    let loadable_node = f.value("loadable");
+    let loadable = match loadable_node {
+        None => {
+            p.err(&n.span, format!("DLA {what} has no `loadable`"));
+            None
+        }
+        Some(v) => {
+            let name = p.ok(read::string(&p.src, v, "`loadable`"))?;
+            match cx.loadables {
+                None => {
+                    p.err(&v.span, format!("{what} uses loadable `{name}`, but the schedule has no `loadables_manifest`"));
+                    None
+                }
+                Some((lm, _)) => {
+                    let i = p.resolve(
+                        lm.items.iter().map(|l| l.name.as_str()),
+                        name,
+                        &v.span,
+                        "loadable",
+                    );
+                    if i.is_some() && !cx.used_loadables.iter().any(|l| l == name) {
+                        cx.used_loadables.push(name.to_owned());
+                    }
+                    i.map(|i| &lm.items[i])
+                }
+            }
+        }
+    };
+    // Explicit reads/writes of a DLA task must be bound tensors.
+    let explicit: Vec<Access> = std::mem::take(accesses);
+    let mut ok = true;
+    let mut bind = |p: &mut Parser<'_>,
+                    key: &str,
+                    write: bool,
+                    tensors: Option<&[manifest::Tensor]>|
+     -> Vec<(String, usize)> {
+        let mut out: Vec<(String, usize, Span)> = Vec::new();
+        let Some(v) = f.value(key) else {
+            if let Some(t) = tensors
+                && !t.is_empty()
+            {
+                p.err(
+                    &n.span,
+                    format!("DLA {what} has no `{key}` (tensor = \"buffer\")"),
+                );
+                ok = false;
+            }
+            return Vec::new();
+        };
+        let Some(entries) = p.ok(read::table(&p.src, v, &format!("`{key}`"))) else {
+            ok = false;
+            return Vec::new();
+        };
+        let entries: Vec<&(node::Key, Node)> = entries.rest().collect();
+        let named: Vec<&str> = entries.iter().map(|(k, _)| k.name.as_str()).collect();
+        for (tk, tv) in entries {
+            let Some(bname) = p.ok(read::string(&p.src, tv, "a tensor binding")) else {
+                ok = false;
+                continue;
+            };
+            let Some(b) = p.resolve(
+                cx.buffers.iter().map(|(n, _)| n.as_str()),
+                bname,
+                &tv.span,
+                "buffer",
+            ) else {
+                ok = false;
+                continue;
+            };
+            if let Some(tensors) = tensors
+                && !tensors.iter().any(|t| t.name == tk.name)
+            {
+                let lname = loadable.map_or("", |l| l.name.as_str());
+                let names: Vec<&str> = tensors.iter().map(|t| t.name.as_str()).collect();
+                let hint = suggest(&tk.name, names.iter().copied());
+                let d = p.err(
+                    &tk.span,
+                    format!(
+                        "loadable `{lname}` has no {} tensor `{}`",
+                        &key[..key.len() - 1],
+                        tk.name
+                    ),
+                );
+                match hint {
+                    Some(h) => d.help = Some(format!("did you mean `{h}`?")),
+                    None => d.notes.push(format!("its {key}: {}", quoted(&names))),
+                }
+                ok = false;
+                continue;
+            }
+            out.push((tk.name.clone(), b, tv.span.clone()));
+        }
+        if let Some(tensors) = tensors {
+            for t in tensors {
+                if !named.contains(&t.name.as_str()) {
+                    p.err(
+                        &v.span,
+                        format!(
+                            "DLA {what} binds no buffer to {} tensor `{}`",
+                            &key[..key.len() - 1],
+                            t.name
+                        ),
+                    );
+                    ok = false;
+                }
+            }
+            out.sort_by_key(|(n, _, _)| tensors.iter().position(|t| t.name == *n));
+        }
+        for (_, b, span) in &out {
+            accesses.push(Access {
+                buffer: *b,
+                write,
+                span: span.clone(),
+            });
+        }
+        out.into_iter().map(|(n, b, _)| (n, b)).collect()
+    };
+    let inputs = bind(p, "inputs", false, loadable.map(|l| l.inputs.as_slice()));
+    let outputs = bind(p, "outputs", true, loadable.map(|l| l.outputs.as_slice()));
+    for a in &explicit {
+        if !accesses
+            .iter()
+            .any(|b| b.buffer == a.buffer && b.write == a.write)
+        {
+            let name = &cx.buffers[a.buffer].0;
+            let (list, map) = if a.write {
+                ("writes", "outputs")
+            } else {
+                ("reads", "inputs")
+            };
+            p.err(
+                &a.span,
+                format!(
+                    "DLA {what} lists `{name}` in `{list}` but binds it to none of its `{map}`"
+                ),
+            )
+            .notes
+            .push("a DLA task touches exactly the buffers bound to its loadable's tensors".into());
+            ok = false;
+        }
+    }
+    let loadable = loadable?;
+    let index = cx.used_loadables.iter().position(|l| *l == loadable.name)?;
+    ok.then_some(Work::Dla {
+        loadable: index,
+        inputs,
+        outputs,
+    })
+}
+
+fn finish_buffers(
+    p: &mut Parser<'_>,
+    decls: &[(String, Option<BufferDecl>)],
+    tasks: &[Task],
+    loadables: &[manifest::Loadable],
+    engines: &[Engine],
+) -> Option<Vec<Buffer>> {
+    let mut out = Vec::new();
+    let mut ok = true;
+    for (b, (name, decl)) in decls.iter().enumerate() {
+        let Some(decl) = decl else {
+            ok = false;
+            continue;
+        };
+        let what = format!("buffer `{name}`");
+        // Tensors bound to this buffer: (task, tensor).
+        let mut bound: Vec<(&Task, &manifest::Tensor)> = Vec::new();
+        for t in tasks {
+            if let Work::Dla {
+                loadable,
+                inputs,
+                outputs,
+            } = &t.work
+            {
+                let l = &loadables[*loadable];
+                for (tensor, buf) in inputs.iter() {
+                    if *buf == b
+                        && let Some(spec) = l.inputs.iter().find(|s| s.name == *tensor)
+                    {
+                        bound.push((t, spec));
+                    }
+                }
+                for (tensor, buf) in outputs.iter() {
+                    if *buf == b
+                        && let Some(spec) = l.outputs.iter().find(|s| s.name == *tensor)
+                    {
+                        bound.push((t, spec));
+                    }
+                }
+            }
+        }
+        let cpu_access = tasks.iter().any(|t| {
+            engines[t.engine].kind == Kind::Cpu && t.accesses.iter().any(|a| a.buffer == b)
+        });
+        let dla_align = bound
+            .iter()
+            .filter_map(|(_, s)| s.align)
+            .max()
+            .unwrap_or(1)
+            .max(512);
+        let default_align = if bound.is_empty() { 256 } else { dla_align };
+        let kind = match decl.kind.as_str() {
+            "raw" => {
+                let size = decl.size.unwrap_or(0);
+                for (t, spec) in &bound {
+                    if size < spec.size {
+                        p.err(
+                            &decl.span,
+                            format!(
+                                "{what} has {size} bytes, but task `{}` binds it to tensor `{}` of {} bytes",
+                                t.name, spec.name, spec.size
+                            ),
+                        );
+                        ok = false;
+                    }
+                }
+                BufKind::Raw {
+                    size,
+                    align: align_for(p, decl, &bound, default_align, &what, &mut ok),
+                }
+            }
+            "pinned" => {
+                if let Some((t, spec)) = bound.first() {
+                    p.err(
+                        &decl.span,
+                        format!(
+                            "{what} is pinned host memory, but DLA task `{}` binds it to tensor `{}`",
+                            t.name, spec.name
+                        ),
+                    )
+                    .help = Some("DLA tensors must be NvSciBuf buffers: use kind = \"tensor\" or \"raw\"".into());
+                    ok = false;
+                }
+                BufKind::Pinned {
+                    size: decl.size.unwrap_or(0),
+                }
+            }
+            _ => {
+                // Tensor: explicit dims/type, or derived from the first binding; all must agree.
+                let dims = decl
+                    .dims
+                    .as_ref()
+                    .map(|d| d.0)
+                    .or_else(|| bound.first().map(|(_, s)| s.dims));
+                let data_type = decl
+                    .data_type
+                    .as_ref()
+                    .map(|d| d.0)
+                    .or_else(|| bound.first().map(|(_, s)| s.data_type));
+                let (Some(dims), Some(data_type)) = (dims, data_type) else {
+                    p.err(
+                        &decl.span,
+                        format!("tensor {what} needs `dims` and `data_type` (or a DLA tensor bound to it to take them from)"),
+                    );
+                    ok = false;
+                    continue;
+                };
+                let bytes = dims.iter().map(|&d| u64::from(d)).product::<u64>() * data_type.size();
+                for (t, spec) in &bound {
+                    if spec.size > bytes && spec.dims == dims && spec.data_type == data_type {
+                        p.err(
+                            &decl.span,
+                            format!(
+                                "tensor {what} holds {bytes} bytes ({}), but tensor `{}` of task `{}` takes {} bytes (its layout pads lines)",
+                                dims.iter().map(u32::to_string).collect::<Vec<_>>().join("x"),
+                                spec.name,
+                                t.name,
+                                spec.size
+                            ),
+                        )
+                        .help = Some(format!("declare it as kind = \"raw\", size = {}", spec.size));
+                        ok = false;
+                    }
+                    if spec.dims != dims || spec.data_type != data_type {
+                        p.err(
+                            &decl.span,
+                            format!(
+                                "{what} is {} {:?}, but task `{}` binds it to tensor `{}`, which is {} {:?}",
+                                data_type.name(),
+                                dims,
+                                t.name,
+                                spec.name,
+                                spec.data_type.name(),
+                                spec.dims
+                            ),
+                        );
+                        ok = false;
+                    }
+                }
+                BufKind::Tensor {
+                    data_type,
+                    dims,
+                    align: align_for(p, decl, &bound, default_align, &what, &mut ok),
+                }
+            }
+        };
+        out.push(Buffer {
+            name: name.clone(),
+            kind,
+            multiplicity: decl.multiplicity,
+            cpu_access,
+        });
+    }
+    if out.len() > usize::from(u16::MAX) {
+        p.err(&(0..0), "too many buffers (at most 65535)");
+        ok = false;
+    }
+    ok.then_some(out)
+}
+
+fn align_for(
+    p: &mut Parser<'_>,
+    decl: &BufferDecl,
+    bound: &[(&Task, &manifest::Tensor)],
+    default: u64,
+    what: &str,
+    ok: &mut bool,
+) -> u64 {
+    match &decl.align {
+        None => default,
+        Some((a, span)) => {
+            for (t, spec) in bound {
+                if let Some(need) = spec.align
+                    && a % need != 0
+                {
+                    p.err(
+                        span,
+                        format!(
+                            "{what} is aligned to {a}, but tensor `{}` of task `{}` needs {need}",
+                            spec.name, t.name
+                        ),
+                    );
+                    *ok = false;
+                }
+            }
+            *a
+        }
+    }
+}
+
+fn parse_health(
+    p: &mut Parser<'_>,
+    nodes: &[Node],
+    task_names: &[(String, Span)],
+    engines: &[Engine],
+    modes: &[Mode],
+    tasks: &[Task],
+) -> Vec<Rule> {
+    let mut rules: Vec<Rule> = Vec::new();
+    for n in nodes {
+        let Some(mut f) = p.ok(read::table(&p.src, n, "each `[[health]]`")) else {
+            continue;
+        };
+        let mut ok = true;
+        let fault = match f.value("fault") {
+            Some(v) => match p.ok(read::string(&p.src, v, "`fault`")) {
+                Some(s) => {
+                    let fault = Fault::parse(s);
+                    if fault.is_none() {
+                        let hint = suggest(s, Fault::NAMES);
+                        let d = p.err(&v.span, format!("unknown fault `{s}`"));
+                        match hint {
+                            Some(h) => d.help = Some(format!("did you mean `{h}`?")),
+                            None => d
+                                .notes
+                                .push(format!("expected one of: {}", quoted(&Fault::NAMES))),
+                        }
+                    }
+                    fault
+                }
+                None => None,
+            },
+            None => {
+                p.err(&n.span, "a `[[health]]` rule has no `fault`");
+                None
+            }
+        };
+        let task = f.take("task");
+        let engine = f.take("engine");
+        let scope = match (task, engine) {
+            (Some((_, t)), Some((ek, _))) => {
+                let _ = t;
+                p.err(
+                    &ek.span,
+                    "a `[[health]]` rule names a `task` or an `engine`, not both",
+                );
+                ok = false;
+                Scope::Any
+            }
+            (Some((_, t)), None) => match p.ok(read::string(&p.src, t, "`task`")) {
+                Some(name) => match p.resolve(
+                    task_names.iter().map(|(n, _)| n.as_str()),
+                    name,
+                    &t.span,
+                    "task",
+                ) {
+                    Some(i) => Scope::Task(i),
+                    None => {
+                        ok = false;
+                        Scope::Any
+                    }
+                },
+                None => {
+                    ok = false;
+                    Scope::Any
+                }
+            },
+            (None, Some((_, e))) => match p.ok(read::string(&p.src, e, "`engine`")) {
+                Some(name) => match p.resolve(
+                    engines.iter().map(|e| e.name.as_str()),
+                    name,
+                    &e.span,
+                    "engine",
+                ) {
+                    Some(i) => Scope::Engine(i),
+                    None => {
+                        ok = false;
+                        Scope::Any
+                    }
+                },
+                None => {
+                    ok = false;
+                    Scope::Any
+                }
+            },
+            (None, None) => Scope::Any,
+        };
+        let mode = f.take("mode");
+        const ACTIONS: [&str; 4] = ["log", "skip", "switch_mode", "safe_stop"];
+        let action = match f.value("action") {
+            Some(v) => match p.ok(read::string(&p.src, v, "`action`")) {
+                Some("log") => Some(Action::Log),
+                Some("skip") => Some(Action::Skip),
+                Some("safe_stop") => Some(Action::SafeStop),
+                Some("switch_mode") => match mode {
+                    Some((_, m)) => match p.ok(read::string(&p.src, m, "`mode`")) {
+                        Some(name) => p
+                            .resolve(modes.iter().map(|m| m.name.as_str()), name, &m.span, "mode")
+                            .map(Action::SwitchMode),
+                        None => None,
+                    },
+                    None => {
+                        p.err(&v.span, "`switch_mode` needs `mode = \"...\"`");
+                        None
+                    }
+                },
+                Some(other) => {
+                    let hint = suggest(other, ACTIONS);
+                    let d = p.err(&v.span, format!("unknown action `{other}`"));
+                    match hint {
+                        Some(h) => d.help = Some(format!("did you mean `{h}`?")),
+                        None => d
+                            .notes
+                            .push(format!("expected one of: {}", quoted(&ACTIONS))),
+                    }
+                    None
+                }
+                None => None,
+            },
+            None => {
+                p.err(&n.span, "a `[[health]]` rule has no `action`");
+                None
+            }
+        };
+        if let (Some(a), Some((mk, _))) = (action, mode)
+            && !matches!(a, Action::SwitchMode(_))
+        {
+            p.err(&mk.span, "`mode` is only for `action = \"switch_mode\"`");
+            ok = false;
+        }
+        p.unknown(
+            &f,
+            &["fault", "task", "engine", "action", "mode"],
+            "a `[[health]]` rule",
+        );
+        let (Some(fault), Some(action), true) = (fault, action, ok) else {
+            continue;
+        };
+        // First match wins: a rule covered by an earlier one never applies.
+        let engine_of = |t: usize| {
+            tasks
+                .iter()
+                .find(|x| x.name == task_names[t].0)
+                .map(|x| x.engine)
+        };
+        let covered = rules.iter().find(|r| {
+            r.fault == fault
+                && match (r.scope, scope) {
+                    (Scope::Any, _) => true,
+                    (Scope::Engine(a), Scope::Engine(b)) => a == b,
+                    (Scope::Engine(a), Scope::Task(t)) => engine_of(t) == Some(a),
+                    (Scope::Task(a), Scope::Task(b)) => a == b,
+                    _ => false,
+                }
+        });
+        if let Some(r) = covered {
+            let (line, _) = p.src.line_col(r.span.start);
+            p.err(&n.span, format!("this `{}` rule never applies: the rule at line {line} matches the same faults first", fault.name()))
+                .help = Some("the first matching rule wins: put the more specific rule first".into());
+            continue;
+        }
+        rules.push(Rule {
+            fault,
+            scope,
+            action,
+            span: n.span.clone(),
+        });
+    }
+    rules
+}

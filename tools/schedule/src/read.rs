@@ -1,0 +1,195 @@
+//! Typed access to [`Node`]s, reporting type errors as diagnostics.
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::diag::{Diagnostic, Source, suggest};
+use crate::node::{Fields, Node, Value};
+use crate::units::parse_duration;
+
+/// A string value.
+pub(crate) fn string<'n>(src: &Source, n: &'n Node, what: &str) -> Result<&'n str, Diagnostic> {
+    match &n.value {
+        Value::Str(s) => Ok(s),
+        other => Err(src.error(
+            &n.span,
+            format!("{what} must be a string, found {}", other.type_name()),
+        )),
+    }
+}
+
+/// An integer value in `min..=max`.
+pub(crate) fn int_in(
+    src: &Source,
+    n: &Node,
+    what: &str,
+    min: i64,
+    max: i64,
+) -> Result<i64, Diagnostic> {
+    match &n.value {
+        Value::Int(v) if (min..=max).contains(v) => Ok(*v),
+        Value::Int(v) if *v <= 0 && min > 0 => {
+            Err(src.error(&n.span, format!("{what} must be positive, found {v}")))
+        }
+        Value::Int(v) => Err(src.error(
+            &n.span,
+            format!("{what} must be in {min}..={max}, found {v}"),
+        )),
+        other => Err(src.error(
+            &n.span,
+            format!("{what} must be an integer, found {}", other.type_name()),
+        )),
+    }
+}
+
+/// An array value.
+pub(crate) fn array<'n>(src: &Source, n: &'n Node, what: &str) -> Result<&'n [Node], Diagnostic> {
+    match &n.value {
+        Value::Array(items) => Ok(items),
+        other => Err(src.error(
+            &n.span,
+            format!("{what} must be an array, found {}", other.type_name()),
+        )),
+    }
+}
+
+/// A table value.
+pub(crate) fn table<'n>(src: &Source, n: &'n Node, what: &str) -> Result<Fields<'n>, Diagnostic> {
+    Fields::of(n).ok_or_else(|| {
+        src.error(
+            &n.span,
+            format!("{what} must be a table, found {}", n.value.type_name()),
+        )
+    })
+}
+
+/// A duration: a string with a unit or an integer number of nanoseconds.
+pub(crate) fn duration(src: &Source, n: &Node, what: &str) -> Result<u64, Diagnostic> {
+    match &n.value {
+        Value::Str(s) => parse_duration(s).map_err(|e| src.error(&n.span, format!("{what}: {e}"))),
+        Value::Int(v) if *v >= 0 => Ok(*v as u64),
+        Value::Int(v) => Err(src.error(&n.span, format!("{what} must not be negative, found {v}"))),
+        other => Err(src
+            .error(&n.span, format!("{what} must be a duration, found {}", other.type_name()))
+            .help("write durations as strings with a unit (\"2.5ms\", \"500us\") or as integer nanoseconds")),
+    }
+}
+
+/// An array of strings.
+pub(crate) fn strings<'n>(
+    src: &Source,
+    n: &'n Node,
+    what: &str,
+) -> Result<Vec<(&'n str, &'n Node)>, Diagnostic> {
+    array(src, n, what)?
+        .iter()
+        .map(|item| string(src, item, &format!("each entry of {what}")).map(|s| (s, item)))
+        .collect()
+}
+
+/// Reports the keys of `fields` that were not taken.
+pub(crate) fn unknown_keys(
+    src: &Source,
+    fields: &Fields<'_>,
+    known: &[&str],
+    what: &str,
+    diags: &mut Vec<Diagnostic>,
+) {
+    for (key, _) in fields.rest() {
+        let mut d = src.error(&key.span, format!("unknown key `{}` in {what}", key.name));
+        d = match suggest(&key.name, known.iter().copied()) {
+            Some(s) => d.help(format!("did you mean `{s}`?")),
+            None => d.note(format!("expected one of: {}", quoted(known))),
+        };
+        diags.push(d);
+    }
+}
+
+/// `a`, `b`, `c`.
+pub(crate) fn quoted<S: AsRef<str>>(names: &[S]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{}`", n.as_ref()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A name usable as a Rust constant once upper-cased: a letter, then letters, digits, `_`, `-`.
+pub(crate) fn check_name(src: &Source, n: &Node, what: &str) -> Result<String, Diagnostic> {
+    let s = string(src, n, what)?;
+    let mut chars = s.chars();
+    let ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if ok {
+        Ok(s.to_owned())
+    } else {
+        Err(src.error(
+            &n.span,
+            format!(
+                "{what} `{s}` is not a valid name (a letter, then letters, digits, `_` or `-`)"
+            ),
+        ))
+    }
+}
+
+/// Removes `.` and resolvable `..` components without touching the file system.
+pub(crate) fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                let last = out.components().next_back();
+                match last {
+                    Some(Component::Normal(_)) => {
+                        out.pop();
+                    }
+                    Some(Component::RootDir | Component::Prefix(_)) => {}
+                    _ => out.push(".."),
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
+/// `rel` resolved against the directory of `base` (lexically).
+pub(crate) fn relative_to(base: &Path, rel: &str) -> PathBuf {
+    let dir = base.parent().unwrap_or(Path::new(""));
+    normalize(&dir.join(rel))
+}
+
+/// An absolute form of `path` (canonical when it exists).
+pub(crate) fn absolute(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path)
+        .or_else(|_| std::path::absolute(path).map(|p| normalize(&p)))
+        .unwrap_or_else(|_| path.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalizes() {
+        assert_eq!(
+            normalize(Path::new("a/b/../../c/./d")),
+            PathBuf::from("c/d")
+        );
+        assert_eq!(
+            normalize(Path::new("../a/../../b")),
+            PathBuf::from("../../b")
+        );
+        assert_eq!(normalize(Path::new("/x/../../y")), PathBuf::from("/y"));
+        assert_eq!(
+            relative_to(
+                Path::new("examples/aeb/schedule.toml"),
+                "../../kernels/manifest.toml"
+            ),
+            PathBuf::from("kernels/manifest.toml")
+        );
+    }
+}

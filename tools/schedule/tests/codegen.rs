@@ -1,0 +1,386 @@
+//! Code generation: the output is stable, formatted as rustfmt formats it, and compiles against
+//! the runtime's `src/exec/table.rs` (copied into a scratch crate: this crate cannot depend on
+//! `orin-exec`, which depends on it).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use common::{
+    Fixture, aeb_signatures, docs_example, docs_example_path, options, repo_root, scratch,
+    with_header,
+};
+use orin_exec_schedule::{Options, render_str};
+
+/// rustfmt (edition 2024, default configuration) of `source`.
+fn rustfmt(source: &str) -> String {
+    use std::io::Write as _;
+    let mut child = Command::new("rustfmt")
+        .args(["--edition", "2024", "--emit", "stdout", "--quiet"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("rustfmt must be installed (rustup component add rustfmt)");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(source.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "rustfmt failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn assert_rustfmt_stable(source: &str) {
+    let formatted = rustfmt(source);
+    if formatted != source {
+        let first = source
+            .lines()
+            .zip(formatted.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(0);
+        let show = |s: &str| {
+            s.lines()
+                .skip(first.saturating_sub(3))
+                .take(12)
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        panic!(
+            "generated code is not rustfmt-formatted; first difference at line {}:\n--- generated\n{}\n--- rustfmt\n{}",
+            first + 1,
+            show(source),
+            show(&formatted)
+        );
+    }
+}
+
+/// Compiles `schedule` (generated with `table_path = "crate::table"`) with `main_body` into a
+/// binary next to a copy of the runtime's table.rs, runs it and returns its stdout.
+fn compile_and_run(schedule: &str, main_body: &str) -> String {
+    let dir = scratch("compile");
+    std::fs::copy(repo_root().join("src/exec/table.rs"), dir.join("table.rs"))
+        .expect("src/exec/table.rs");
+    std::fs::write(dir.join("schedule.rs"), schedule).unwrap();
+    let main = format!(
+        "#![deny(warnings)]\n#[allow(dead_code)]\nmod table;\nmod schedule {{\n    include!(\"schedule.rs\");\n}}\n\
+         #[allow(unused_imports)]\nuse schedule::{{SCHEDULE, buffer, engine, mode, task}};\n\
+         #[allow(unused_imports)]\nuse table::*;\nfn main() {{\n{main_body}\n}}\n"
+    );
+    std::fs::write(dir.join("main.rs"), main).unwrap();
+    let bin = dir.join("schedule-test");
+    let out = Command::new(std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into()))
+        .args(["--edition", "2024", "--crate-type", "bin", "-o"])
+        .arg(&bin)
+        .arg(dir.join("main.rs"))
+        .output()
+        .expect("rustc");
+    assert!(
+        out.status.success(),
+        "the generated code does not compile:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = Command::new(&bin).output().unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    String::from_utf8(run.stdout).unwrap()
+}
+
+fn docs_generated(table_path: &str) -> String {
+    let opts = Options {
+        signatures: aeb_signatures(),
+        table_path: table_path.into(),
+        ..options()
+    };
+    render_str(&docs_example_path(), &docs_example(), &opts)
+        .unwrap_or_else(|d| panic!("{d}"))
+        .source
+}
+
+#[test]
+fn docs_example_output_is_stable_and_rustfmt_formatted() {
+    let a = docs_generated(orin_exec_schedule::DEFAULT_TABLE_PATH);
+    let b = docs_generated(orin_exec_schedule::DEFAULT_TABLE_PATH);
+    assert_eq!(a, b);
+    assert_rustfmt_stable(&a);
+    for needle in [
+        "use ::orin_exec::exec::table::*;",
+        "pub static SCHEDULE: Schedule = Schedule {",
+        "    pub const SENSOR: TaskId = TaskId(0);",
+        "    pub const DETECTOR: TaskId = TaskId(2);",
+        "    pub const DLA0: EngineId = EngineId(3);",
+        "    pub const DEGRADED: ModeId = ModeId(1);",
+        "        modes: ModeMask(1 << mode::NORMAL.0),",
+        "        action: Action::SwitchMode(mode::DEGRADED),",
+        "    period_ns: 33_333_000,",
+        "    minor_frames_ns: &[0, 16_666_500],",
+        "kernels/cubins/aeb.sm_87.cubin\"),",
+        "loadables/aeb_detector.sildla\"),",
+        "//   detector     dla0        0.000ms      3.000ms      9.000ms     15.000ms      6.000ms",
+    ] {
+        assert!(
+            a.contains(needle),
+            "missing {needle:?} in the generated code:\n{a}"
+        );
+    }
+    // The manifest's hash as bytes: c6 19 8c ea ... for the sm_87 cubin.
+    let manifest = std::fs::read_to_string(repo_root().join("kernels/manifest.toml")).unwrap();
+    let at = manifest.find("file = \"cubins/aeb.sm_87.cubin\"").unwrap();
+    let hash = &manifest[at..][manifest[at..].find("sha256 = \"").unwrap() + 10..][..8];
+    let bytes = format!(
+        "0x{}, 0x{}, 0x{}, 0x{}",
+        &hash[0..2],
+        &hash[2..4],
+        &hash[4..6],
+        &hash[6..8]
+    );
+    assert!(a.contains(&bytes), "missing {bytes} in the generated code");
+}
+
+#[test]
+fn docs_example_output_compiles_against_table_rs() {
+    let source = docs_generated("crate::table");
+    let out = compile_and_run(
+        &source,
+        r#"
+    assert_eq!(SCHEDULE.task_by_name("sensor"), Some(task::SENSOR));
+    assert_eq!(SCHEDULE.task_by_name("detector"), Some(task::DETECTOR));
+    assert_eq!(SCHEDULE.mode_by_name("degraded"), Some(mode::DEGRADED));
+    assert_eq!(SCHEDULE.engine_by_name("dla0"), Some(engine::DLA0));
+    assert_eq!(SCHEDULE.buffer_by_name("image"), Some(buffer::IMAGE));
+    let rule = SCHEDULE.health_rule(FaultKind::DeadlineMiss, task::DETECTOR).unwrap();
+    assert_eq!(rule.action, Action::SwitchMode(mode::DEGRADED));
+    let rule = SCHEDULE.health_rule(FaultKind::EngineError, task::DETECTOR).unwrap();
+    assert_eq!(rule.scope, FaultScope::Engine(engine::DLA0));
+    assert!(SCHEDULE.task(task::PREPROCESS).modes.contains(mode::NORMAL));
+    assert!(!SCHEDULE.task(task::PREPROCESS).modes.contains(mode::DEGRADED));
+    assert!(SCHEDULE.task(task::SENSOR).modes.contains(mode::DEGRADED));
+    for t in SCHEDULE.tasks {
+        println!("task {} engine {} waits {}", t.name, SCHEDULE.engines[t.engine.0 as usize].name, t.waits.len());
+    }
+    for c in SCHEDULE.cubins {
+        for v in c.variants {
+            println!("cubin {} sm_{} {} bytes", c.name, v.sm, v.image.len());
+        }
+    }
+    for l in SCHEDULE.loadables {
+        println!("loadable {} {} bytes, {} in, {} out", l.name, l.image.len(), l.inputs.len(), l.outputs.len());
+    }
+    println!("buffer image {} bytes align {}", SCHEDULE.buffers[buffer::IMAGE.0 as usize].kind.size(), SCHEDULE.buffers[buffer::IMAGE.0 as usize].kind.align());
+    println!("timeline {}", SCHEDULE.timeline.len());
+"#,
+    );
+    let size = |p: &str| std::fs::metadata(repo_root().join(p)).unwrap().len();
+    for line in [
+        "task sensor engine cpu0 waits 2".to_owned(),
+        "task detector engine dla0 waits 2".to_owned(),
+        format!(
+            "cubin aeb sm_87 {} bytes",
+            size("kernels/cubins/aeb.sm_87.cubin")
+        ),
+        format!(
+            "cubin aeb sm_90 {} bytes",
+            size("kernels/cubins/aeb.sm_90.cubin")
+        ),
+        format!(
+            "loadable aeb_detector {} bytes, 1 in, 2 out",
+            size("loadables/aeb_detector.sildla")
+        ),
+        "buffer image 3072 bytes align 512".to_owned(),
+        "timeline 8".to_owned(),
+    ] {
+        assert!(
+            out.lines().any(|l| l == line),
+            "missing {line:?} in:\n{out}"
+        );
+    }
+}
+
+/// Exercises the shapes the AEB example does not: three modes, a task in two of them, every
+/// parameter kind, no health rules, many minor frames, long names, tasks declared out of
+/// dependency order.
+const VARIED: &str = r#"
+[[buffer]]
+name = "input_with_a_rather_long_name"
+kind = "raw"
+size = 64
+multiplicity = 3
+
+[[buffer]]
+name = "dla_in"
+kind = "tensor"
+
+[[buffer]]
+name = "out"
+kind = "raw"
+size = 256
+
+[[task]]
+name = "consumer"
+engine = "cpu1"
+wcet = "100us"
+reads = ["out"]
+after = ["net"]
+modes = ["a", "c"]
+
+[[task]]
+name = "producer"
+engine = "cpu0"
+wcet = "250us"
+writes = ["input_with_a_rather_long_name"]
+after = ["scale@-2"]
+
+[[task]]
+name = "scale"
+engine = "gpu0"
+cubin = "k"
+kernel = "scale"
+grid = [2, 1, 1]
+block = 64
+shared_mem = 1024
+params = [{ buffer = "input_with_a_rather_long_name" }, { buffer = "dla_in" }, { u32 = 4_000_000 }, { f32 = -0.125 }]
+reads = ["input_with_a_rather_long_name"]
+writes = ["dla_in"]
+after = ["producer", "net@-1"]
+wcet = "300us"
+
+[[task]]
+name = "net"
+engine = "dla0"
+loadable = "net"
+inputs = { in = "dla_in" }
+outputs = { out = "out" }
+after = ["scale", "consumer@-1"]
+wcet = "1ms"
+"#;
+
+fn varied() -> String {
+    with_header(VARIED)
+        .replace("modes = [\"a\", \"b\"]", "modes = [\"a\", \"b\", \"c\"]")
+        .replace("lookahead = 1", "lookahead = 0\nminor_frames = 10")
+}
+
+#[test]
+fn varied_schedule_output_is_formatted_and_compiles() {
+    let fx = Fixture::new();
+    let text = varied();
+    let path = fx.schedule_path();
+    let default = render_str(&path, &text, &options()).unwrap_or_else(|d| panic!("{d}"));
+    assert_rustfmt_stable(&default.source);
+    let source = default
+        .source
+        .replace(orin_exec_schedule::DEFAULT_TABLE_PATH, "crate::table");
+    for needle in [
+        "static HEALTH: [HealthRule; 0] = [];",
+        "modes: ModeMask(1 << mode::A.0 | 1 << mode::C.0),",
+        "Param::U32(4_000_000),",
+        "Param::F32(-0.125),",
+        "shared_mem_bytes: 1024,",
+        "    pub const PRODUCER: TaskId = TaskId(0);",
+        "        0, 1_000_000, 2_000_000,",
+    ] {
+        assert!(source.contains(needle), "missing {needle:?} in:\n{source}");
+    }
+    let out = compile_and_run(
+        &source,
+        r#"
+    let names: Vec<&str> = SCHEDULE.tasks.iter().map(|t| t.name).collect();
+    println!("{}", names.join(" "));
+    println!("minor {}", SCHEDULE.minor_frames_ns.len());
+    println!("dla_in {:?}", SCHEDULE.buffers[buffer::DLA_IN.0 as usize].kind);
+"#,
+    );
+    // Submission order: topological (producer before scale and net), declaration order per engine.
+    assert!(out.contains("producer scale net consumer\n"), "{out}");
+    assert!(out.contains("minor 10\n"), "{out}");
+    assert!(
+        out.contains("dla_in Tensor { data_type: Int8, dims: [1, 1, 8, 8], align: 512 }"),
+        "{out}"
+    );
+}
+
+#[test]
+fn generate_writes_the_file_a_copy_and_fails_on_errors() {
+    let fx = Fixture::new();
+    let schedule = fx.schedule_path();
+    std::fs::write(&schedule, varied()).unwrap();
+    let out_dir = scratch("out");
+    let out = out_dir.join("schedule.rs");
+    let copy = out_dir.join("copy/schedule-t.rs");
+    let opts = Options {
+        copy_to: Some(copy.clone()),
+        ..options()
+    };
+    let generated =
+        orin_exec_schedule::generate_with(&schedule, &out, &opts).unwrap_or_else(|d| panic!("{d}"));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), generated.source);
+    assert_eq!(std::fs::read_to_string(&copy).unwrap(), generated.source);
+    let inputs: Vec<String> = generated
+        .inputs
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    for f in [
+        "app/schedule.toml",
+        "manifests/kernels.toml",
+        "manifests/loadables.toml",
+        "k.sm_87.cubin",
+        "k.sm_90.cubin",
+        "net.sildla",
+    ] {
+        assert!(
+            inputs.iter().any(|i| i.ends_with(f)),
+            "{f} not in {inputs:?}"
+        );
+    }
+    // An invalid schedule: the diagnostics, and the previous output is left alone.
+    std::fs::write(
+        &schedule,
+        varied().replace("wcet = \"1ms\"", "wcet = \"1 min\""),
+    )
+    .unwrap();
+    let err = orin_exec_schedule::generate(&schedule, &out_dir.join("other.rs")).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("`wcet` of task `net`: `1 min`: unknown unit `min`"),
+        "{err}"
+    );
+    assert!(!out_dir.join("other.rs").exists());
+    let _ = std::fs::remove_dir_all(&out_dir);
+}
+
+#[test]
+fn inspectable_copy_goes_to_the_target_dir() {
+    let p = |s: &str| PathBuf::from(s);
+    assert_eq!(
+        orin_exec_schedule::inspectable_copy_path(
+            Path::new("/w/target/debug/build/aeb-demo-0123/out"),
+            "aeb"
+        ),
+        Some(p("/w/target/orin-exec/schedule-aeb.rs"))
+    );
+    assert_eq!(
+        orin_exec_schedule::inspectable_copy_path(
+            Path::new("/w/target/aarch64-unknown-linux-gnu/release/build/aeb-demo-0123/out"),
+            "aeb"
+        ),
+        Some(p(
+            "/w/target/aarch64-unknown-linux-gnu/orin-exec/schedule-aeb.rs"
+        ))
+    );
+    assert_eq!(
+        orin_exec_schedule::inspectable_copy_path(Path::new("/tmp/out"), "aeb"),
+        None
+    );
+}
