@@ -77,7 +77,9 @@ impl fmt::Display for Context {
             Context::Semaphore(t) => write!(f, "completion semaphore of task `{t}`"),
             Context::Cubin(c) => write!(f, "cubin `{c}`"),
             Context::Loadable(l) => write!(f, "loadable `{l}`"),
-            Context::Tensor { loadable, tensor } => write!(f, "tensor `{tensor}` of loadable `{loadable}`"),
+            Context::Tensor { loadable, tensor } => {
+                write!(f, "tensor `{tensor}` of loadable `{loadable}`")
+            }
         }
     }
 }
@@ -142,12 +144,20 @@ impl fmt::Display for TensorMismatch {
         match self {
             TensorMismatch::Missing => f.write_str("the loadable has no such tensor"),
             TensorMismatch::Size { expected, found } => {
-                write!(f, "the loadable needs {expected} bytes, the buffer has {found}")
+                write!(
+                    f,
+                    "the loadable needs {expected} bytes, the buffer has {found}"
+                )
             }
             TensorMismatch::Count { expected, found } => {
-                write!(f, "the loadable has {expected} tensors, the schedule binds {found}")
+                write!(
+                    f,
+                    "the loadable has {expected} tensors, the schedule binds {found}"
+                )
             }
-            TensorMismatch::Shape => f.write_str("shape or type differs from the loadables manifest"),
+            TensorMismatch::Shape => {
+                f.write_str("shape or type differs from the loadables manifest")
+            }
         }
     }
 }
@@ -316,54 +326,109 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Call { call, status, context } => write!(f, "{call} failed with {status} ({context})"),
+            Error::Call {
+                call,
+                status,
+                context,
+            } => write!(f, "{call} failed with {status} ({context})"),
             Error::Cubin { module, cause } => write!(f, "cubin `{module}` rejected: {cause}"),
             Error::NoCubinForSm { module, sm } => {
-                write!(f, "cubin `{module}` has no SASS for sm_{sm} (and PTX is never JIT-compiled)")
+                write!(
+                    f,
+                    "cubin `{module}` has no SASS for sm_{sm} (and PTX is never JIT-compiled)"
+                )
             }
             Error::HashMismatch { context } => {
                 write!(f, "{context}: SHA-256 differs from its manifest entry")
             }
-            Error::Tensor { loadable, tensor, mismatch } => {
+            Error::Tensor {
+                loadable,
+                tensor,
+                mismatch,
+            } => {
                 write!(f, "tensor `{tensor}` of loadable `{loadable}`: {mismatch}")
             }
             Error::BufferTooSmall { buffer, need, have } => {
-                write!(f, "buffer `{buffer}` is too small: {need} bytes needed, {have} available")
+                write!(
+                    f,
+                    "buffer `{buffer}` is too small: {need} bytes needed, {have} available"
+                )
             }
-            Error::BufferMisaligned { buffer, align, addr } => {
-                write!(f, "buffer `{buffer}` at {addr:#x} is not aligned to {align} bytes")
+            Error::BufferMisaligned {
+                buffer,
+                align,
+                addr,
+            } => {
+                write!(
+                    f,
+                    "buffer `{buffer}` at {addr:#x} is not aligned to {align} bytes"
+                )
             }
-            Error::AlignmentTooSmall { buffer, needed, declared } => write!(
+            Error::AlignmentTooSmall {
+                buffer,
+                needed,
+                declared,
+            } => write!(
                 f,
                 "buffer `{buffer}` is declared {declared}-byte aligned, but an engine bound to it needs {needed}"
             ),
-            Error::BufferBusy { buffer, holder, task } => write!(
+            Error::BufferBusy {
+                buffer,
+                holder,
+                task,
+            } => write!(
                 f,
                 "buffer `{buffer}` is held by {holder} (task `{task}`): its fence has not been reached"
             ),
             Error::BufferNotDeclared { task, buffer } => {
-                write!(f, "task `{task}` did not declare this access to buffer `{buffer}`")
+                write!(
+                    f,
+                    "task `{task}` did not declare this access to buffer `{buffer}`"
+                )
             }
             Error::FenceTimeout { task, value } => {
-                write!(f, "fence {value} of task `{task}` was not reached before its deadline")
+                write!(
+                    f,
+                    "fence {value} of task `{task}` was not reached before its deadline"
+                )
             }
             Error::DeadlineMissed { task, late_ns } => {
                 write!(f, "task `{task}` missed its deadline by {late_ns} ns")
             }
-            Error::BudgetExceeded { task, used_ns, budget_ns } => {
-                write!(f, "task `{task}` ran {used_ns} ns, over its budget of {budget_ns} ns")
+            Error::BudgetExceeded {
+                task,
+                used_ns,
+                budget_ns,
+            } => {
+                write!(
+                    f,
+                    "task `{task}` ran {used_ns} ns, over its budget of {budget_ns} ns"
+                )
             }
-            Error::TaskFailed { task } => write!(f, "CPU task `{task}` failed or was refused a buffer"),
+            Error::TaskFailed { task } => {
+                write!(f, "CPU task `{task}` failed or was refused a buffer")
+            }
             Error::EngineFailed { engine, status } => {
-                write!(f, "engine `{engine}` failed with {status}; it must be re-initialised")
+                write!(
+                    f,
+                    "engine `{engine}` failed with {status}; it must be re-initialised"
+                )
             }
-            Error::UnboundTask { task } => write!(f, "CPU task `{task}` has no function bound to it"),
+            Error::UnboundTask { task } => {
+                write!(f, "CPU task `{task}` has no function bound to it")
+            }
             Error::UnknownName { name } => write!(f, "`{name}` is not in the schedule"),
-            Error::Capacity { what, limit } => write!(f, "capacity exceeded: at most {limit} {what}"),
-            Error::BadSchedule { what, context } => write!(f, "inconsistent schedule table: {what} ({context})"),
+            Error::Capacity { what, limit } => {
+                write!(f, "capacity exceeded: at most {limit} {what}")
+            }
+            Error::BadSchedule { what, context } => {
+                write!(f, "inconsistent schedule table: {what} ({context})")
+            }
             Error::Platform { what } => write!(f, "platform check failed: {what}"),
             Error::Phase { what } => write!(f, "not allowed in this phase: {what}"),
-            Error::Shutdown { context } => write!(f, "shutdown incomplete: {context} could not be released"),
+            Error::Shutdown { context } => {
+                write!(f, "shutdown incomplete: {context} could not be released")
+            }
         }
     }
 }

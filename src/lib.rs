@@ -7,13 +7,13 @@ extern crate std;
 
 // On `sil` and `rig` the SIL libraries provide the NvSci and cuDLA symbols (and, on `sil`,
 // the CUDA ones) that the bindings declare.
-#[cfg(any(platform = "sil", platform = "rig"))]
-use {cudla as _, nvscibuf as _, nvscisync as _};
 #[cfg(platform = "sil")]
 use sil_cuda as _;
+#[cfg(any(platform = "sil", platform = "rig"))]
+use {cudla as _, nvscibuf as _, nvscisync as _};
 
-pub mod exec;
 pub mod error;
+pub mod exec;
 pub mod limits;
 pub mod mem;
 pub mod sync;

@@ -7,16 +7,20 @@ use std::sync::Mutex;
 use std::sync::atomic::AtomicU64;
 
 use common::*;
+use orin_exec::Error;
 use orin_exec::engine::cpu::CpuCtx;
 use orin_exec::error::{Context, Holder, TensorMismatch};
 use orin_exec::exec::table::FaultKind;
 use orin_exec::exec::{Builder, Config, CpuTask, Injection, Storage, TaskFault};
-use orin_exec::Error;
 
 static GOOD: AtomicU64 = AtomicU64::new(0);
 static BAD: AtomicU64 = AtomicU64::new(0);
 
-fn init(v: Variant, config: Config, check: &'static mut dyn CpuTask) -> Result<orin_exec::exec::Initialized, Error> {
+fn init(
+    v: Variant,
+    config: Config,
+    check: &'static mut dyn CpuTask,
+) -> Result<orin_exec::exec::Initialized, Error> {
     Builder::new(schedule(v))
         .config(config)
         .bind("input", Box::leak(Box::new(Input)))
@@ -25,28 +29,67 @@ fn init(v: Variant, config: Config, check: &'static mut dyn CpuTask) -> Result<o
 }
 
 fn checker() -> &'static mut Check {
-    Box::leak(Box::new(Check { good: &GOOD, bad: &BAD, expected: expected_detection() }))
+    Box::leak(Box::new(Check {
+        good: &GOOD,
+        bad: &BAD,
+        expected: expected_detection(),
+    }))
 }
 
 fn virtual_config() -> Config {
-    Config { virtual_clock: true, realtime_priority: None, virtual_wait_cap_us: 200_000, ..Config::default() }
+    Config {
+        virtual_clock: true,
+        realtime_priority: None,
+        virtual_wait_cap_us: 200_000,
+        ..Config::default()
+    }
 }
 
 #[test]
 fn wrong_tensor_size_names_the_tensor() {
     let _serial = serial();
-    let err = init(Variant { image_size: 1000, ..Variant::default() }, virtual_config(), checker()).err();
+    let err = init(
+        Variant {
+            image_size: 1000,
+            ..Variant::default()
+        },
+        virtual_config(),
+        checker(),
+    )
+    .err();
     assert_eq!(
         err,
-        Some(Error::Tensor { loadable: "aeb_detector", tensor: "image", mismatch: TensorMismatch::Size { expected: 3072, found: 1000 } })
+        Some(Error::Tensor {
+            loadable: "aeb_detector",
+            tensor: "image",
+            mismatch: TensorMismatch::Size {
+                expected: 3072,
+                found: 1000
+            }
+        })
     );
 }
 
 #[test]
 fn too_small_an_alignment_for_the_dla_is_refused() {
     let _serial = serial();
-    let err = init(Variant { image_align: 16, ..Variant::default() }, virtual_config(), checker()).err();
-    assert_eq!(err, Some(Error::AlignmentTooSmall { buffer: "image", needed: 32, declared: 16 }));
+    let err = init(
+        Variant {
+            image_align: 16,
+            ..Variant::default()
+        },
+        virtual_config(),
+        checker(),
+    )
+    .err();
+    assert_eq!(
+        err,
+        Some(Error::AlignmentTooSmall {
+            buffer: "image",
+            needed: 32,
+            declared: 16
+        })
+    );
     assert_eq!(
         err.map(|e| e.to_string()).as_deref(),
         Some("buffer `image` is declared 16-byte aligned, but an engine bound to it needs 32")
@@ -56,8 +99,21 @@ fn too_small_an_alignment_for_the_dla_is_refused() {
 #[test]
 fn a_loadable_with_the_wrong_hash_is_refused() {
     let _serial = serial();
-    let err = init(Variant { wrong_hash: true, ..Variant::default() }, virtual_config(), checker()).err();
-    assert_eq!(err, Some(Error::HashMismatch { context: Context::Loadable("aeb_detector") }));
+    let err = init(
+        Variant {
+            wrong_hash: true,
+            ..Variant::default()
+        },
+        virtual_config(),
+        checker(),
+    )
+    .err();
+    assert_eq!(
+        err,
+        Some(Error::HashMismatch {
+            context: Context::Loadable("aeb_detector")
+        })
+    );
 }
 
 static REFUSED: Mutex<Option<Error>> = Mutex::new(None);
@@ -78,8 +134,20 @@ impl CpuTask for Racer {
 #[test]
 fn cpu_borrow_while_the_dla_holds_the_buffer_is_refused() {
     let _serial = serial();
-    let v = Variant { check_waits: false, period_ns: 100_000_000, ..Variant::default() };
-    let rt = init(v, Config { realtime_priority: None, ..Config::default() }, Box::leak(Box::new(Racer))).expect("init");
+    let v = Variant {
+        check_waits: false,
+        period_ns: 100_000_000,
+        ..Variant::default()
+    };
+    let rt = init(
+        v,
+        Config {
+            realtime_priority: None,
+            ..Config::default()
+        },
+        Box::leak(Box::new(Racer)),
+    )
+    .expect("init");
     // The DLA takes 30 ms per task: `check` (released with `input`) finds it busy.
     let model = orin_exec::engine::platform::dla_sil::TimingModel {
         kind: 0,
@@ -98,7 +166,11 @@ fn cpu_borrow_while_the_dla_holds_the_buffer_is_refused() {
     exec.shutdown().expect("shutdown");
     assert_eq!(
         *REFUSED.lock().unwrap(),
-        Some(Error::BufferBusy { buffer: "obstacle_map", holder: Holder::Dla(0), task: "detector" })
+        Some(Error::BufferBusy {
+            buffer: "obstacle_map",
+            holder: Holder::Dla(0),
+            task: "detector"
+        })
     );
 }
 
@@ -107,7 +179,8 @@ fn a_hung_dla_gives_a_fence_timeout() {
     let _serial = serial();
     let rt = init(Variant::default(), virtual_config(), checker()).expect("init");
     let mut exec = rt.seal().expect("seal");
-    exec.inject(DETECTOR, 1, Injection::DlaHang).expect("inject");
+    exec.inject(DETECTOR, 1, Injection::DlaHang)
+        .expect("inject");
     assert_eq!(exec.step().expect("frame 0").faults, 0);
     let report = exec.step().expect("frame 1");
     assert!(report.faults >= 1);
@@ -125,11 +198,25 @@ fn fence_timeout_error_names_the_task_and_value() {
     let _serial = serial();
     let rt = init(Variant::default(), virtual_config(), checker()).expect("init");
     let mut exec = rt.seal().expect("seal");
-    exec.inject(DETECTOR, 0, Injection::DlaHang).expect("inject");
+    exec.inject(DETECTOR, 0, Injection::DlaHang)
+        .expect("inject");
     exec.step().expect("frame 0");
-    let fault = exec.recent_faults().find(|f| f.task == DETECTOR).copied().expect("a detector fault");
+    let fault = exec
+        .recent_faults()
+        .find(|f| f.task == DETECTOR)
+        .copied()
+        .expect("a detector fault");
     // Warm-up signalled once; frame 0's signal would have produced value 2.
-    assert_eq!(fault.error, Error::FenceTimeout { task: "detector", value: 2 });
-    assert_eq!(fault.error.to_string(), "fence 2 of task `detector` was not reached before its deadline");
+    assert_eq!(
+        fault.error,
+        Error::FenceTimeout {
+            task: "detector",
+            value: 2
+        }
+    );
+    assert_eq!(
+        fault.error.to_string(),
+        "fence 2 of task `detector` was not reached before its deadline"
+    );
     let _ = exec.shutdown();
 }

@@ -17,12 +17,22 @@ struct Counting;
 
 static COUNTING: AtomicBool = AtomicBool::new(false);
 static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+/// `ALLOC_BACKTRACE=1`: print where a counted allocation came from.
+static BACKTRACE: AtomicBool = AtomicBool::new(false);
 
 // SAFETY: delegates every call to the system allocator; only adds a counter.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if COUNTING.load(Ordering::Relaxed) {
             ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+            if BACKTRACE.load(Ordering::Relaxed) && COUNTING.swap(false, Ordering::SeqCst) {
+                eprintln!(
+                    "allocation of {} bytes:\n{}",
+                    layout.size(),
+                    std::backtrace::Backtrace::force_capture()
+                );
+                COUNTING.store(true, Ordering::SeqCst);
+            }
         }
         // SAFETY: same contract as the caller's.
         unsafe { System.alloc(layout) }
@@ -56,15 +66,27 @@ fn main() {
     static BAD: AtomicU64 = AtomicU64::new(0);
     const FRAMES: u64 = 10_000;
 
+    BACKTRACE.store(
+        std::env::var_os("ALLOC_BACKTRACE").is_some(),
+        Ordering::Relaxed,
+    );
     // Control: the counter sees allocations.
     let (v, control) = counted(|| std::hint::black_box(vec![1u8; 64]));
     drop(v);
     assert!(control >= 1, "the counting allocator does not count");
 
     let storage = Box::leak(Box::new(Storage::new()));
-    let check = Box::leak(Box::new(Check { good: &GOOD, bad: &BAD, expected: expected_detection() }));
+    let check = Box::leak(Box::new(Check {
+        good: &GOOD,
+        bad: &BAD,
+        expected: expected_detection(),
+    }));
     let runtime = Builder::new(schedule(Variant::default()))
-        .config(Config { virtual_clock: true, realtime_priority: None, ..Config::default() })
+        .config(Config {
+            virtual_clock: true,
+            realtime_priority: None,
+            ..Config::default()
+        })
         .bind("input", Box::leak(Box::new(Input)))
         .bind("check", check)
         .init(storage)
@@ -81,8 +103,17 @@ fn main() {
     });
     result.expect("run");
     exec.shutdown().expect("shutdown");
-    assert_eq!(GOOD.load(Ordering::Relaxed), FRAMES, "golden output mismatch");
+    assert_eq!(
+        GOOD.load(Ordering::Relaxed),
+        FRAMES,
+        "golden output mismatch"
+    );
     assert_eq!(BAD.load(Ordering::Relaxed), 0);
-    assert_eq!(allocations, 0, "{allocations} allocations after seal over {FRAMES} frames");
-    println!("no_alloc_after_seal: {FRAMES} frames, 0 allocations after seal (control counted {control})");
+    assert_eq!(
+        allocations, 0,
+        "{allocations} allocations after seal over {FRAMES} frames"
+    );
+    println!(
+        "no_alloc_after_seal: {FRAMES} frames, 0 allocations after seal (control counted {control})"
+    );
 }

@@ -8,8 +8,18 @@ fn main() {
         .iter()
         .map(|s| KernelSignature {
             kernel: s.name.to_string(),
-            params: s.params.iter().map(|p| ParamKind::parse(&format!("{p:?}")).expect("known parameter kind")).collect(),
+            params: s
+                .params
+                .iter()
+                .map(|p| ParamKind::parse(&format!("{p:?}")).expect("known parameter kind"))
+                .collect(),
         })
         .collect();
-    build_script_with("schedule.toml", &Options { signatures, ..Options::default() });
+    build_script_with(
+        "schedule.toml",
+        &Options {
+            signatures,
+            ..Options::default()
+        },
+    );
 }

@@ -15,7 +15,11 @@ use orin_exec::engine::report::PlatformReport;
 use orin_exec::trace::export;
 
 #[derive(Parser)]
-#[command(name = "orin-exec", version, about = "Deterministic CPU/GPU/DLA executive for NVIDIA Orin: tools")]
+#[command(
+    name = "orin-exec",
+    version,
+    about = "Deterministic CPU/GPU/DLA executive for NVIDIA Orin: tools"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -55,7 +59,11 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check { file } => check(&file),
-        Command::Report { trace, perfetto, json } => report(&trace, perfetto.as_deref(), json),
+        Command::Report {
+            trace,
+            perfetto,
+            json,
+        } => report(&trace, perfetto.as_deref(), json),
         Command::Audit { binary, json } => audit(&binary, json),
         Command::Platform => {
             print!("{}", PlatformReport::probe());
@@ -90,9 +98,18 @@ fn report(trace: &Path, perfetto: Option<&Path>, json: bool) -> Result<bool, Str
     let (tasks, release) = export::summarize(&meta, &records);
     if json {
         let value = serde_json::json!({ "schedule": meta.name, "platform": meta.platform, "tasks": tasks, "release": release });
-        println!("{}", serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?
+        );
     } else {
-        println!("{} on {}: {} frames, period {:.3} ms", meta.name, meta.platform, release.frames, meta.period_ns as f64 / 1e6);
+        println!(
+            "{} on {}: {} frames, period {:.3} ms",
+            meta.name,
+            meta.platform,
+            release.frames,
+            meta.period_ns as f64 / 1e6
+        );
         print!("{}", export::summary_table(&tasks));
         println!(
             "release error: min {:.1} us, mean {:.1} us, p99 {:.1} us, max {:.1} us",
@@ -103,7 +120,8 @@ fn report(trace: &Path, perfetto: Option<&Path>, json: bool) -> Result<bool, Str
         );
     }
     if let Some(path) = perfetto {
-        export::write_file(path, export::chrome_json(&meta, &records).as_bytes()).map_err(|e| e.to_string())?;
+        export::write_file(path, export::chrome_json(&meta, &records).as_bytes())
+            .map_err(|e| e.to_string())?;
         eprintln!("perfetto trace: {}", path.display());
     }
     Ok(true)
@@ -138,16 +156,29 @@ fn forbidden(name: &str) -> bool {
 }
 
 fn vendor(name: &str) -> bool {
-    VENDOR_PREFIXES.iter().any(|p| name.starts_with(p) && name[p.len()..].starts_with(|c: char| c.is_ascii_uppercase()))
+    VENDOR_PREFIXES.iter().any(|p| {
+        name.starts_with(p) && name[p.len()..].starts_with(|c: char| c.is_ascii_uppercase())
+    })
 }
 
 /// Offsets of embedded PTX text (`.version X.Y` followed by `.target sm_`), of fatbin
 /// containers, and of embedded CUDA ELF images.
 fn embedded_gpu_code(bytes: &[u8]) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
-    let find_all = |needle: &[u8]| -> Vec<usize> { bytes.windows(needle.len()).enumerate().filter(|(_, w)| *w == needle).map(|(i, _)| i).collect() };
+    let find_all = |needle: &[u8]| -> Vec<usize> {
+        bytes
+            .windows(needle.len())
+            .enumerate()
+            .filter(|(_, w)| *w == needle)
+            .map(|(i, _)| i)
+            .collect()
+    };
     let ptx = find_all(b".target sm_")
         .into_iter()
-        .filter(|&i| bytes[i.saturating_sub(256)..i].windows(9).any(|w| w == b".version "))
+        .filter(|&i| {
+            bytes[i.saturating_sub(256)..i]
+                .windows(9)
+                .any(|w| w == b".version ")
+        })
         .collect();
     let fatbin = find_all(&0xBA55_ED50u32.to_le_bytes());
     let cubins = find_all(b"\x7fELF\x02\x01\x01\x41")
@@ -159,7 +190,8 @@ fn embedded_gpu_code(bytes: &[u8]) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
 
 fn audit(binary: &Path, json: bool) -> Result<bool, String> {
     let bytes = std::fs::read(binary).map_err(|e| format!("{}: {e}", binary.display()))?;
-    let file = object::File::parse(&*bytes).map_err(|e| format!("{}: not an object file: {e}", binary.display()))?;
+    let file = object::File::parse(&*bytes)
+        .map_err(|e| format!("{}: not an object file: {e}", binary.display()))?;
     let mut needed = Vec::new();
     if let Ok(Some(libs)) = elf_needed(&bytes) {
         needed = libs;
@@ -188,11 +220,29 @@ fn audit(binary: &Path, json: bool) -> Result<bool, String> {
             "embedded_ptx_offsets": ptx,
             "embedded_fatbin_offsets": fatbin,
         });
-        println!("{}", serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?
+        );
     } else {
         println!("binary: {}", binary.display());
-        println!("needed libraries: {}", if needed.is_empty() { "(none)".into() } else { needed.join(", ") });
-        println!("vendor imports ({}): {}", vendor_imports.len(), vendor_imports.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" "));
+        println!(
+            "needed libraries: {}",
+            if needed.is_empty() {
+                "(none)".into()
+            } else {
+                needed.join(", ")
+            }
+        );
+        println!(
+            "vendor imports ({}): {}",
+            vendor_imports.len(),
+            vendor_imports
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
         println!("embedded cubins: {}", cubins.len());
         for b in &bad {
             println!("FORBIDDEN import: {b}");
@@ -212,7 +262,9 @@ fn audit(binary: &Path, json: bool) -> Result<bool, String> {
 fn elf_needed(bytes: &[u8]) -> Result<Option<Vec<String>>, object::Error> {
     use object::elf;
     use object::read::elf::{Dyn, ElfFile64, FileHeader, SectionHeader};
-    let Ok(file) = ElfFile64::<object::Endianness>::parse(bytes) else { return Ok(None) };
+    let Ok(file) = ElfFile64::<object::Endianness>::parse(bytes) else {
+        return Ok(None);
+    };
     let endian = file.endian();
     let header = file.elf_header();
     let sections = header.sections(endian, bytes)?;

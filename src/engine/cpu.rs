@@ -29,7 +29,10 @@ unsafe impl Sync for BufferView {}
 
 impl BufferView {
     /// No mapping (buffers the CPU does not touch).
-    pub const NONE: BufferView = BufferView { ptr: core::ptr::null_mut(), len: 0 };
+    pub const NONE: BufferView = BufferView {
+        ptr: core::ptr::null_mut(),
+        len: 0,
+    };
 
     /// A mapping of `len` bytes at `ptr`, which must stay mapped for the runtime's life.
     pub(crate) fn new(ptr: *mut u8, len: usize) -> Self {
@@ -110,9 +113,24 @@ pub struct CpuCtx<'a> {
 
 impl<'a> CpuCtx<'a> {
     /// A context for one run of `task` in `frame`.
-    pub(crate) fn new(gate: &'a dyn AccessGate, task: TaskId, task_name: &'static str, frame: u64, inputs_valid: bool) -> Self {
+    pub(crate) fn new(
+        gate: &'a dyn AccessGate,
+        task: TaskId,
+        task_name: &'static str,
+        frame: u64,
+        inputs_valid: bool,
+    ) -> Self {
         const { assert!(MAX_BUFFERS <= 64) };
-        CpuCtx { gate, task, task_name, frame, inputs_valid, read: Cell::new(0), written: Cell::new(0), _slices: PhantomData }
+        CpuCtx {
+            gate,
+            task,
+            task_name,
+            frame,
+            inputs_valid,
+            read: Cell::new(0),
+            written: Cell::new(0),
+            _slices: PhantomData,
+        }
     }
 
     /// The major frame being run.
@@ -134,7 +152,10 @@ impl<'a> CpuCtx<'a> {
         if (buffer.0 as usize) < MAX_BUFFERS {
             Ok(1 << buffer.0)
         } else {
-            Err(Error::Capacity { what: "buffers", limit: MAX_BUFFERS as u32 })
+            Err(Error::Capacity {
+                what: "buffers",
+                limit: MAX_BUFFERS as u32,
+            })
         }
     }
 
@@ -142,7 +163,10 @@ impl<'a> CpuCtx<'a> {
     pub fn read(&self, buffer: BufferId) -> Result<&'a [u8]> {
         let bit = Self::bit(buffer)?;
         if self.written.get() & bit != 0 {
-            return Err(Error::BufferNotDeclared { task: self.task_name, buffer: self.gate.buffer_name(buffer) });
+            return Err(Error::BufferNotDeclared {
+                task: self.task_name,
+                buffer: self.gate.buffer_name(buffer),
+            });
         }
         let view = self.gate.admit(self.task, buffer, false)?;
         self.read.set(self.read.get() | bit);
@@ -160,7 +184,10 @@ impl<'a> CpuCtx<'a> {
     pub fn write(&self, buffer: BufferId) -> Result<&'a mut [u8]> {
         let bit = Self::bit(buffer)?;
         if (self.read.get() | self.written.get()) & bit != 0 {
-            return Err(Error::BufferNotDeclared { task: self.task_name, buffer: self.gate.buffer_name(buffer) });
+            return Err(Error::BufferNotDeclared {
+                task: self.task_name,
+                buffer: self.gate.buffer_name(buffer),
+            });
         }
         let view = self.gate.admit(self.task, buffer, true)?;
         self.written.set(self.written.get() | bit);
@@ -186,7 +213,11 @@ impl<'a> CpuCtx<'a> {
         let name = self.gate.buffer_name(buffer);
         let align = align_of::<T>();
         if (bytes.as_ptr() as usize) % align != 0 {
-            return Err(Error::BufferMisaligned { buffer: name, align: align as u64, addr: bytes.as_ptr() as u64 });
+            return Err(Error::BufferMisaligned {
+                buffer: name,
+                align: align as u64,
+                addr: bytes.as_ptr() as u64,
+            });
         }
         let len = bytes.len() / size_of::<T>();
         // SAFETY: the address is aligned for T (checked), `len * size_of::<T>()` bytes are in
@@ -199,9 +230,17 @@ impl<'a> CpuCtx<'a> {
 fn cast_parts<'s, T: Element>(bytes: &'s [u8], name: &'static str) -> Result<((), &'s [T], ())> {
     let align = align_of::<T>();
     if (bytes.as_ptr() as usize) % align != 0 {
-        return Err(Error::BufferMisaligned { buffer: name, align: align as u64, addr: bytes.as_ptr() as u64 });
+        return Err(Error::BufferMisaligned {
+            buffer: name,
+            align: align as u64,
+            addr: bytes.as_ptr() as u64,
+        });
     }
     let len = bytes.len() / size_of::<T>();
     // SAFETY: aligned (checked), in bounds, every bit pattern is a valid T (sealed Element).
-    Ok(((), unsafe { core::slice::from_raw_parts(bytes.as_ptr().cast::<T>(), len) }, ()))
+    Ok((
+        (),
+        unsafe { core::slice::from_raw_parts(bytes.as_ptr().cast::<T>(), len) },
+        (),
+    ))
 }

@@ -23,7 +23,11 @@ fn check(call: &'static str, status: cd::cudlaStatus, context: Context) -> Resul
     if status == cd::cudlaSuccess {
         Ok(())
     } else {
-        Err(Error::Call { call, status: Status::Cudla(status.0), context })
+        Err(Error::Call {
+            call,
+            status: Status::Cudla(status.0),
+            context,
+        })
     }
 }
 
@@ -42,7 +46,11 @@ pub enum DlaSyncRole {
 }
 
 /// Let cuDLA fill a list with its waiter or signaler attributes.
-pub fn fill_sync_attributes(list: &mut SyncAttrList, role: DlaSyncRole, context: Context) -> Result<()> {
+pub fn fill_sync_attributes(
+    list: &mut SyncAttrList,
+    role: DlaSyncRole,
+    context: Context,
+) -> Result<()> {
     let flag = match role {
         DlaSyncRole::Waiter => cd::CUDLA_NVSCISYNC_ATTR_WAIT,
         DlaSyncRole::Signaler => cd::CUDLA_NVSCISYNC_ATTR_SIGNAL,
@@ -99,11 +107,17 @@ impl DlaDevice {
     pub fn open(core: u8, engine: &'static str, loadable: &LoadableDesc) -> Result<Self> {
         let ctx = Context::Engine(engine);
         if !hash_matches(loadable.image, &loadable.sha256) {
-            return Err(Error::HashMismatch { context: Context::Loadable(loadable.name) });
+            return Err(Error::HashMismatch {
+                context: Context::Loadable(loadable.name),
+            });
         }
         let mut handle = ptr::null_mut();
         // SAFETY: valid out-pointer; CUDLA_STANDALONE needs no CUDA context.
-        check("cudlaCreateDevice", unsafe { cd::cudlaCreateDevice(core as u64, &mut handle, cd::CUDLA_STANDALONE.0) }, ctx)?;
+        check(
+            "cudlaCreateDevice",
+            unsafe { cd::cudlaCreateDevice(core as u64, &mut handle, cd::CUDLA_STANDALONE.0) },
+            ctx,
+        )?;
         let mut module = ptr::null_mut();
         // SAFETY: live handle; the image is 'static and outlives the module.
         let status = unsafe {
@@ -115,19 +129,33 @@ impl DlaDevice {
                 cd::CUDLA_MODULE_DEFAULT.0,
             )
         };
-        if let Err(e) = check("cudlaModuleLoadFromMemory", status, Context::Loadable(loadable.name)) {
+        if let Err(e) = check(
+            "cudlaModuleLoadFromMemory",
+            status,
+            Context::Loadable(loadable.name),
+        ) {
             // SAFETY: the handle was created above and nothing is submitted on it.
             unsafe { cd::cudlaDestroyDevice(handle) };
             return Err(e);
         }
-        Ok(DlaDevice { handle, module, engine, loadable: loadable.name, failed: None })
+        Ok(DlaDevice {
+            handle,
+            module,
+            engine,
+            loadable: loadable.name,
+            failed: None,
+        })
     }
 
     fn tensor_count(&self, attr: cd::cudlaModuleAttributeType) -> Result<u32> {
         let mut value = cd::cudlaModuleAttribute { numInputTensors: 0 };
         // SAFETY: live module; the union is a valid out-parameter for the count attributes.
         let status = unsafe { cd::cudlaModuleGetAttributes(self.module, attr, &mut value) };
-        check("cudlaModuleGetAttributes", status, Context::Loadable(self.loadable))?;
+        check(
+            "cudlaModuleGetAttributes",
+            status,
+            Context::Loadable(self.loadable),
+        )?;
         // SAFETY: both count attributes are returned in the u32 member.
         Ok(unsafe { value.numInputTensors })
     }
@@ -139,19 +167,33 @@ impl DlaDevice {
         out: &mut [cd::cudlaModuleTensorDescriptor; MAX_TENSORS],
     ) -> Result<()> {
         if count as usize > MAX_TENSORS {
-            return Err(Error::Capacity { what: "tensors per loadable", limit: MAX_TENSORS as u32 });
+            return Err(Error::Capacity {
+                what: "tensors per loadable",
+                limit: MAX_TENSORS as u32,
+            });
         }
         // The caller allocates the array and passes it through the union (as the samples do).
-        let value = cd::cudlaModuleAttribute { inputTensorDesc: out.as_mut_ptr() };
+        let value = cd::cudlaModuleAttribute {
+            inputTensorDesc: out.as_mut_ptr(),
+        };
         let mut value = value;
         // SAFETY: `out` holds MAX_TENSORS >= count descriptors for cuDLA to fill.
         let status = unsafe { cd::cudlaModuleGetAttributes(self.module, attr, &mut value) };
-        check("cudlaModuleGetAttributes", status, Context::Loadable(self.loadable))
+        check(
+            "cudlaModuleGetAttributes",
+            status,
+            Context::Loadable(self.loadable),
+        )
     }
 
     /// Check the module's tensors against the manifest and the bound buffer sizes
     /// (`bound[i]` = size of the buffer bound to tensor `i`, inputs then outputs).
-    pub fn check_tensors(&self, desc: &LoadableDesc, bound_inputs: &[u64], bound_outputs: &[u64]) -> Result<()> {
+    pub fn check_tensors(
+        &self,
+        desc: &LoadableDesc,
+        bound_inputs: &[u64],
+        bound_outputs: &[u64],
+    ) -> Result<()> {
         let zero = cd::cudlaModuleTensorDescriptor {
             name: [0; 81],
             size: 0,
@@ -167,8 +209,18 @@ impl DlaDevice {
             stride: [0; 8],
         };
         for (count_attr, desc_attr, specs, bound) in [
-            (cd::CUDLA_NUM_INPUT_TENSORS, cd::CUDLA_INPUT_TENSOR_DESCRIPTORS, desc.inputs, bound_inputs),
-            (cd::CUDLA_NUM_OUTPUT_TENSORS, cd::CUDLA_OUTPUT_TENSOR_DESCRIPTORS, desc.outputs, bound_outputs),
+            (
+                cd::CUDLA_NUM_INPUT_TENSORS,
+                cd::CUDLA_INPUT_TENSOR_DESCRIPTORS,
+                desc.inputs,
+                bound_inputs,
+            ),
+            (
+                cd::CUDLA_NUM_OUTPUT_TENSORS,
+                cd::CUDLA_OUTPUT_TENSOR_DESCRIPTORS,
+                desc.outputs,
+                bound_outputs,
+            ),
         ] {
             let count = self.tensor_count(count_attr)?;
             let first = specs.first().map_or("(none)", |s| s.name);
@@ -176,7 +228,10 @@ impl DlaDevice {
                 return Err(Error::Tensor {
                     loadable: desc.name,
                     tensor: first,
-                    mismatch: TensorMismatch::Count { expected: count, found: bound.len() as u32 },
+                    mismatch: TensorMismatch::Count {
+                        expected: count,
+                        found: bound.len() as u32,
+                    },
                 });
             }
             let mut descs = [zero; MAX_TENSORS];
@@ -190,18 +245,28 @@ impl DlaDevice {
 
     /// Import a buffer; `read_only` for inputs.
     pub fn import_memory(&self, buf: &BufObj, read_only: bool, context: Context) -> Result<DlaPtr> {
-        let desc = cd::cudlaExternalMemoryHandleDesc { extBufObject: buf.raw() as *const c_void, size: buf.size() };
-        let flags = if read_only { cd::CUDLA_READ_ONLY_PERM } else { cd::CUDLA_READ_WRITE_PERM };
+        let desc = cd::cudlaExternalMemoryHandleDesc {
+            extBufObject: buf.raw() as *const c_void,
+            size: buf.size(),
+        };
+        let flags = if read_only {
+            cd::CUDLA_READ_ONLY_PERM
+        } else {
+            cd::CUDLA_READ_WRITE_PERM
+        };
         let mut dev = ptr::null_mut();
         // SAFETY: live handle, a live NvSciBuf object and a valid out-pointer.
-        let status = unsafe { cd::cudlaImportExternalMemory(self.handle, &desc, &mut dev, flags.0) };
+        let status =
+            unsafe { cd::cudlaImportExternalMemory(self.handle, &desc, &mut dev, flags.0) };
         check("cudlaImportExternalMemory", status, context)?;
         Ok(DlaPtr(dev))
     }
 
     /// Import a semaphore (it must have deterministic fences).
     pub fn import_semaphore(&self, obj: &SyncObj, context: Context) -> Result<DlaPtr> {
-        let desc = cd::cudlaExternalSemaphoreHandleDesc { extSyncObject: obj.raw() as *const c_void };
+        let desc = cd::cudlaExternalSemaphoreHandleDesc {
+            extSyncObject: obj.raw() as *const c_void,
+        };
         let mut dev = ptr::null_mut();
         // SAFETY: live handle and object; valid out-pointer; flags must be 0.
         let status = unsafe { cd::cudlaImportExternalSemaphore(self.handle, &desc, &mut dev, 0) };
@@ -212,28 +277,51 @@ impl DlaDevice {
     /// Release an imported buffer or semaphore.
     pub fn unregister(&self, p: DlaPtr, context: Context) -> Result<()> {
         // SAFETY: `p` was returned by an import on this handle.
-        check("cudlaMemUnregister", unsafe { cd::cudlaMemUnregister(self.handle, p.0) }, context)
+        check(
+            "cudlaMemUnregister",
+            unsafe { cd::cudlaMemUnregister(self.handle, p.0) },
+            context,
+        )
     }
 
     /// Submit one task. Never allocates.
     pub fn submit(&mut self, s: Submission<'_>) -> Result<()> {
         let context = Context::Engine(self.engine);
-        let fence = |f: &mut RawFence| cd::CudlaFence { fence: f.as_mut_ptr(), r#type: cd::CUDLA_NVSCISYNC_FENCE };
+        let fence = |f: &mut RawFence| cd::CudlaFence {
+            fence: f.as_mut_ptr(),
+            r#type: cd::CUDLA_NVSCISYNC_FENCE,
+        };
         let mut pre: heapless::Vec<cd::CudlaFence, MAX_WAITS> = heapless::Vec::new();
         for w in s.waits.iter_mut() {
-            pre.push(fence(w)).map_err(|_| Error::Capacity { what: "DLA pre-fences", limit: MAX_WAITS as u32 })?;
+            pre.push(fence(w)).map_err(|_| Error::Capacity {
+                what: "DLA pre-fences",
+                limit: MAX_WAITS as u32,
+            })?;
         }
-        let wait_events = cd::cudlaWaitEvents { preFences: pre.as_ptr(), numEvents: pre.len() as u32 };
+        let wait_events = cd::cudlaWaitEvents {
+            preFences: pre.as_ptr(),
+            numEvents: pre.len() as u32,
+        };
         let sem = [s.signal.0];
         let mut eof = [fence(s.eof)];
-        let mut signal_events = cd::cudlaSignalEvents { devPtrs: sem.as_ptr(), eofFences: eof.as_mut_ptr(), numEvents: 1 };
+        let mut signal_events = cd::cudlaSignalEvents {
+            devPtrs: sem.as_ptr(),
+            eofFences: eof.as_mut_ptr(),
+            numEvents: 1,
+        };
         let mut inputs: heapless::Vec<*const u64, MAX_TENSORS> = heapless::Vec::new();
         let mut outputs: heapless::Vec<*mut u64, MAX_TENSORS> = heapless::Vec::new();
         for p in s.inputs {
-            inputs.push(p.0).map_err(|_| Error::Capacity { what: "DLA tensors", limit: MAX_TENSORS as u32 })?;
+            inputs.push(p.0).map_err(|_| Error::Capacity {
+                what: "DLA tensors",
+                limit: MAX_TENSORS as u32,
+            })?;
         }
         for p in s.outputs {
-            outputs.push(p.0).map_err(|_| Error::Capacity { what: "DLA tensors", limit: MAX_TENSORS as u32 })?;
+            outputs.push(p.0).map_err(|_| Error::Capacity {
+                what: "DLA tensors",
+                limit: MAX_TENSORS as u32,
+            })?;
         }
         let task = cd::cudlaTask {
             moduleHandle: self.module,
@@ -241,7 +329,11 @@ impl DlaDevice {
             numOutputTensors: outputs.len() as u32,
             numInputTensors: inputs.len() as u32,
             inputTensor: inputs.as_ptr(),
-            waitEvents: if pre.is_empty() { ptr::null() } else { &wait_events },
+            waitEvents: if pre.is_empty() {
+                ptr::null()
+            } else {
+                &wait_events
+            },
             signalEvents: &mut signal_events,
         };
         let flags = if s.noop { cd::CUDLA_SUBMIT_NOOP.0 } else { 0 };
@@ -277,9 +369,17 @@ impl DlaDevice {
     pub fn close(self) -> Result<()> {
         let context = Context::Engine(self.engine);
         // SAFETY: the module was loaded on this handle; flags must be 0.
-        let unload = check("cudlaModuleUnload", unsafe { cd::cudlaModuleUnload(self.module, 0) }, context);
+        let unload = check(
+            "cudlaModuleUnload",
+            unsafe { cd::cudlaModuleUnload(self.module, 0) },
+            context,
+        );
         // SAFETY: the handle is destroyed once (self is consumed).
-        let destroy = check("cudlaDestroyDevice", unsafe { cd::cudlaDestroyDevice(self.handle) }, context);
+        let destroy = check(
+            "cudlaDestroyDevice",
+            unsafe { cd::cudlaDestroyDevice(self.handle) },
+            context,
+        );
         unload.and(destroy)
     }
 }
@@ -291,8 +391,17 @@ fn tensor_name(d: &cd::cudlaModuleTensorDescriptor) -> &[u8] {
     &bytes[..len]
 }
 
-fn check_descriptor(loadable: &'static str, d: &cd::cudlaModuleTensorDescriptor, spec: &TensorSpec, bound: u64) -> Result<()> {
-    let err = |mismatch| Error::Tensor { loadable, tensor: spec.name, mismatch };
+fn check_descriptor(
+    loadable: &'static str,
+    d: &cd::cudlaModuleTensorDescriptor,
+    spec: &TensorSpec,
+    bound: u64,
+) -> Result<()> {
+    let err = |mismatch| Error::Tensor {
+        loadable,
+        tensor: spec.name,
+        mismatch,
+    };
     if tensor_name(d) != spec.name.as_bytes() {
         return Err(err(TensorMismatch::Missing));
     }
@@ -301,7 +410,10 @@ fn check_descriptor(loadable: &'static str, d: &cd::cudlaModuleTensorDescriptor,
         return Err(err(TensorMismatch::Shape));
     }
     if bound < d.size {
-        return Err(err(TensorMismatch::Size { expected: d.size, found: bound }));
+        return Err(err(TensorMismatch::Size {
+            expected: d.size,
+            found: bound,
+        }));
     }
     Ok(())
 }
@@ -312,13 +424,24 @@ impl DlaDevice {
     pub fn inject_fault(&self, fault: &crate::engine::platform::dla_sil::Fault) -> Result<()> {
         // SAFETY: live handle and a valid fault description.
         let status = unsafe { cd::sil::cudlaSilInjectFault(self.handle, fault) };
-        crate::engine::platform::dla_sil::check("cudlaSilInjectFault", status, Context::Engine(self.engine))
+        crate::engine::platform::dla_sil::check(
+            "cudlaSilInjectFault",
+            status,
+            Context::Engine(self.engine),
+        )
     }
 
     /// SIL only: set this device's execution-time model.
-    pub fn set_timing_model(&self, model: &crate::engine::platform::dla_sil::TimingModel) -> Result<()> {
+    pub fn set_timing_model(
+        &self,
+        model: &crate::engine::platform::dla_sil::TimingModel,
+    ) -> Result<()> {
         // SAFETY: live handle and a valid model whose bin arrays outlive the call.
         let status = unsafe { cd::sil::cudlaSilSetTimingModel(self.handle, model) };
-        crate::engine::platform::dla_sil::check("cudlaSilSetTimingModel", status, Context::Engine(self.engine))
+        crate::engine::platform::dla_sil::check(
+            "cudlaSilSetTimingModel",
+            status,
+            Context::Engine(self.engine),
+        )
     }
 }

@@ -28,7 +28,11 @@ pub(crate) fn check(call: &'static str, status: cu::CUresult, context: Context) 
     if status == cu::CUDA_SUCCESS {
         Ok(())
     } else {
-        Err(Error::Call { call, status: Status::Cuda(status.0), context })
+        Err(Error::Call {
+            call,
+            status: Status::Cuda(status.0),
+            context,
+        })
     }
 }
 
@@ -55,24 +59,44 @@ impl Gpu {
         unsafe {
             check("cuInit", cu::cuInit(0), ctx)?;
             let mut driver_version = 0;
-            check("cuDriverGetVersion", cu::cuDriverGetVersion(&mut driver_version), ctx)?;
+            check(
+                "cuDriverGetVersion",
+                cu::cuDriverGetVersion(&mut driver_version),
+                ctx,
+            )?;
             let mut device = 0;
             check("cuDeviceGet", cu::cuDeviceGet(&mut device, ordinal), ctx)?;
             let (mut major, mut minor) = (0, 0);
             check(
                 "cuDeviceGetAttribute",
-                cu::cuDeviceGetAttribute(&mut major, cu::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device),
+                cu::cuDeviceGetAttribute(
+                    &mut major,
+                    cu::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                    device,
+                ),
                 ctx,
             )?;
             check(
                 "cuDeviceGetAttribute",
-                cu::cuDeviceGetAttribute(&mut minor, cu::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device),
+                cu::cuDeviceGetAttribute(
+                    &mut minor,
+                    cu::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                    device,
+                ),
                 ctx,
             )?;
             let mut uuid = cu::CUuuid { bytes: [0; 16] };
-            check("cuDeviceGetUuid", cu::cuDeviceGetUuid(&mut uuid, device), ctx)?;
+            check(
+                "cuDeviceGetUuid",
+                cu::cuDeviceGetUuid(&mut uuid, device),
+                ctx,
+            )?;
             let mut context = ptr::null_mut();
-            check("cuDevicePrimaryCtxRetain", cu::cuDevicePrimaryCtxRetain(&mut context, device), ctx)?;
+            check(
+                "cuDevicePrimaryCtxRetain",
+                cu::cuDevicePrimaryCtxRetain(&mut context, device),
+                ctx,
+            )?;
             let gpu = Gpu {
                 device,
                 context,
@@ -88,7 +112,11 @@ impl Gpu {
     /// Bind the primary context to the calling thread.
     pub fn make_current(&self) -> Result<()> {
         // SAFETY: the context is retained for the life of `self`.
-        check("cuCtxSetCurrent", unsafe { cu::cuCtxSetCurrent(self.context) }, Context::Platform)
+        check(
+            "cuCtxSetCurrent",
+            unsafe { cu::cuCtxSetCurrent(self.context) },
+            Context::Platform,
+        )
     }
 
     /// The device's SM, e.g. 87 for Orin, 90 for H100/H200.
@@ -115,23 +143,41 @@ impl Gpu {
     }
 
     /// Let CUDA fill a list with its waiter or signaler attributes (`sil`, `orin`).
-    pub fn fill_sync_attributes(&self, list: &mut SyncAttrList, signal: bool, context: Context) -> Result<()> {
-        let flags = if signal { cu::CUDA_NVSCISYNC_ATTR_SIGNAL } else { cu::CUDA_NVSCISYNC_ATTR_WAIT };
+    pub fn fill_sync_attributes(
+        &self,
+        list: &mut SyncAttrList,
+        signal: bool,
+        context: Context,
+    ) -> Result<()> {
+        let flags = if signal {
+            cu::CUDA_NVSCISYNC_ATTR_SIGNAL
+        } else {
+            cu::CUDA_NVSCISYNC_ATTR_WAIT
+        };
         // SAFETY: a live unreconciled list handle passed as `void*`, as the API documents.
-        let status = unsafe { cu::cuDeviceGetNvSciSyncAttributes(list.raw().cast(), self.device, flags) };
+        let status =
+            unsafe { cu::cuDeviceGetNvSciSyncAttributes(list.raw().cast(), self.device, flags) };
         check("cuDeviceGetNvSciSyncAttributes", status, context)
     }
 
     /// Wait until all work of the context is done.
     pub fn synchronize(&self) -> Result<()> {
         // SAFETY: plain driver call on the current context.
-        check("cuCtxSynchronize", unsafe { cu::cuCtxSynchronize() }, Context::Platform)
+        check(
+            "cuCtxSynchronize",
+            unsafe { cu::cuCtxSynchronize() },
+            Context::Platform,
+        )
     }
 
     /// Release the primary context.
     pub fn close(self) -> Result<()> {
         // SAFETY: retained in `open`, released once (self is consumed).
-        check("cuDevicePrimaryCtxRelease", unsafe { cu::cuDevicePrimaryCtxRelease_v2(self.device) }, Context::Platform)
+        check(
+            "cuDevicePrimaryCtxRelease",
+            unsafe { cu::cuDevicePrimaryCtxRelease_v2(self.device) },
+            Context::Platform,
+        )
     }
 }
 
@@ -155,16 +201,29 @@ impl GpuModule {
             .variants
             .iter()
             .find(|v| v.sm == sm)
-            .ok_or(Error::NoCubinForSm { module: desc.name, sm })?;
+            .ok_or(Error::NoCubinForSm {
+                module: desc.name,
+                sm,
+            })?;
         Self::load_image(desc.name, sm, &variant.sha256, variant.image)
     }
 
     /// Check `image` (hash, ELF cubin for `sm`, no PTX), then load it.
-    pub fn load_image(name: &'static str, sm: u32, sha256: &[u8; 32], image: &'static [u8]) -> Result<Self> {
+    pub fn load_image(
+        name: &'static str,
+        sm: u32,
+        sha256: &[u8; 32],
+        image: &'static [u8],
+    ) -> Result<Self> {
         if !hash_matches(image, sha256) {
-            return Err(Error::HashMismatch { context: Context::Cubin(name) });
+            return Err(Error::HashMismatch {
+                context: Context::Cubin(name),
+            });
         }
-        cubin_check::check_cubin(image, sm).map_err(|cause| Error::Cubin { module: name, cause })?;
+        cubin_check::check_cubin(image, sm).map_err(|cause| Error::Cubin {
+            module: name,
+            cause,
+        })?;
         let mut raw = ptr::null_mut();
         // SAFETY: the image is a checked, 'static ELF cubin; valid out-pointer.
         let status = unsafe { cu::cuModuleLoadData(&mut raw, image.as_ptr().cast()) };
@@ -176,7 +235,10 @@ impl GpuModule {
     pub fn function(&self, kernel: &'static str, context: Context) -> Result<Function> {
         let mut name = [0u8; 128];
         if kernel.len() >= name.len() {
-            return Err(Error::Capacity { what: "bytes in a kernel name", limit: 127 });
+            return Err(Error::Capacity {
+                what: "bytes in a kernel name",
+                limit: 127,
+            });
         }
         name[..kernel.len()].copy_from_slice(kernel.as_bytes());
         let mut raw = ptr::null_mut();
@@ -189,7 +251,11 @@ impl GpuModule {
     /// Unload the module.
     pub fn unload(self) -> Result<()> {
         // SAFETY: loaded in `load`, unloaded once.
-        check("cuModuleUnload", unsafe { cu::cuModuleUnload(self.raw) }, Context::Cubin(self.name))
+        check(
+            "cuModuleUnload",
+            unsafe { cu::cuModuleUnload(self.raw) },
+            Context::Cubin(self.name),
+        )
     }
 }
 
@@ -215,12 +281,18 @@ pub struct ParamBlock {
 impl ParamBlock {
     /// An empty block.
     pub const fn new() -> Self {
-        ParamBlock { values: [0; MAX_PARAMS], len: 0 }
+        ParamBlock {
+            values: [0; MAX_PARAMS],
+            len: 0,
+        }
     }
 
     /// Append a parameter value.
     pub fn push(&mut self, value: u64) -> Result<()> {
-        let slot = self.values.get_mut(self.len).ok_or(Error::Capacity { what: "kernel parameters", limit: MAX_PARAMS as u32 })?;
+        let slot = self.values.get_mut(self.len).ok_or(Error::Capacity {
+            what: "kernel parameters",
+            limit: MAX_PARAMS as u32,
+        })?;
         *slot = value;
         self.len += 1;
         Ok(())
@@ -251,13 +323,19 @@ impl GpuSemaphore {
     pub fn import(obj: &SyncObj, context: Context) -> Result<Self> {
         let desc = cu::CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC {
             r#type: cu::CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC,
-            handle: cu::CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_handle { nvSciSyncObj: obj.raw() as *const c_void },
+            handle: cu::CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_handle {
+                nvSciSyncObj: obj.raw() as *const c_void,
+            },
             flags: 0,
             reserved: [0; 16],
         };
         let mut raw = ptr::null_mut();
         // SAFETY: valid descriptor for a live object; valid out-pointer.
-        check("cuImportExternalSemaphore", unsafe { cu::cuImportExternalSemaphore(&mut raw, &desc) }, context)?;
+        check(
+            "cuImportExternalSemaphore",
+            unsafe { cu::cuImportExternalSemaphore(&mut raw, &desc) },
+            context,
+        )?;
         Ok(GpuSemaphore::External(raw))
     }
 
@@ -268,11 +346,19 @@ impl GpuSemaphore {
         unsafe {
             check(
                 "cuMemHostRegister",
-                cu::cuMemHostRegister_v2(host, size_of::<u64>(), cu::CU_MEMHOSTREGISTER_DEVICEMAP | cu::CU_MEMHOSTREGISTER_PORTABLE),
+                cu::cuMemHostRegister_v2(
+                    host,
+                    size_of::<u64>(),
+                    cu::CU_MEMHOSTREGISTER_DEVICEMAP | cu::CU_MEMHOSTREGISTER_PORTABLE,
+                ),
                 context,
             )?;
             let mut device_addr = 0;
-            check("cuMemHostGetDevicePointer", cu::cuMemHostGetDevicePointer_v2(&mut device_addr, host, 0), context)?;
+            check(
+                "cuMemHostGetDevicePointer",
+                cu::cuMemHostGetDevicePointer_v2(&mut device_addr, host, 0),
+                context,
+            )?;
             Ok(GpuSemaphore::Counter { device_addr, host })
         }
     }
@@ -281,9 +367,17 @@ impl GpuSemaphore {
     pub fn release(self, context: Context) -> Result<()> {
         match self {
             // SAFETY: imported in `import`, destroyed once.
-            GpuSemaphore::External(raw) => check("cuDestroyExternalSemaphore", unsafe { cu::cuDestroyExternalSemaphore(raw) }, context),
+            GpuSemaphore::External(raw) => check(
+                "cuDestroyExternalSemaphore",
+                unsafe { cu::cuDestroyExternalSemaphore(raw) },
+                context,
+            ),
             // SAFETY: registered in `map_counter`, unregistered once.
-            GpuSemaphore::Counter { host, .. } => check("cuMemHostUnregister", unsafe { cu::cuMemHostUnregister(host) }, context),
+            GpuSemaphore::Counter { host, .. } => check(
+                "cuMemHostUnregister",
+                unsafe { cu::cuMemHostUnregister(host) },
+                context,
+            ),
         }
     }
 }
@@ -324,15 +418,26 @@ impl GpuMemory {
     pub fn import(buf: &BufObj, context: Context) -> Result<Self> {
         let desc = cu::CUDA_EXTERNAL_MEMORY_HANDLE_DESC {
             r#type: cu::CU_EXTERNAL_MEMORY_HANDLE_TYPE_NVSCIBUF,
-            handle: cu::CUDA_EXTERNAL_MEMORY_HANDLE_DESC_handle { nvSciBufObject: buf.raw() as *const c_void },
+            handle: cu::CUDA_EXTERNAL_MEMORY_HANDLE_DESC_handle {
+                nvSciBufObject: buf.raw() as *const c_void,
+            },
             size: buf.size(),
             flags: 0,
             reserved: [0; 16],
         };
         let mut raw = ptr::null_mut();
         // SAFETY: valid descriptor for a live buffer; valid out-pointer.
-        check("cuImportExternalMemory", unsafe { cu::cuImportExternalMemory(&mut raw, &desc) }, context)?;
-        let map = cu::CUDA_EXTERNAL_MEMORY_BUFFER_DESC { offset: 0, size: buf.size(), flags: 0, reserved: [0; 16] };
+        check(
+            "cuImportExternalMemory",
+            unsafe { cu::cuImportExternalMemory(&mut raw, &desc) },
+            context,
+        )?;
+        let map = cu::CUDA_EXTERNAL_MEMORY_BUFFER_DESC {
+            offset: 0,
+            size: buf.size(),
+            flags: 0,
+            reserved: [0; 16],
+        };
         let mut device_addr = 0;
         // SAFETY: live import, range within the buffer, valid out-pointer.
         let status = unsafe { cu::cuExternalMemoryGetMappedBuffer(&mut device_addr, raw, &map) };
@@ -351,11 +456,19 @@ impl GpuMemory {
         unsafe {
             check(
                 "cuMemHostRegister",
-                cu::cuMemHostRegister_v2(host, len as usize, cu::CU_MEMHOSTREGISTER_DEVICEMAP | cu::CU_MEMHOSTREGISTER_PORTABLE),
+                cu::cuMemHostRegister_v2(
+                    host,
+                    len as usize,
+                    cu::CU_MEMHOSTREGISTER_DEVICEMAP | cu::CU_MEMHOSTREGISTER_PORTABLE,
+                ),
                 context,
             )?;
             let mut device_addr = 0;
-            check("cuMemHostGetDevicePointer", cu::cuMemHostGetDevicePointer_v2(&mut device_addr, host, 0), context)?;
+            check(
+                "cuMemHostGetDevicePointer",
+                cu::cuMemHostGetDevicePointer_v2(&mut device_addr, host, 0),
+                context,
+            )?;
             Ok(GpuMemory::Registered { host, device_addr })
         }
     }
@@ -367,16 +480,27 @@ impl GpuMemory {
         unsafe {
             check(
                 "cuMemHostAlloc",
-                cu::cuMemHostAlloc(&mut host, len as usize, cu::CU_MEMHOSTALLOC_DEVICEMAP | cu::CU_MEMHOSTALLOC_PORTABLE),
+                cu::cuMemHostAlloc(
+                    &mut host,
+                    len as usize,
+                    cu::CU_MEMHOSTALLOC_DEVICEMAP | cu::CU_MEMHOSTALLOC_PORTABLE,
+                ),
                 context,
             )?;
             ptr::write_bytes(host.cast::<u8>(), 0, len as usize);
             let mut device_addr = 0;
-            if let Err(e) = check("cuMemHostGetDevicePointer", cu::cuMemHostGetDevicePointer_v2(&mut device_addr, host, 0), context) {
+            if let Err(e) = check(
+                "cuMemHostGetDevicePointer",
+                cu::cuMemHostGetDevicePointer_v2(&mut device_addr, host, 0),
+                context,
+            ) {
                 cu::cuMemFreeHost(host);
                 return Err(e);
             }
-            Ok(GpuMemory::Pinned { host: host.cast(), device_addr })
+            Ok(GpuMemory::Pinned {
+                host: host.cast(),
+                device_addr,
+            })
         }
     }
 
@@ -402,15 +526,31 @@ impl GpuMemory {
         match self {
             GpuMemory::External { raw, device_addr } => {
                 // SAFETY: the mapping and the import were made in `import`; released once.
-                let unmap = check("cuMemFree", unsafe { cu::cuMemFree_v2(device_addr) }, context);
+                let unmap = check(
+                    "cuMemFree",
+                    unsafe { cu::cuMemFree_v2(device_addr) },
+                    context,
+                );
                 // SAFETY: as above.
-                let destroy = check("cuDestroyExternalMemory", unsafe { cu::cuDestroyExternalMemory(raw) }, context);
+                let destroy = check(
+                    "cuDestroyExternalMemory",
+                    unsafe { cu::cuDestroyExternalMemory(raw) },
+                    context,
+                );
                 unmap.and(destroy)
             }
             // SAFETY: registered in `register`; unregistered once.
-            GpuMemory::Registered { host, .. } => check("cuMemHostUnregister", unsafe { cu::cuMemHostUnregister(host) }, context),
+            GpuMemory::Registered { host, .. } => check(
+                "cuMemHostUnregister",
+                unsafe { cu::cuMemHostUnregister(host) },
+                context,
+            ),
             // SAFETY: allocated in `pinned`; freed once.
-            GpuMemory::Pinned { host, .. } => check("cuMemFreeHost", unsafe { cu::cuMemFreeHost(host.cast()) }, context),
+            GpuMemory::Pinned { host, .. } => check(
+                "cuMemFreeHost",
+                unsafe { cu::cuMemFreeHost(host.cast()) },
+                context,
+            ),
         }
     }
 }
@@ -443,55 +583,109 @@ impl Stream {
     }
 
     /// Launch a kernel with a prepared parameter block. Never allocates.
-    pub fn launch(&self, f: Function, grid: [u32; 3], block: [u32; 3], shared: u32, params: &ParamBlock, context: Context) -> Result<()> {
+    pub fn launch(
+        &self,
+        f: Function,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared: u32,
+        params: &ParamBlock,
+        context: Context,
+    ) -> Result<()> {
         let mut slots = params.values;
         let mut ptrs = [ptr::null_mut::<c_void>(); MAX_PARAMS];
         for (p, slot) in ptrs.iter_mut().zip(slots.iter_mut()) {
             *p = (slot as *mut u64).cast();
         }
-        let ptrs_arg = if params.len == 0 { ptr::null_mut() } else { ptrs.as_mut_ptr() };
+        let ptrs_arg = if params.len == 0 {
+            ptr::null_mut()
+        } else {
+            ptrs.as_mut_ptr()
+        };
         // SAFETY: `ptrs` points at `slots`, which outlive the call (the driver copies the
         // parameter values at enqueue time); the stream is a live non-default stream.
         let status = unsafe {
-            cu::cuLaunchKernel(f.raw, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared, self.raw, ptrs_arg, ptr::null_mut())
+            cu::cuLaunchKernel(
+                f.raw,
+                grid[0],
+                grid[1],
+                grid[2],
+                block[0],
+                block[1],
+                block[2],
+                shared,
+                self.raw,
+                ptrs_arg,
+                ptr::null_mut(),
+            )
         };
         check("cuLaunchKernel", status, context)
     }
 
     /// Wait on a semaphore reaching `value` (the fence storage is used for external semaphores).
-    pub fn wait(&self, sem: &GpuSemaphore, value: u64, fence: &mut RawFence, context: Context) -> Result<()> {
+    pub fn wait(
+        &self,
+        sem: &GpuSemaphore,
+        value: u64,
+        fence: &mut RawFence,
+        context: Context,
+    ) -> Result<()> {
         match *sem {
             GpuSemaphore::External(raw) => {
                 let mut params: cu::CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS = zeroed_wait_params();
                 params.params.nvSciSync.fence = fence.as_mut_ptr();
                 let sems = [raw];
                 // SAFETY: the fence was filled for `value` by the caller and outlives the call.
-                let status = unsafe { cu::cuWaitExternalSemaphoresAsync(sems.as_ptr(), &params, 1, self.raw) };
+                let status = unsafe {
+                    cu::cuWaitExternalSemaphoresAsync(sems.as_ptr(), &params, 1, self.raw)
+                };
                 check("cuWaitExternalSemaphoresAsync", status, context)
             }
             GpuSemaphore::Counter { device_addr, .. } => {
                 // SAFETY: a mapped counter and a live stream.
-                let status = unsafe { cu::cuStreamWaitValue64_v2(self.raw, device_addr, value, cu::CU_STREAM_WAIT_VALUE_GEQ.0) };
+                let status = unsafe {
+                    cu::cuStreamWaitValue64_v2(
+                        self.raw,
+                        device_addr,
+                        value,
+                        cu::CU_STREAM_WAIT_VALUE_GEQ.0,
+                    )
+                };
                 check("cuStreamWaitValue64", status, context)
             }
         }
     }
 
     /// Signal a semaphore (to `value` for counters; +1 for external semaphores).
-    pub fn signal(&self, sem: &GpuSemaphore, value: u64, fence: &mut RawFence, context: Context) -> Result<()> {
+    pub fn signal(
+        &self,
+        sem: &GpuSemaphore,
+        value: u64,
+        fence: &mut RawFence,
+        context: Context,
+    ) -> Result<()> {
         match *sem {
             GpuSemaphore::External(raw) => {
                 let mut params: cu::CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS = zeroed_signal_params();
                 params.params.nvSciSync.fence = fence.as_mut_ptr();
                 let sems = [raw];
                 // SAFETY: the fence storage outlives the call; the driver writes it at enqueue.
-                let status = unsafe { cu::cuSignalExternalSemaphoresAsync(sems.as_ptr(), &params, 1, self.raw) };
+                let status = unsafe {
+                    cu::cuSignalExternalSemaphoresAsync(sems.as_ptr(), &params, 1, self.raw)
+                };
                 check("cuSignalExternalSemaphoresAsync", status, context)
             }
             GpuSemaphore::Counter { device_addr, .. } => {
                 // SAFETY: a mapped counter and a live stream; the default flag orders earlier
                 // writes (the task's outputs) before the counter write.
-                let status = unsafe { cu::cuStreamWriteValue64_v2(self.raw, device_addr, value, cu::CU_STREAM_WRITE_VALUE_DEFAULT.0) };
+                let status = unsafe {
+                    cu::cuStreamWriteValue64_v2(
+                        self.raw,
+                        device_addr,
+                        value,
+                        cu::CU_STREAM_WRITE_VALUE_DEFAULT.0,
+                    )
+                };
                 check("cuStreamWriteValue64", status, context)
             }
         }
@@ -500,7 +694,11 @@ impl Stream {
     /// Wait until the stream is idle.
     pub fn synchronize(&self) -> Result<()> {
         // SAFETY: live stream.
-        check("cuStreamSynchronize", unsafe { cu::cuStreamSynchronize(self.raw) }, self.ctx())
+        check(
+            "cuStreamSynchronize",
+            unsafe { cu::cuStreamSynchronize(self.raw) },
+            self.ctx(),
+        )
     }
 
     /// Whether the stream is idle (`Err` carries a sticky stream error).
@@ -516,7 +714,11 @@ impl Stream {
     /// Destroy the stream.
     pub fn destroy(self) -> Result<()> {
         // SAFETY: created in `create`, destroyed once.
-        check("cuStreamDestroy", unsafe { cu::cuStreamDestroy_v2(self.raw) }, Context::Engine(self.engine))
+        check(
+            "cuStreamDestroy",
+            unsafe { cu::cuStreamDestroy_v2(self.raw) },
+            Context::Engine(self.engine),
+        )
     }
 }
 

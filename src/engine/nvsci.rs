@@ -16,7 +16,11 @@ pub(crate) fn check(call: &'static str, status: ns::NvSciError, context: Context
     if status == ns::NvSciError_Success {
         Ok(())
     } else {
-        Err(Error::Call { call, status: Status::NvSci(status.0), context })
+        Err(Error::Call {
+            call,
+            status: Status::NvSci(status.0),
+            context,
+        })
     }
 }
 
@@ -36,7 +40,11 @@ impl SyncModule {
     pub fn open() -> Result<Self> {
         let mut raw = ptr::null_mut();
         // SAFETY: `raw` is a valid out-pointer.
-        check("NvSciSyncModuleOpen", unsafe { ns::NvSciSyncModuleOpen(&mut raw) }, Context::Platform)?;
+        check(
+            "NvSciSyncModuleOpen",
+            unsafe { ns::NvSciSyncModuleOpen(&mut raw) },
+            Context::Platform,
+        )?;
         Ok(SyncModule { raw })
     }
 
@@ -75,7 +83,11 @@ impl SyncAttrList {
     pub fn create(module: &SyncModule, context: Context) -> Result<Self> {
         let mut raw = ptr::null_mut();
         // SAFETY: valid module handle and out-pointer.
-        check("NvSciSyncAttrListCreate", unsafe { ns::NvSciSyncAttrListCreate(module.raw, &mut raw) }, context)?;
+        check(
+            "NvSciSyncAttrListCreate",
+            unsafe { ns::NvSciSyncAttrListCreate(module.raw, &mut raw) },
+            context,
+        )?;
         Ok(SyncAttrList { raw })
     }
 
@@ -86,7 +98,8 @@ impl SyncAttrList {
 
     fn set(&mut self, pairs: &[ns::NvSciSyncAttrKeyValuePair], context: Context) -> Result<()> {
         // SAFETY: `pairs` points to `pairs.len()` valid entries whose values outlive the call.
-        let status = unsafe { ns::NvSciSyncAttrListSetAttrs(self.raw, pairs.as_ptr(), pairs.len()) };
+        let status =
+            unsafe { ns::NvSciSyncAttrListSetAttrs(self.raw, pairs.as_ptr(), pairs.len()) };
         check("NvSciSyncAttrListSetAttrs", status, context)
     }
 
@@ -108,16 +121,21 @@ impl SyncAttrList {
             CpuRole::Signaler => ns::NvSciSyncAccessPerm_SignalOnly,
             CpuRole::Waiter | CpuRole::WaiterNoTimestamps => ns::NvSciSyncAccessPerm_WaitOnly,
         };
-        let flag = |key| ns::NvSciSyncAttrKeyValuePair { attrKey: key, value: (&yes as *const bool).cast(), len: 1 };
+        let flag = |key| ns::NvSciSyncAttrKeyValuePair {
+            attrKey: key,
+            value: (&yes as *const bool).cast(),
+            len: 1,
+        };
         let perm_pair = ns::NvSciSyncAttrKeyValuePair {
             attrKey: ns::NvSciSyncAttrKey_RequiredPerm,
             value: (&perm as *const u64).cast(),
             len: size_of::<ns::NvSciSyncAccessPerm>(),
         };
         match role {
-            CpuRole::Signaler | CpuRole::WaiterNoTimestamps => {
-                self.set(&[flag(ns::NvSciSyncAttrKey_NeedCpuAccess), perm_pair], context)
-            }
+            CpuRole::Signaler | CpuRole::WaiterNoTimestamps => self.set(
+                &[flag(ns::NvSciSyncAttrKey_NeedCpuAccess), perm_pair],
+                context,
+            ),
             CpuRole::Waiter => self.set(
                 &[
                     flag(ns::NvSciSyncAttrKey_NeedCpuAccess),
@@ -142,8 +160,9 @@ pub fn reconcile_and_alloc(lists: &[ns::NvSciSyncAttrList], context: Context) ->
     let mut reconciled = ptr::null_mut();
     let mut conflict = ptr::null_mut();
     // SAFETY: `lists` holds valid unreconciled lists; the out-pointers are valid.
-    let status =
-        unsafe { ns::NvSciSyncAttrListReconcile(lists.as_ptr(), lists.len(), &mut reconciled, &mut conflict) };
+    let status = unsafe {
+        ns::NvSciSyncAttrListReconcile(lists.as_ptr(), lists.len(), &mut reconciled, &mut conflict)
+    };
     if !conflict.is_null() {
         // SAFETY: the conflict list was produced by the failed reconcile and is ours to free.
         unsafe { ns::NvSciSyncAttrListFree(conflict) };
@@ -184,20 +203,29 @@ impl SyncObj {
     pub fn dup(&self, context: Context) -> Result<SyncObj> {
         let mut raw = ptr::null_mut();
         // SAFETY: live object handle; valid out-pointer.
-        check("NvSciSyncObjDup", unsafe { ns::NvSciSyncObjDup(self.raw, &mut raw) }, context)?;
+        check(
+            "NvSciSyncObjDup",
+            unsafe { ns::NvSciSyncObjDup(self.raw, &mut raw) },
+            context,
+        )?;
         Ok(SyncObj { raw })
     }
 
     /// CPU signal: +1.
     pub fn signal(&self, context: Context) -> Result<()> {
         // SAFETY: live object handle.
-        check("NvSciSyncObjSignal", unsafe { ns::NvSciSyncObjSignal(self.raw) }, context)
+        check(
+            "NvSciSyncObjSignal",
+            unsafe { ns::NvSciSyncObjSignal(self.raw) },
+            context,
+        )
     }
 
     /// Write the fence for counter value `value` into `fence` (clearing what it held).
     pub fn fence_at(&self, value: u64, fence: &mut RawFence, context: Context) -> Result<()> {
         // SAFETY: live object handle; `fence` is a valid fence (cleared or holding a reference).
-        let status = unsafe { ns::NvSciSyncFenceUpdateFence(self.raw, PRIMITIVE_ID, value, &mut fence.0) };
+        let status =
+            unsafe { ns::NvSciSyncFenceUpdateFence(self.raw, PRIMITIVE_ID, value, &mut fence.0) };
         check("NvSciSyncFenceUpdateFence", status, context)
     }
 
@@ -306,7 +334,11 @@ impl BufModule {
     pub fn open() -> Result<Self> {
         let mut raw = ptr::null_mut();
         // SAFETY: valid out-pointer.
-        check("NvSciBufModuleOpen", unsafe { ns::NvSciBufModuleOpen(&mut raw) }, Context::Platform)?;
+        check(
+            "NvSciBufModuleOpen",
+            unsafe { ns::NvSciBufModuleOpen(&mut raw) },
+            Context::Platform,
+        )?;
         Ok(BufModule { raw })
     }
 
@@ -358,7 +390,11 @@ impl BufObj {
     pub fn alloc(module: &BufModule, spec: &BufSpec, context: Context) -> Result<Self> {
         let mut list = ptr::null_mut();
         // SAFETY: valid module and out-pointer.
-        check("NvSciBufAttrListCreate", unsafe { ns::NvSciBufAttrListCreate(module.raw, &mut list) }, context)?;
+        check(
+            "NvSciBufAttrListCreate",
+            unsafe { ns::NvSciBufAttrListCreate(module.raw, &mut list) },
+            context,
+        )?;
         let result = Self::alloc_from(list, spec, context);
         // SAFETY: the list is ours; the object (if any) keeps what it needs.
         unsafe { ns::NvSciBufAttrListFree(list) };
@@ -366,7 +402,11 @@ impl BufObj {
     }
 
     fn alloc_from(list: ns::NvSciBufAttrList, spec: &BufSpec, context: Context) -> Result<Self> {
-        let pair = |key, value: *const c_void, len: usize| ns::NvSciBufAttrKeyValuePair { key, value, len };
+        let pair = |key, value: *const c_void, len: usize| ns::NvSciBufAttrKeyValuePair {
+            key,
+            value,
+            len,
+        };
         let cpu = spec.cpu_access;
         let perm = ns::NvSciBufAccessPerm_ReadWrite;
         let size = spec.kind.size();
@@ -375,35 +415,97 @@ impl BufObj {
         let raw_type = ns::NvSciBufType_RawBuffer;
         let tensor_type = ns::NvSciBufType_Tensor;
         let (dims64, align_per_dim, num_dims, dtype);
-        let mut push = |p| pairs.push(p).map_err(|_| Error::Capacity { what: "buffer attributes", limit: 12 });
+        let mut push = |p| {
+            pairs.push(p).map_err(|_| Error::Capacity {
+                what: "buffer attributes",
+                limit: 12,
+            })
+        };
         match (spec.as_tensor, spec.kind) {
-            (true, BufferKind::Tensor { data_type: t, dims, .. }) => {
+            (
+                true,
+                BufferKind::Tensor {
+                    data_type: t, dims, ..
+                },
+            ) => {
                 dims64 = dims.map(u64::from);
                 align_per_dim = [1u32; 4];
                 num_dims = 4u32;
                 dtype = data_type(t);
-                push(pair(ns::NvSciBufGeneralAttrKey_Types, (&tensor_type as *const ns::NvSciBufType).cast(), 4))?;
-                push(pair(ns::NvSciBufTensorAttrKey_DataType, (&dtype as *const ns::NvSciBufAttrValDataType).cast(), 4))?;
-                push(pair(ns::NvSciBufTensorAttrKey_NumDims, (&num_dims as *const u32).cast(), 4))?;
-                push(pair(ns::NvSciBufTensorAttrKey_SizePerDim, dims64.as_ptr().cast(), 32))?;
-                push(pair(ns::NvSciBufTensorAttrKey_AlignmentPerDim, align_per_dim.as_ptr().cast(), 16))?;
-                push(pair(ns::NvSciBufTensorAttrKey_BaseAddrAlign, (&align as *const u64).cast(), 8))?;
+                push(pair(
+                    ns::NvSciBufGeneralAttrKey_Types,
+                    (&tensor_type as *const ns::NvSciBufType).cast(),
+                    4,
+                ))?;
+                push(pair(
+                    ns::NvSciBufTensorAttrKey_DataType,
+                    (&dtype as *const ns::NvSciBufAttrValDataType).cast(),
+                    4,
+                ))?;
+                push(pair(
+                    ns::NvSciBufTensorAttrKey_NumDims,
+                    (&num_dims as *const u32).cast(),
+                    4,
+                ))?;
+                push(pair(
+                    ns::NvSciBufTensorAttrKey_SizePerDim,
+                    dims64.as_ptr().cast(),
+                    32,
+                ))?;
+                push(pair(
+                    ns::NvSciBufTensorAttrKey_AlignmentPerDim,
+                    align_per_dim.as_ptr().cast(),
+                    16,
+                ))?;
+                push(pair(
+                    ns::NvSciBufTensorAttrKey_BaseAddrAlign,
+                    (&align as *const u64).cast(),
+                    8,
+                ))?;
             }
             _ => {
-                push(pair(ns::NvSciBufGeneralAttrKey_Types, (&raw_type as *const ns::NvSciBufType).cast(), 4))?;
-                push(pair(ns::NvSciBufRawBufferAttrKey_Size, (&size as *const u64).cast(), 8))?;
-                push(pair(ns::NvSciBufRawBufferAttrKey_Align, (&align as *const u64).cast(), 8))?;
+                push(pair(
+                    ns::NvSciBufGeneralAttrKey_Types,
+                    (&raw_type as *const ns::NvSciBufType).cast(),
+                    4,
+                ))?;
+                push(pair(
+                    ns::NvSciBufRawBufferAttrKey_Size,
+                    (&size as *const u64).cast(),
+                    8,
+                ))?;
+                push(pair(
+                    ns::NvSciBufRawBufferAttrKey_Align,
+                    (&align as *const u64).cast(),
+                    8,
+                ))?;
             }
         }
-        push(pair(ns::NvSciBufGeneralAttrKey_NeedCpuAccess, (&cpu as *const bool).cast(), 1))?;
-        push(pair(ns::NvSciBufGeneralAttrKey_RequiredPerm, (&perm as *const ns::NvSciBufAttrValAccessPerm).cast(), 4))?;
+        push(pair(
+            ns::NvSciBufGeneralAttrKey_NeedCpuAccess,
+            (&cpu as *const bool).cast(),
+            1,
+        ))?;
+        push(pair(
+            ns::NvSciBufGeneralAttrKey_RequiredPerm,
+            (&perm as *const ns::NvSciBufAttrValAccessPerm).cast(),
+            4,
+        ))?;
         if cpu {
-            push(pair(ns::NvSciBufGeneralAttrKey_EnableCpuCache, (&cpu as *const bool).cast(), 1))?;
+            push(pair(
+                ns::NvSciBufGeneralAttrKey_EnableCpuCache,
+                (&cpu as *const bool).cast(),
+                1,
+            ))?;
         }
         let gpu_id;
         if let Some(uuid) = spec.gpu_uuid {
             gpu_id = ns::NvSciRmGpuId { bytes: uuid };
-            push(pair(ns::NvSciBufGeneralAttrKey_GpuId, (&gpu_id as *const ns::NvSciRmGpuId).cast(), 16))?;
+            push(pair(
+                ns::NvSciBufGeneralAttrKey_GpuId,
+                (&gpu_id as *const ns::NvSciRmGpuId).cast(),
+                16,
+            ))?;
         }
         // SAFETY: every pair points at a local that outlives the call; the count matches.
         let status = unsafe { ns::NvSciBufAttrListSetAttrs(list, pairs.as_mut_ptr(), pairs.len()) };
@@ -413,13 +515,19 @@ impl BufObj {
         let mut conflict = ptr::null_mut();
         let lists = [list];
         // SAFETY: one valid unreconciled list; valid out-pointers.
-        let status = unsafe { ns::NvSciBufAttrListReconcileAndObjAlloc(lists.as_ptr(), 1, &mut raw, &mut conflict) };
+        let status = unsafe {
+            ns::NvSciBufAttrListReconcileAndObjAlloc(lists.as_ptr(), 1, &mut raw, &mut conflict)
+        };
         if !conflict.is_null() {
             // SAFETY: produced by the failed reconcile; ours to free.
             unsafe { ns::NvSciBufAttrListFree(conflict) };
         }
         check("NvSciBufAttrListReconcileAndObjAlloc", status, context)?;
-        let mut obj = BufObj { raw, cpu: ptr::null_mut(), size };
+        let mut obj = BufObj {
+            raw,
+            cpu: ptr::null_mut(),
+            size,
+        };
         if cpu {
             let mut p = ptr::null_mut();
             // SAFETY: live object allocated with CPU access and read-write permission.

@@ -5,7 +5,10 @@ use crate::error::{Error, Result};
 
 /// `CLOCK_MONOTONIC` in ns.
 pub fn monotonic_ns() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: valid timespec out-pointer; CLOCK_MONOTONIC exists on Linux and QNX.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
@@ -20,7 +23,14 @@ pub fn sleep_until(deadline_ns: u64) {
     };
     loop {
         // SAFETY: valid timespec; a NULL remainder is allowed with TIMER_ABSTIME.
-        let rc = unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, libc::TIMER_ABSTIME, &ts, core::ptr::null_mut()) };
+        let rc = unsafe {
+            libc::clock_nanosleep(
+                libc::CLOCK_MONOTONIC,
+                libc::TIMER_ABSTIME,
+                &ts,
+                core::ptr::null_mut(),
+            )
+        };
         if rc != libc::EINTR {
             return;
         }
@@ -47,14 +57,22 @@ fn errno() -> i32 {
 /// Ask for `SCHED_FIFO` at `priority` for the calling thread and lock all memory. Failures
 /// are reported, not fatal: a desktop user usually lacks the permission.
 pub fn request_realtime(priority: i32) -> RealtimeStatus {
-    let param = libc::sched_param { sched_priority: priority, ..zeroed_param() };
+    let param = libc::sched_param {
+        sched_priority: priority,
+        ..zeroed_param()
+    };
     // SAFETY: valid sched_param for the calling thread.
     let rc = unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_FIFO, &param) };
     let (fifo, fifo_errno) = (rc == 0, rc);
     // SAFETY: plain system call.
     let rc = unsafe { libc::mlockall(libc::MCL_CURRENT | libc::MCL_FUTURE) };
     let (locked, lock_errno) = if rc == 0 { (true, 0) } else { (false, errno()) };
-    RealtimeStatus { fifo, fifo_errno, locked, lock_errno }
+    RealtimeStatus {
+        fifo,
+        fifo_errno,
+        locked,
+        lock_errno,
+    }
 }
 
 fn zeroed_param() -> libc::sched_param {
@@ -64,7 +82,10 @@ fn zeroed_param() -> libc::sched_param {
 
 /// Ask for `SCHED_FIFO` at `priority` for the calling thread only (CPU workers).
 pub fn request_fifo(priority: i32) -> bool {
-    let param = libc::sched_param { sched_priority: priority, ..zeroed_param() };
+    let param = libc::sched_param {
+        sched_priority: priority,
+        ..zeroed_param()
+    };
     // SAFETY: valid sched_param for the calling thread.
     unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_FIFO, &param) == 0 }
 }
@@ -73,7 +94,10 @@ pub fn request_fifo(priority: i32) -> bool {
 /// `CUDA_DISABLE_PTX_JIT=1` and `CUDA_MODULE_LOADING=EAGER` if they are unset, and refuse
 /// contradicting values. Must run before the driver is initialised.
 pub fn enforce_cuda_environment() -> Result<()> {
-    for (name, want) in [("CUDA_DISABLE_PTX_JIT", "1"), ("CUDA_MODULE_LOADING", "EAGER")] {
+    for (name, want) in [
+        ("CUDA_DISABLE_PTX_JIT", "1"),
+        ("CUDA_MODULE_LOADING", "EAGER"),
+    ] {
         match std::env::var(name) {
             Ok(v) if v == want => {}
             Ok(_) => {
@@ -99,7 +123,10 @@ pub fn enforce_cuda_environment() -> Result<()> {
 /// locking would be granted (tried on a short-lived thread and one locked page).
 pub fn probe_realtime() -> RealtimeStatus {
     let fifo = std::thread::spawn(|| {
-        let param = libc::sched_param { sched_priority: 1, ..zeroed_param() };
+        let param = libc::sched_param {
+            sched_priority: 1,
+            ..zeroed_param()
+        };
         // SAFETY: valid sched_param for the calling (throwaway) thread.
         unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_FIFO, &param) }
     })
@@ -115,5 +142,10 @@ pub fn probe_realtime() -> RealtimeStatus {
     } else {
         (false, errno())
     };
-    RealtimeStatus { fifo: fifo == 0, fifo_errno: fifo, locked, lock_errno }
+    RealtimeStatus {
+        fifo: fifo == 0,
+        fifo_errno: fifo,
+        locked,
+        lock_errno,
+    }
 }

@@ -27,7 +27,11 @@ pub enum GpuSyncMode {
 }
 
 /// The GPU synchronisation of this build.
-pub const GPU_SYNC: GpuSyncMode = if cfg!(platform = "rig") { GpuSyncMode::Counter } else { GpuSyncMode::External };
+pub const GPU_SYNC: GpuSyncMode = if cfg!(platform = "rig") {
+    GpuSyncMode::Counter
+} else {
+    GpuSyncMode::External
+};
 
 /// Whether the platform's libraries are the SIL twins (fault injection and timing models
 /// available for the DLA).
@@ -90,7 +94,11 @@ pub mod sil {
     /// Turn the SIL virtual clock on or off.
     pub fn set_virtual(enable: bool, start_ns: u64) -> Result<()> {
         // SAFETY: plain SIL call.
-        check("NvSciSilClockSetVirtual", unsafe { ns::sil::NvSciSilClockSetVirtual(enable, start_ns) }, Context::Platform)
+        check(
+            "NvSciSilClockSetVirtual",
+            unsafe { ns::sil::NvSciSilClockSetVirtual(enable, start_ns) },
+            Context::Platform,
+        )
     }
 
     /// The SIL clock.
@@ -108,7 +116,11 @@ pub mod sil {
     /// Signal as an engine with an explicit timestamp (virtual-time CPU tasks).
     pub fn signal_at(obj: &SyncObj, timestamp_ns: u64, context: Context) -> Result<()> {
         // SAFETY: live object.
-        check("NvSciSyncSilObjSignalEngine", unsafe { ns::sil::NvSciSyncSilObjSignalEngine(obj.raw(), timestamp_ns) }, context)
+        check(
+            "NvSciSyncSilObjSignalEngine",
+            unsafe { ns::sil::NvSciSyncSilObjSignalEngine(obj.raw(), timestamp_ns) },
+            context,
+        )
     }
 
     /// Nanosecond timestamp of the signal that produced `value`.
@@ -124,7 +136,11 @@ pub mod sil {
     pub fn counter(obj: &SyncObj, context: Context) -> Result<*mut u64> {
         let mut p = core::ptr::null_mut();
         // SAFETY: live object, valid out-pointer.
-        check("NvSciSyncSilObjGetCounter", unsafe { ns::sil::NvSciSyncSilObjGetCounter(obj.raw(), &mut p) }, context)?;
+        check(
+            "NvSciSyncSilObjGetCounter",
+            unsafe { ns::sil::NvSciSyncSilObjGetCounter(obj.raw(), &mut p) },
+            context,
+        )?;
         Ok(p)
     }
 
@@ -132,7 +148,11 @@ pub mod sil {
     pub fn buffer_memory(buf: &BufObj, context: Context) -> Result<(*mut core::ffi::c_void, u64)> {
         let (mut p, mut size) = (core::ptr::null_mut(), 0);
         // SAFETY: live buffer, valid out-pointers.
-        check("NvSciBufSilObjGetMemory", unsafe { ns::sil::NvSciBufSilObjGetMemory(buf.raw(), &mut p, &mut size) }, context)?;
+        check(
+            "NvSciBufSilObjGetMemory",
+            unsafe { ns::sil::NvSciBufSilObjGetMemory(buf.raw(), &mut p, &mut size) },
+            context,
+        )?;
         Ok((p, size))
     }
 }
@@ -142,7 +162,9 @@ pub mod sil {
 pub mod sil {
     use super::*;
 
-    const NOT_SIL: Error = Error::Platform { what: "virtual time and SIL extensions exist only on the sil platform" };
+    const NOT_SIL: Error = Error::Platform {
+        what: "virtual time and SIL extensions exist only on the sil platform",
+    };
 
     /// Not available on this platform.
     pub fn set_virtual(_enable: bool, _start_ns: u64) -> Result<()> {
@@ -158,12 +180,20 @@ pub mod sil {
     pub fn advance_to(_ns: u64) {}
 
     /// Not available on this platform.
-    pub fn signal_at(_obj: &crate::engine::nvsci::SyncObj, _ts: u64, _context: Context) -> Result<()> {
+    pub fn signal_at(
+        _obj: &crate::engine::nvsci::SyncObj,
+        _ts: u64,
+        _context: Context,
+    ) -> Result<()> {
         Err(NOT_SIL)
     }
 
     /// Not available on this platform.
-    pub fn signal_timestamp_ns(_obj: &crate::engine::nvsci::SyncObj, _value: u64, _context: Context) -> Result<u64> {
+    pub fn signal_timestamp_ns(
+        _obj: &crate::engine::nvsci::SyncObj,
+        _value: u64,
+        _context: Context,
+    ) -> Result<u64> {
         Err(NOT_SIL)
     }
 }
@@ -186,6 +216,14 @@ pub mod dla_sil {
     pub const CORRUPT: u32 = 4;
 
     pub(crate) fn check(call: &'static str, s: cd::cudlaStatus, context: Context) -> Result<()> {
-        if s == cd::cudlaSuccess { Ok(()) } else { Err(Error::Call { call, status: Status::Cudla(s.0), context }) }
+        if s == cd::cudlaSuccess {
+            Ok(())
+        } else {
+            Err(Error::Call {
+                call,
+                status: Status::Cudla(s.0),
+                context,
+            })
+        }
     }
 }

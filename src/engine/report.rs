@@ -35,10 +35,14 @@ impl PlatformReport {
     pub fn probe() -> Self {
         let mut version = 0u64;
         // SAFETY: valid out-pointer.
-        let cudla_version = (unsafe { cudla_sys::cudlaGetVersion(&mut version) } == cudla_sys::cudlaSuccess).then_some(version);
+        let cudla_version = (unsafe { cudla_sys::cudlaGetVersion(&mut version) }
+            == cudla_sys::cudlaSuccess)
+            .then_some(version);
         let mut count = 0u64;
         // SAFETY: valid out-pointer.
-        let dla_count = (unsafe { cudla_sys::cudlaDeviceGetCount(&mut count) } == cudla_sys::cudlaSuccess).then_some(count);
+        let dla_count = (unsafe { cudla_sys::cudlaDeviceGetCount(&mut count) }
+            == cudla_sys::cudlaSuccess)
+            .then_some(count);
         let (mut cuda_driver, mut gpu_sm, mut gpu_name) = (None, None, [0u8; 64]);
         if os::enforce_cuda_environment().is_ok()
             && let Ok(gpu) = Gpu::open(0)
@@ -55,8 +59,14 @@ impl PlatformReport {
             cuda_driver,
             gpu_sm,
             gpu_name,
-            nvscisync_bindings: (nvsci_sys::NvSciSyncMajorVersion, nvsci_sys::NvSciSyncMinorVersion),
-            nvscibuf_bindings: (nvsci_sys::NvSciBufMajorVersion, nvsci_sys::NvSciBufMinorVersion),
+            nvscisync_bindings: (
+                nvsci_sys::NvSciSyncMajorVersion,
+                nvsci_sys::NvSciSyncMinorVersion,
+            ),
+            nvscibuf_bindings: (
+                nvsci_sys::NvSciBufMajorVersion,
+                nvsci_sys::NvSciBufMinorVersion,
+            ),
             realtime: os::probe_realtime(),
         }
     }
@@ -68,7 +78,13 @@ impl fmt::Display for PlatformReport {
         let gpu_name = core::str::from_utf8(&self.gpu_name[..name_len]).unwrap_or("?");
         writeln!(f, "platform            {}", self.platform)?;
         match self.cudla_version {
-            Some(v) => writeln!(f, "cuDLA               {}.{}.{}", v / 1_000_000, v / 1000 % 1000, v % 1000)?,
+            Some(v) => writeln!(
+                f,
+                "cuDLA               {}.{}.{}",
+                v / 1_000_000,
+                v / 1000 % 1000,
+                v % 1000
+            )?,
             None => writeln!(f, "cuDLA               unavailable")?,
         }
         match self.dla_count {
@@ -76,17 +92,34 @@ impl fmt::Display for PlatformReport {
             None => writeln!(f, "DLA cores           unavailable")?,
         }
         match (self.cuda_driver, self.gpu_sm) {
-            (Some(d), Some(sm)) => writeln!(f, "CUDA driver         {}.{} ({gpu_name}, sm_{sm})", d / 1000, d % 1000 / 10)?,
+            (Some(d), Some(sm)) => writeln!(
+                f,
+                "CUDA driver         {}.{} ({gpu_name}, sm_{sm})",
+                d / 1000,
+                d % 1000 / 10
+            )?,
             _ => writeln!(f, "CUDA driver         unavailable")?,
         }
-        writeln!(f, "NvSciSync bindings  {}.{}", self.nvscisync_bindings.0, self.nvscisync_bindings.1)?;
-        writeln!(f, "NvSciBuf bindings   {}.{}", self.nvscibuf_bindings.0, self.nvscibuf_bindings.1)?;
+        writeln!(
+            f,
+            "NvSciSync bindings  {}.{}",
+            self.nvscisync_bindings.0, self.nvscisync_bindings.1
+        )?;
+        writeln!(
+            f,
+            "NvSciBuf bindings   {}.{}",
+            self.nvscibuf_bindings.0, self.nvscibuf_bindings.1
+        )?;
         let rt = self.realtime;
         writeln!(
             f,
             "real time           SCHED_FIFO {}, mlockall {}",
             if rt.fifo { "granted" } else { "not permitted" },
-            if rt.locked { "granted" } else { "not permitted" }
+            if rt.locked {
+                "granted"
+            } else {
+                "not permitted"
+            }
         )
     }
 }

@@ -25,7 +25,12 @@ struct Slot {
 
 impl Slot {
     const fn new() -> Self {
-        Slot { frame: AtomicU64::new(NONE), a: AtomicU64::new(0), b: AtomicU64::new(0), c: AtomicU64::new(0) }
+        Slot {
+            frame: AtomicU64::new(NONE),
+            a: AtomicU64::new(0),
+            b: AtomicU64::new(0),
+            c: AtomicU64::new(0),
+        }
     }
 
     fn write(&self, frame: u64, a: u64, b: u64, c: u64) {
@@ -40,7 +45,11 @@ impl Slot {
         if self.frame.load(Ordering::Acquire) != frame {
             return None;
         }
-        let v = (self.a.load(Ordering::Relaxed), self.b.load(Ordering::Relaxed), self.c.load(Ordering::Relaxed));
+        let v = (
+            self.a.load(Ordering::Relaxed),
+            self.b.load(Ordering::Relaxed),
+            self.c.load(Ordering::Relaxed),
+        );
         core::sync::atomic::fence(Ordering::Acquire);
         (self.frame.load(Ordering::Relaxed) == frame).then_some(v)
     }
@@ -102,14 +111,28 @@ impl Board {
 
     /// Publish a frame's plan (before its fences and before releasing it).
     pub fn publish_plan(&self, plan: &FramePlan, release_ns: u64) {
-        self.plans[Self::index(plan.frame)].write(plan.frame, plan.mode.0 as u64, plan.skip, release_ns);
+        self.plans[Self::index(plan.frame)].write(
+            plan.frame,
+            plan.mode.0 as u64,
+            plan.skip,
+            release_ns,
+        );
     }
 
     /// A published plan and its release time.
     pub fn plan(&self, frame: u64) -> Option<(FramePlan, u64)> {
         self.plans[Self::index(frame)]
             .read(frame)
-            .map(|(mode, skip, release)| (FramePlan { frame, mode: ModeId(mode as u8), skip }, release))
+            .map(|(mode, skip, release)| {
+                (
+                    FramePlan {
+                        frame,
+                        mode: ModeId(mode as u8),
+                        skip,
+                    },
+                    release,
+                )
+            })
     }
 
     /// Publish the fence value `task`'s signal of `frame` produces.
@@ -121,7 +144,9 @@ impl Board {
 
     /// The fence value of `task` in `frame`, if the task was planned in that frame.
     pub fn fence(&self, task: TaskId, frame: u64) -> Option<u64> {
-        self.fences.get(task.0 as usize)?[Self::index(frame)].read(frame).map(|(v, _, _)| v)
+        self.fences.get(task.0 as usize)?[Self::index(frame)]
+            .read(frame)
+            .map(|(v, _, _)| v)
     }
 
     /// Release `frame` to the workers.
@@ -146,7 +171,11 @@ impl Board {
     pub fn result(&self, task: TaskId, frame: u64) -> Option<CpuResult> {
         self.results.get(task.0 as usize)?[Self::index(frame)]
             .read(frame)
-            .map(|(start_ns, end_ns, status)| CpuResult { start_ns, end_ns, status })
+            .map(|(start_ns, end_ns, status)| CpuResult {
+                start_ns,
+                end_ns,
+                status,
+            })
     }
 
     /// Ask the workers to stop.

@@ -172,7 +172,10 @@ impl Executive {
 
     /// Per-task counters.
     pub fn counters(&self, task: TaskId) -> TaskCounters {
-        self.counters.get(task.0 as usize).copied().unwrap_or_default()
+        self.counters
+            .get(task.0 as usize)
+            .copied()
+            .unwrap_or_default()
     }
 
     /// The health monitor (fault counts).
@@ -217,12 +220,25 @@ impl Executive {
             return rt_err("injection into a frame that is already planned");
         }
         self.pending
-            .push(Pending { frame, task, injection })
-            .map_err(|_| Error::Capacity { what: "pending injections", limit: 16 })
+            .push(Pending {
+                frame,
+                task,
+                injection,
+            })
+            .map_err(|_| Error::Capacity {
+                what: "pending injections",
+                limit: 16,
+            })
     }
 
     fn record(&self, time_ns: u64, frame: u64, task: u16, event: Event, value: u64) {
-        self.shared.trace.push(Record { time_ns, frame, task, event, value });
+        self.shared.trace.push(Record {
+            time_ns,
+            frame,
+            task,
+            event,
+            value,
+        });
     }
 
     /// Run one major frame: release it at its absolute time, submit, monitor, react.
@@ -250,7 +266,13 @@ impl Executive {
         self.monitor(f)?;
         self.next = f + 1;
         let mode = self.plans[(f % FENCE_HISTORY as u64) as usize].map_or(self.mode, |p| p.mode);
-        Ok(FrameReport { frame: f, mode, release_error_ns: release_error, faults: self.faults_in_frame, stopped: self.stopped })
+        Ok(FrameReport {
+            frame: f,
+            mode,
+            release_error_ns: release_error,
+            faults: self.faults_in_frame,
+            stopped: self.stopped,
+        })
     }
 
     /// Fix frame `f`'s plan, publish its fence values and submit its accelerator work.
@@ -263,9 +285,19 @@ impl Executive {
             && m != self.mode
         {
             self.mode = m;
-            self.record(self.clock.now_ns(), f, NO_TASK, Event::ModeSwitch, m.0 as u64);
+            self.record(
+                self.clock.now_ns(),
+                f,
+                NO_TASK,
+                Event::ModeSwitch,
+                m.0 as u64,
+            );
         }
-        let plan = FramePlan { frame: f, mode: self.mode, skip: self.hm.take_skips() };
+        let plan = FramePlan {
+            frame: f,
+            mode: self.mode,
+            skip: self.hm.take_skips(),
+        };
         self.plans[(f % FENCE_HISTORY as u64) as usize] = Some(plan);
         self.planned_up_to = Some(f);
         let release = self.release_time(f);
@@ -304,7 +336,8 @@ impl Executive {
             let p = self.pending[i];
             if p.task == task && p.frame == f {
                 if let Injection::CpuOverrun { extra_ns } = p.injection {
-                    self.shared.injected_ns[task.0 as usize].store(extra_ns, core::sync::atomic::Ordering::Release);
+                    self.shared.injected_ns[task.0 as usize]
+                        .store(extra_ns, core::sync::atomic::Ordering::Release);
                 }
                 self.pending.swap_remove(i);
             } else {
@@ -326,12 +359,22 @@ impl Executive {
             let (kind, status, extra) = match p.injection {
                 Injection::DlaHang => (sil::HANG, 0, 0),
                 Injection::DlaLate { extra_ns } => (sil::LATE, 0, extra_ns),
-                Injection::DlaError => (sil::ASYNC_ERROR, cudla_sys::cudlaErrorDlaErrEngineTimeout.0, 0),
+                Injection::DlaError => (
+                    sil::ASYNC_ERROR,
+                    cudla_sys::cudlaErrorDlaErrEngineTimeout.0,
+                    0,
+                ),
                 Injection::DlaCorrupt => (sil::CORRUPT, 0, 0),
                 Injection::CpuOverrun { .. } => (0, 0, 0),
             };
             if kind != 0 {
-                let fault = sil::Fault { kind, status, skipTasks: 0, count: 1, extraDelayNs: extra };
+                let fault = sil::Fault {
+                    kind,
+                    status,
+                    skipTasks: 0,
+                    count: 1,
+                    extraDelayNs: extra,
+                };
                 self.st.dlas[device].device.inject_fault(&fault)?;
             }
             self.pending.swap_remove(i);
@@ -352,8 +395,18 @@ impl Executive {
         if let Submit::Dla { device, .. } = self.st.tasks[id.0 as usize].submit {
             self.apply_dla_injection(id, f, device)?;
         }
-        let value = self.shared.board.fence(id, f).ok_or(Error::Phase { what: "task not planned" })?;
-        let State { tasks, sems, gpu_sems, dlas, streams, stamps, .. } = &mut *self.st;
+        let value = self.shared.board.fence(id, f).ok_or(Error::Phase {
+            what: "task not planned",
+        })?;
+        let State {
+            tasks,
+            sems,
+            gpu_sems,
+            dlas,
+            streams,
+            stamps,
+            ..
+        } = &mut *self.st;
         let rt = &mut tasks[id.0 as usize];
         // Pre-fences for the dependencies planned in their frame (others are dropped).
         let mut waits: heapless::Vec<(TaskId, u64), MAX_WAITS> = heapless::Vec::new();
@@ -362,20 +415,31 @@ impl Executive {
                 && let Some(v) = self.shared.board.fence(w.task, df)
             {
                 let k = waits.len();
-                waits.push((w.task, v)).map_err(|_| Error::Capacity { what: "waits", limit: MAX_WAITS as u32 })?;
+                waits.push((w.task, v)).map_err(|_| Error::Capacity {
+                    what: "waits",
+                    limit: MAX_WAITS as u32,
+                })?;
                 sems[w.task.0 as usize].fence_at(v, &mut rt.waits[k], context)?;
             }
         }
         let copy = (f % MAX_COPIES as u64) as usize;
         match &rt.submit {
             Submit::Cpu => Ok(()),
-            Submit::Dla { device, inputs, outputs, n_in, n_out } => {
+            Submit::Dla {
+                device,
+                inputs,
+                outputs,
+                n_in,
+                n_out,
+            } => {
                 let signal = rt
                     .dla_imports
                     .iter()
                     .find(|(d, _)| d == device)
                     .map(|(_, p)| *p)
-                    .ok_or(Error::Phase { what: "DLA semaphore not imported" })?;
+                    .ok_or(Error::Phase {
+                        what: "DLA semaphore not imported",
+                    })?;
                 dlas[*device].device.submit(Submission {
                     inputs: &inputs[copy][..*n_in],
                     outputs: &outputs[copy][..*n_out],
@@ -385,15 +449,28 @@ impl Executive {
                     noop,
                 })
             }
-            Submit::Gpu { stream, function, grid, block, shared, params, stamp } => {
+            Submit::Gpu {
+                stream,
+                function,
+                grid,
+                block,
+                shared,
+                params,
+                stamp,
+            } => {
                 let st = &streams[*stream].stream;
                 for (k, (dep, v)) in waits.iter().enumerate() {
                     let gsem = gpu_sems[dep.0 as usize]
                         .as_ref()
-                        .ok_or(Error::BadSchedule { what: "dependency not visible to the GPU", context })?;
+                        .ok_or(Error::BadSchedule {
+                            what: "dependency not visible to the GPU",
+                            context,
+                        })?;
                     st.wait(gsem, *v, &mut rt.waits[k], context)?;
                 }
-                let slot = |which: usize| (*stamp * FENCE_HISTORY + (f % FENCE_HISTORY as u64) as usize) * 2 + which;
+                let slot = |which: usize| {
+                    (*stamp * FENCE_HISTORY + (f % FENCE_HISTORY as u64) as usize) * 2 + which
+                };
                 let stamp_at = |which: usize| -> Result<()> {
                     if let Some(stamps) = stamps.as_ref() {
                         let mut p = ParamBlock::new();
@@ -407,7 +484,9 @@ impl Executive {
                     st.launch(*function, *grid, *block, *shared, &params[copy], context)?;
                 }
                 stamp_at(1)?;
-                let gsem = gpu_sems[id.0 as usize].as_ref().ok_or(Error::Phase { what: "GPU semaphore missing" })?;
+                let gsem = gpu_sems[id.0 as usize].as_ref().ok_or(Error::Phase {
+                    what: "GPU semaphore missing",
+                })?;
                 st.signal(gsem, value, &mut rt.eof, context)
             }
         }
@@ -417,7 +496,8 @@ impl Executive {
     /// its times, check deadline and budget, and report faults.
     fn monitor(&mut self, f: u64) -> Result<()> {
         let s = self.shared.schedule;
-        let Some(plan) = self.plans[(f % FENCE_HISTORY as u64) as usize].filter(|p| p.frame == f) else {
+        let Some(plan) = self.plans[(f % FENCE_HISTORY as u64) as usize].filter(|p| p.frame == f)
+        else {
             return Ok(());
         };
         let release = self.release_time(f);
@@ -445,7 +525,11 @@ impl Executive {
             let skipped = plan.skipped(id) || task_status & status::SKIPPED != 0;
             if !matches!(self.st.tasks[i].submit, Submit::Cpu) {
                 self.record(start, f, id.0, Event::TaskStart, 0);
-                let event = if skipped { Event::TaskSkipped } else { Event::TaskEnd };
+                let event = if skipped {
+                    Event::TaskSkipped
+                } else {
+                    Event::TaskEnd
+                };
                 self.record(end, f, id.0, event, end.saturating_sub(start));
             }
             if skipped {
@@ -479,10 +563,14 @@ impl Executive {
             Clock::Virtual => self.shared.virtual_wait_cap_us,
             Clock::Real => deadline.saturating_sub(self.clock.now_ns()) / 1000,
         };
-        let State { tasks, sems, wait, .. } = &mut *self.st;
+        let State {
+            tasks, sems, wait, ..
+        } = &mut *self.st;
         let rt = &mut tasks[id.0 as usize];
         sems[id.0 as usize].fence_at(value, &mut rt.monitor, context)?;
-        let wait = wait.as_mut().ok_or(Error::Phase { what: "no wait context" })?;
+        let wait = wait.as_mut().ok_or(Error::Phase {
+            what: "no wait context",
+        })?;
         Ok(wait.wait(&rt.monitor, timeout_us, context)? == Waited::Reached)
     }
 
@@ -493,7 +581,9 @@ impl Executive {
         let context = Context::Task(s.task(id).name);
         match self.st.tasks[id.0 as usize].submit {
             Submit::Cpu => {
-                let r = self.shared.board.result(id, f).ok_or(Error::Phase { what: "CPU result missing" })?;
+                let r = self.shared.board.result(id, f).ok_or(Error::Phase {
+                    what: "CPU result missing",
+                })?;
                 Ok((r.start_ns, r.end_ns, r.status))
             }
             Submit::Dla { .. } => {
@@ -504,7 +594,8 @@ impl Executive {
                 let t = s.task(id);
                 for w in t.waits {
                     if let Some(df) = f.checked_sub(w.lag as u64) {
-                        let (ef, e) = self.st.tasks[w.task.0 as usize].ended_at[(df % FENCE_HISTORY as u64) as usize];
+                        let (ef, e) = self.st.tasks[w.task.0 as usize].ended_at
+                            [(df % FENCE_HISTORY as u64) as usize];
                         if ef == df {
                             start = start.max(e);
                         }
@@ -525,12 +616,17 @@ impl Executive {
                     let now = self.clock.now_ns();
                     return Ok((now, now, 0));
                 };
-                let host = stamps.memory.pinned_host().ok_or(Error::Phase { what: "stamp memory" })?;
+                let host = stamps.memory.pinned_host().ok_or(Error::Phase {
+                    what: "stamp memory",
+                })?;
                 let base = (stamp * FENCE_HISTORY + h) * 2;
-                let view = crate::engine::cpu::BufferView::new(host, 2 * FENCE_HISTORY * MAX_TASKS * 8);
+                let view =
+                    crate::engine::cpu::BufferView::new(host, 2 * FENCE_HISTORY * MAX_TASKS * 8);
                 let mut bytes = [0u8; 2 * FENCE_HISTORY * MAX_TASKS * 8];
                 view.copy_to(&mut bytes[..(base + 2) * 8]);
-                let read = |k: usize| u64::from_le_bytes(bytes[k * 8..k * 8 + 8].try_into().unwrap_or([0; 8]));
+                let read = |k: usize| {
+                    u64::from_le_bytes(bytes[k * 8..k * 8 + 8].try_into().unwrap_or([0; 8]))
+                };
                 let off = stamps.offset_ns;
                 let conv = |g: u64| (g as i64 - off).max(0) as u64;
                 Ok((conv(read(base)), conv(read(base + 1)), 0))
@@ -564,18 +660,28 @@ impl Executive {
         let s = self.shared.schedule;
         self.faults_in_frame += 1;
         let name = s.task(id).name;
-        let engine = s.engines.get(s.task(id).engine.0 as usize).map_or("?", |e| e.name);
+        let engine = s
+            .engines
+            .get(s.task(id).engine.0 as usize)
+            .map_or("?", |e| e.name);
         let value = self.shared.board.fence(id, f).unwrap_or(0);
         let error = match kind {
             FaultKind::FenceTimeout => Error::FenceTimeout { task: name, value },
             FaultKind::EngineError => Error::EngineFailed {
                 engine,
-                status: self.engine_failure(id).unwrap_or(Status::Cudla(cudla_sys::cudlaErrorUnknown.0)),
+                status: self
+                    .engine_failure(id)
+                    .unwrap_or(Status::Cudla(cudla_sys::cudlaErrorUnknown.0)),
             },
-            FaultKind::DeadlineMiss => {
-                Error::DeadlineMissed { task: name, late_ns: time_ns.saturating_sub(self.release_time(f) + s.task(id).deadline_ns) }
-            }
-            FaultKind::BudgetOverrun => Error::BudgetExceeded { task: name, used_ns, budget_ns: s.task(id).budget_ns },
+            FaultKind::DeadlineMiss => Error::DeadlineMissed {
+                task: name,
+                late_ns: time_ns.saturating_sub(self.release_time(f) + s.task(id).deadline_ns),
+            },
+            FaultKind::BudgetOverrun => Error::BudgetExceeded {
+                task: name,
+                used_ns,
+                budget_ns: s.task(id).budget_ns,
+            },
             FaultKind::TaskError => Error::TaskFailed { task: name },
         };
         self.record(time_ns, f, id.0, Event::Fault(kind), 0);
@@ -583,16 +689,32 @@ impl Executive {
         if self.recent.is_full() {
             self.recent.pop_front();
         }
-        let _ = self.recent.push_back(FaultRecord { frame: f, task: id, kind, action: r.action, error });
+        let _ = self.recent.push_back(FaultRecord {
+            frame: f,
+            task: id,
+            kind,
+            action: r.action,
+            error,
+        });
         let value = match r.action {
             Action::SwitchMode(m) => m.0 as u64,
             _ => 0,
         };
-        self.record(self.clock.now_ns().max(time_ns), f, id.0, Event::Reaction(r.action), value);
+        self.record(
+            self.clock.now_ns().max(time_ns),
+            f,
+            id.0,
+            Event::Reaction(r.action),
+            value,
+        );
         if r.action == Action::SafeStop && !self.stopped {
             self.stopped = true;
             if let Some(safe) = self.safe_state {
-                safe(&SafeStop { frame: f, task: s.task(id).name, fault: kind });
+                safe(&SafeStop {
+                    frame: f,
+                    task: s.task(id).name,
+                    fault: kind,
+                });
             }
         }
     }
@@ -601,8 +723,46 @@ impl Executive {
     /// free, close. Reports the first failure but always goes on releasing.
     pub fn shutdown(self) -> Result<()> {
         let board = self.shared.board;
+        let drained = self.drain_planned();
+        let released = release_state(self.st, board);
         self.clock.stop();
-        release_state(self.st, board)
+        drained.and(released)
+    }
+
+    /// Frames planned ahead (lookahead) but never released have accelerator work waiting on
+    /// CPU tasks that will not run: signal those CPU semaphores as no-ops so the engines
+    /// drain.
+    fn drain_planned(&self) -> Result<()> {
+        let s = self.shared.schedule;
+        let Some(last) = self.planned_up_to else {
+            return Ok(());
+        };
+        let mut first = Ok(());
+        for f in self.next..=last {
+            let Some(plan) =
+                self.plans[(f % FENCE_HISTORY as u64) as usize].filter(|p| p.frame == f)
+            else {
+                continue;
+            };
+            for (i, rt) in self.st.tasks.iter().enumerate() {
+                let id = TaskId(i as u16);
+                if !plan.planned(s, id) || !matches!(rt.submit, Submit::Cpu) {
+                    continue;
+                }
+                let context = Context::Semaphore(s.task(id).name);
+                let sem = &self.st.sems[i];
+                let r = match self.clock {
+                    Clock::Real => sem.signal(context),
+                    Clock::Virtual => {
+                        crate::engine::platform::sil::signal_at(sem, self.clock.now_ns(), context)
+                    }
+                };
+                if first.is_ok() {
+                    first = r;
+                }
+            }
+        }
+        first
     }
 }
 
@@ -616,7 +776,9 @@ pub(crate) fn release_state(st: &mut State, board: &Board) -> Result<()> {
     while let Some(w) = st.workers.pop() {
         let r = match w.join.join() {
             Ok(r) => r,
-            Err(_) => Err(Error::Shutdown { context: Context::Engine("cpu worker") }),
+            Err(_) => Err(Error::Shutdown {
+                context: Context::Engine("cpu worker"),
+            }),
         };
         if first.is_ok() {
             first = r;
@@ -653,7 +815,9 @@ pub(crate) fn release_engines(st: &mut State) -> Result<()> {
             }
         }
         if !idle {
-            keep(Err(Error::Shutdown { context: Context::Engine("gpu stream still busy") }));
+            keep(Err(Error::Shutdown {
+                context: Context::Engine("gpu stream still busy"),
+            }));
         }
     }
     // 2. Engine imports of semaphores and buffers, fences.

@@ -71,7 +71,12 @@ fn kind_index(kind: FaultKind) -> usize {
 impl HealthMonitor {
     /// No faults yet.
     pub const fn new() -> Self {
-        HealthMonitor { counts: [[0; FaultKind::ALL.len()]; MAX_TASKS], skip_next: 0, mode_request: None, safe_stop: false }
+        HealthMonitor {
+            counts: [[0; FaultKind::ALL.len()]; MAX_TASKS],
+            skip_next: 0,
+            mode_request: None,
+            safe_stop: false,
+        }
     }
 
     /// Count a fault, look up its reaction and remember what the executive must apply.
@@ -79,7 +84,9 @@ impl HealthMonitor {
         if let Some(row) = self.counts.get_mut(task.0 as usize) {
             row[kind_index(fault)] = row[kind_index(fault)].saturating_add(1);
         }
-        let action = schedule.health_rule(fault, task).map_or(Action::Log, |r| r.action);
+        let action = schedule
+            .health_rule(fault, task)
+            .map_or(Action::Log, |r| r.action);
         match action {
             Action::Log => {}
             Action::Skip => {
@@ -93,12 +100,18 @@ impl HealthMonitor {
             }
             Action::SafeStop => self.safe_stop = true,
         }
-        Reaction { fault, task, action }
+        Reaction {
+            fault,
+            task,
+            action,
+        }
     }
 
     /// How many faults of `kind` `task` had.
     pub fn count(&self, task: TaskId, kind: FaultKind) -> u32 {
-        self.counts.get(task.0 as usize).map_or(0, |row| row[kind_index(kind)])
+        self.counts
+            .get(task.0 as usize)
+            .map_or(0, |row| row[kind_index(kind)])
     }
 
     /// Total faults of every kind and task.

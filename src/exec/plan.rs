@@ -17,7 +17,10 @@ pub struct FramePlan {
 impl FramePlan {
     /// Whether `task` is part of this frame (it then signals its semaphore exactly once).
     pub fn planned(&self, schedule: &Schedule, task: TaskId) -> bool {
-        schedule.tasks.get(task.0 as usize).is_some_and(|t| t.modes.contains(self.mode))
+        schedule
+            .tasks
+            .get(task.0 as usize)
+            .is_some_and(|t| t.modes.contains(self.mode))
     }
 
     /// Whether `task` runs as a no-op in this frame.

@@ -20,15 +20,22 @@ use core::sync::atomic::AtomicU64;
 use std::thread;
 
 use crate::engine::cpu::BufferView;
-use crate::engine::dla::{DlaDevice, DlaPtr, DlaSyncRole, Submission, fill_sync_attributes as dla_attrs};
+use crate::engine::dla::{
+    DlaDevice, DlaPtr, DlaSyncRole, Submission, fill_sync_attributes as dla_attrs,
+};
 use crate::engine::gpu::{Function, Gpu, GpuMemory, GpuModule, GpuSemaphore, ParamBlock, Stream};
-use crate::engine::nvsci::{BufModule, BufObj, BufSpec, CpuRole, CpuWaitContext, RawFence, SyncAttrList, SyncModule, SyncObj, Waited};
+use crate::engine::nvsci::{
+    BufModule, BufObj, BufSpec, CpuRole, CpuWaitContext, RawFence, SyncAttrList, SyncModule,
+    SyncObj, Waited,
+};
 use crate::engine::os::{self, RealtimeStatus};
 use crate::engine::platform::{self, Clock, GPU_SYNC, GpuSyncMode};
 use crate::error::{Context, Error, Result};
 use crate::exec::board::Board;
 use crate::exec::executive::Executive;
-use crate::exec::table::{BufferId, BufferKind, EngineId, EngineKind, Param, Schedule, TaskId, Work};
+use crate::exec::table::{
+    BufferId, BufferKind, EngineId, EngineKind, Param, Schedule, TaskId, Work,
+};
 use crate::exec::worker::{CpuTask, Shared, Trace, VirtualCosts, Worker, WorkerTask};
 use crate::limits::*;
 use crate::mem::AccessLedger;
@@ -252,7 +259,10 @@ impl Builder {
         let id = self.schedule.task_by_name(name);
         let ok = id.is_some_and(|id| {
             let t = self.schedule.task(id);
-            self.schedule.engines.get(t.engine.0 as usize).is_some_and(|e| e.kind == EngineKind::Cpu)
+            self.schedule
+                .engines
+                .get(t.engine.0 as usize)
+                .is_some_and(|e| e.kind == EngineKind::Cpu)
         });
         if !ok {
             self.error.get_or_insert(Error::UnknownName { name });
@@ -291,7 +301,15 @@ impl Builder {
         let s = self.schedule;
         check_table(s)?;
         let init_start = os::monotonic_ns();
-        let Storage { board, trace, ledger, views, virtual_costs, injected_ns, state } = storage;
+        let Storage {
+            board,
+            trace,
+            ledger,
+            views,
+            virtual_costs,
+            injected_ns,
+            state,
+        } = storage;
         *ledger = AccessLedger::new(s)?;
         for (i, t) in s.tasks.iter().enumerate() {
             virtual_costs[i] = self.virtual_costs[i].unwrap_or(t.wcet_ns / 2);
@@ -300,13 +318,19 @@ impl Builder {
             Some(p) => Some(os::request_realtime(p)),
             None => None,
         };
-        let mut init = Init { s, state, config: self.config };
+        // The clock starts first: warm-up timestamps and the engines' "free at" times are on it.
+        let clock = Clock::start(self.config.virtual_clock, 1_000_000_000)?;
+        let mut init = Init {
+            s,
+            state,
+            config: self.config,
+        };
         let result = init.build(views);
         if let Err(e) = result {
             let _ = init.release_all();
+            clock.stop();
             return Err(e);
         }
-        let clock = Clock::start(self.config.virtual_clock, 1_000_000_000)?;
         let shared = Shared {
             virtual_wait_cap_us: self.config.virtual_wait_cap_us,
             schedule: s,
@@ -322,6 +346,7 @@ impl Builder {
         if let Err(e) = spawn_workers(s, state, shared, self.bodies, self.config) {
             board.request_stop();
             let _ = crate::exec::executive::release_state(state, board);
+            clock.stop();
             return Err(e);
         }
         Ok(Initialized {
@@ -359,7 +384,12 @@ impl Initialized {
     }
 
     fn view(&self, buffer: BufferId, copy: usize) -> Result<BufferView> {
-        let name = self.shared.schedule.buffers.get(buffer.0 as usize).map_or("?", |b| b.name);
+        let name = self
+            .shared
+            .schedule
+            .buffers
+            .get(buffer.0 as usize)
+            .map_or("?", |b| b.name);
         let view = self
             .shared
             .views
@@ -367,15 +397,24 @@ impl Initialized {
             .and_then(|c| c.get(copy))
             .copied()
             .filter(BufferView::is_mapped)
-            .ok_or(Error::BufferNotDeclared { task: "(init)", buffer: name })?;
+            .ok_or(Error::BufferNotDeclared {
+                task: "(init)",
+                buffer: name,
+            })?;
         Ok(view)
     }
 
     /// SIL only: set the execution-time model of the DLA device(s) of engine `engine`.
     #[cfg(any(platform = "sil", platform = "rig"))]
-    pub fn set_dla_timing(&self, engine: &str, model: &crate::engine::platform::dla_sil::TimingModel) -> Result<()> {
+    pub fn set_dla_timing(
+        &self,
+        engine: &str,
+        model: &crate::engine::platform::dla_sil::TimingModel,
+    ) -> Result<()> {
         let s = self.shared.schedule;
-        let id = s.engine_by_name(engine).ok_or(Error::Platform { what: "no DLA engine of that name" })?;
+        let id = s.engine_by_name(engine).ok_or(Error::Platform {
+            what: "no DLA engine of that name",
+        })?;
         let core = s.engines[id.0 as usize].instance;
         for d in self.state.dlas.iter().filter(|d| d.core == core) {
             d.device.set_timing_model(model)?;
@@ -403,19 +442,29 @@ impl Initialized {
             };
             t.ledger.set_base(base);
         }
-        let start = self.clock.now_ns();
-        let period = self.shared.schedule.period_ns;
-        let t0 = match self.clock {
-            Clock::Virtual => start,
-            Clock::Real => start + period,
-        };
-        Ok(Executive::new(self.shared, self.state, self.clock, t0, self.realtime, self.safe_state))
+        // Frame 0 is released one period from now: warm-up work has drained by then.
+        let t0 = self.clock.now_ns() + self.shared.schedule.period_ns;
+        Ok(Executive::new(
+            self.shared,
+            self.state,
+            self.clock,
+            t0,
+            self.realtime,
+            self.safe_state,
+        ))
     }
 }
 
 fn check_table(s: &Schedule) -> Result<()> {
     let cap = |what, n: usize, limit: usize| {
-        if n > limit { Err(Error::Capacity { what, limit: limit as u32 }) } else { Ok(()) }
+        if n > limit {
+            Err(Error::Capacity {
+                what,
+                limit: limit as u32,
+            })
+        } else {
+            Ok(())
+        }
     };
     cap("tasks", s.tasks.len(), MAX_TASKS)?;
     cap("buffers", s.buffers.len(), MAX_BUFFERS)?;
@@ -423,36 +472,57 @@ fn check_table(s: &Schedule) -> Result<()> {
     cap("cubins", s.cubins.len(), MAX_CUBINS)?;
     cap("modes", s.modes.len(), MAX_MODES)?;
     if s.period_ns == 0 || s.modes.is_empty() {
-        return Err(Error::BadSchedule { what: "zero period or no mode", context: Context::Platform });
+        return Err(Error::BadSchedule {
+            what: "zero period or no mode",
+            context: Context::Platform,
+        });
     }
     for (i, t) in s.tasks.iter().enumerate() {
         let context = Context::Task(t.name);
         if s.engines.get(t.engine.0 as usize).is_none() {
-            return Err(Error::BadSchedule { what: "engine index out of range", context });
+            return Err(Error::BadSchedule {
+                what: "engine index out of range",
+                context,
+            });
         }
         cap("waits per task", t.waits.len(), MAX_WAITS)?;
         for w in t.waits {
             if w.task.0 as usize >= s.tasks.len() || (w.lag == 0 && w.task.0 as usize >= i) {
-                return Err(Error::BadSchedule { what: "dependency out of order", context });
+                return Err(Error::BadSchedule {
+                    what: "dependency out of order",
+                    context,
+                });
             }
             if w.lag as usize + 2 > FENCE_HISTORY {
-                return Err(Error::Capacity { what: "frames of dependency lag", limit: FENCE_HISTORY as u32 - 2 });
+                return Err(Error::Capacity {
+                    what: "frames of dependency lag",
+                    limit: FENCE_HISTORY as u32 - 2,
+                });
             }
         }
         for b in t.reads.iter().chain(t.writes) {
             if b.0 as usize >= s.buffers.len() {
-                return Err(Error::BadSchedule { what: "buffer index out of range", context });
+                return Err(Error::BadSchedule {
+                    what: "buffer index out of range",
+                    context,
+                });
             }
         }
         if t.deadline_ns > s.period_ns {
-            return Err(Error::BadSchedule { what: "deadline beyond the period", context });
+            return Err(Error::BadSchedule {
+                what: "deadline beyond the period",
+                context,
+            });
         }
     }
     for b in s.buffers {
         // Submission data is prepared per copy index `f % MAX_COPIES`, so the multiplicity
         // must divide MAX_COPIES (1, 2 or 4).
         if b.multiplicity == 0 || MAX_COPIES % b.multiplicity as usize != 0 {
-            return Err(Error::BadSchedule { what: "buffer multiplicity must be 1, 2 or 4", context: Context::Buffer(b.name) });
+            return Err(Error::BadSchedule {
+                what: "buffer multiplicity must be 1, 2 or 4",
+                context: Context::Buffer(b.name),
+            });
         }
     }
     Ok(())
@@ -471,15 +541,22 @@ impl Init {
 
     fn touches(&self, buffer: BufferId, kind: EngineKind) -> bool {
         self.s.tasks.iter().any(|t| {
-            self.s.engines[t.engine.0 as usize].kind == kind && (t.reads.contains(&buffer) || t.writes.contains(&buffer))
+            self.s.engines[t.engine.0 as usize].kind == kind
+                && (t.reads.contains(&buffer) || t.writes.contains(&buffer))
         })
     }
 
     fn build(&mut self, views: &mut [[BufferView; MAX_COPIES]; MAX_BUFFERS]) -> Result<()> {
         let s = self.s;
-        let uses = |k| s.tasks.iter().any(|t| s.engines[t.engine.0 as usize].kind == k);
+        let uses = |k| {
+            s.tasks
+                .iter()
+                .any(|t| s.engines[t.engine.0 as usize].kind == k)
+        };
         if uses(EngineKind::Pva) {
-            return Err(Error::Platform { what: "the PVA engine is not supported yet (schedule a GPU task instead)" });
+            return Err(Error::Platform {
+                what: "the PVA engine is not supported yet (schedule a GPU task instead)",
+            });
         }
         self.state.sync_module = Some(SyncModule::open()?);
         self.state.buf_module = Some(BufModule::open()?);
@@ -498,7 +575,10 @@ impl Init {
 
     fn sync_module(&self) -> &SyncModule {
         // Opened first in `build`; every caller runs after that.
-        self.state.sync_module.as_ref().expect("NvSciSync module opened at the start of init")
+        self.state
+            .sync_module
+            .as_ref()
+            .expect("NvSciSync module opened at the start of init")
     }
 
     fn open_gpu(&mut self) -> Result<()> {
@@ -506,24 +586,41 @@ impl Init {
         let sm = gpu.sm();
         for c in self.s.cubins {
             let m = GpuModule::load(c, sm)?;
-            self.state.modules.push(m).map_err(|_| Error::Capacity { what: "cubins", limit: MAX_CUBINS as u32 })?;
+            self.state.modules.push(m).map_err(|_| Error::Capacity {
+                what: "cubins",
+                limit: MAX_CUBINS as u32,
+            })?;
         }
         for (i, e) in self.s.engines.iter().enumerate() {
             if e.kind == EngineKind::Gpu {
                 let stream = Stream::create(e.name)?;
                 self.state
                     .streams
-                    .push(StreamEntry { engine: EngineId(i as u8), stream })
-                    .map_err(|_| Error::Capacity { what: "GPU streams", limit: 8 })?;
+                    .push(StreamEntry {
+                        engine: EngineId(i as u8),
+                        stream,
+                    })
+                    .map_err(|_| Error::Capacity {
+                        what: "GPU streams",
+                        limit: 8,
+                    })?;
             }
         }
         if self.config.gpu_timestamps {
-            let c = orin_exec_kernels::cubin("timing", sm).ok_or(Error::NoCubinForSm { module: "timing", sm })?;
+            let c = orin_exec_kernels::cubin("timing", sm).ok_or(Error::NoCubinForSm {
+                module: "timing",
+                sm,
+            })?;
             let module = GpuModule::load_image("timing", sm, &c.sha256, c.image)?;
             let function = module.function("stamp_globaltimer", Context::Cubin("timing"))?;
             let slots = 2 * FENCE_HISTORY * MAX_TASKS;
             let memory = GpuMemory::pinned((slots * 8) as u64, Context::Cubin("timing"))?;
-            self.state.stamps = Some(Stamps { module, function, memory, offset_ns: 0 });
+            self.state.stamps = Some(Stamps {
+                module,
+                function,
+                memory,
+                offset_ns: 0,
+            });
         }
         self.state.gpu = Some(gpu);
         Ok(())
@@ -533,19 +630,34 @@ impl Init {
         for t in self.s.tasks {
             let Work::Dla(d) = t.work else { continue };
             let e = &self.s.engines[t.engine.0 as usize];
-            if self.state.dlas.iter().any(|x| x.core == e.instance && x.loadable == d.loadable.0) {
+            if self
+                .state
+                .dlas
+                .iter()
+                .any(|x| x.core == e.instance && x.loadable == d.loadable.0)
+            {
                 continue;
             }
             let desc = self
                 .s
                 .loadables
                 .get(d.loadable.0 as usize)
-                .ok_or(Error::BadSchedule { what: "loadable index out of range", context: Context::Task(t.name) })?;
+                .ok_or(Error::BadSchedule {
+                    what: "loadable index out of range",
+                    context: Context::Task(t.name),
+                })?;
             let device = DlaDevice::open(e.instance, e.name, desc)?;
             self.state
                 .dlas
-                .push(DlaEntry { core: e.instance, loadable: d.loadable.0, device })
-                .map_err(|_| Error::Capacity { what: "DLA device handles", limit: MAX_LOADABLES as u32 })?;
+                .push(DlaEntry {
+                    core: e.instance,
+                    loadable: d.loadable.0,
+                    device,
+                })
+                .map_err(|_| Error::Capacity {
+                    what: "DLA device handles",
+                    limit: MAX_LOADABLES as u32,
+                })?;
         }
         Ok(())
     }
@@ -554,7 +666,10 @@ impl Init {
         let t = self.s.task(task);
         let Work::Dla(d) = t.work else { return None };
         let core = self.s.engines[t.engine.0 as usize].instance;
-        self.state.dlas.iter().position(|x| x.core == core && x.loadable == d.loadable.0)
+        self.state
+            .dlas
+            .iter()
+            .position(|x| x.core == core && x.loadable == d.loadable.0)
     }
 
     fn alloc_buffers(&mut self, views: &mut [[BufferView; MAX_COPIES]; MAX_BUFFERS]) -> Result<()> {
@@ -566,11 +681,19 @@ impl Init {
             let on_gpu = self.touches(id, EngineKind::Gpu);
             let on_dla = self.touches(id, EngineKind::Dla);
             if on_dla && b.kind.align() < DLA_ALIGN {
-                return Err(Error::AlignmentTooSmall { buffer: b.name, needed: DLA_ALIGN, declared: b.kind.align() });
+                return Err(Error::AlignmentTooSmall {
+                    buffer: b.name,
+                    needed: DLA_ALIGN,
+                    declared: b.kind.align(),
+                });
             }
             let mut copies = heapless::Vec::new();
             for c in 0..b.multiplicity as usize {
-                let mut copy = BufferCopy { obj: None, gpu: None, dla: heapless::Vec::new() };
+                let mut copy = BufferCopy {
+                    obj: None,
+                    gpu: None,
+                    dla: heapless::Vec::new(),
+                };
                 if let BufferKind::Pinned { size } = b.kind {
                     let mem = GpuMemory::pinned(size, context)?;
                     if let Some(host) = mem.pinned_host() {
@@ -584,13 +707,19 @@ impl Init {
                         as_tensor: on_dla && !on_gpu && matches!(b.kind, BufferKind::Tensor { .. }),
                         gpu_uuid: if on_gpu { uuid } else { None },
                     };
-                    let buf_module = self.state.buf_module.as_ref().ok_or(Error::Phase { what: "NvSciBuf not open" })?;
+                    let buf_module = self.state.buf_module.as_ref().ok_or(Error::Phase {
+                        what: "NvSciBuf not open",
+                    })?;
                     let obj = BufObj::alloc(buf_module, &spec, context)?;
                     if let Some(p) = obj.cpu_addr() {
                         if (p as u64) % b.kind.align() != 0 {
                             let addr = p as u64;
                             obj.free();
-                            return Err(Error::BufferMisaligned { buffer: b.name, align: b.kind.align(), addr });
+                            return Err(Error::BufferMisaligned {
+                                buffer: b.name,
+                                align: b.kind.align(),
+                                addr,
+                            });
                         }
                         views[bi][c] = BufferView::new(p, b.kind.size() as usize);
                     }
@@ -616,14 +745,26 @@ impl Init {
                         });
                         if used {
                             let p = dla.device.import_memory(&obj, read_only, context)?;
-                            copy.dla.push((di, p)).map_err(|_| Error::Capacity { what: "DLA imports per buffer", limit: 4 })?;
+                            copy.dla.push((di, p)).map_err(|_| Error::Capacity {
+                                what: "DLA imports per buffer",
+                                limit: 4,
+                            })?;
                         }
                     }
                     copy.obj = Some(obj);
                 }
-                copies.push(copy).map_err(|_| Error::Capacity { what: "copies per buffer", limit: MAX_COPIES as u32 })?;
+                copies.push(copy).map_err(|_| Error::Capacity {
+                    what: "copies per buffer",
+                    limit: MAX_COPIES as u32,
+                })?;
             }
-            self.state.buffers.push(copies).map_err(|_| Error::Capacity { what: "buffers", limit: MAX_BUFFERS as u32 })?;
+            self.state
+                .buffers
+                .push(copies)
+                .map_err(|_| Error::Capacity {
+                    what: "buffers",
+                    limit: MAX_BUFFERS as u32,
+                })?;
         }
         Ok(())
     }
@@ -631,7 +772,9 @@ impl Init {
     fn check_dla_tensors(&self) -> Result<()> {
         for t in self.s.tasks {
             let Work::Dla(d) = t.work else { continue };
-            let Some(di) = self.dla_index(self.s.task_by_name(t.name).unwrap_or(TaskId(0))) else { continue };
+            let Some(di) = self.dla_index(self.s.task_by_name(t.name).unwrap_or(TaskId(0))) else {
+                continue;
+            };
             let desc = &self.s.loadables[d.loadable.0 as usize];
             let mut ins = [0u64; MAX_TENSORS];
             let mut outs = [0u64; MAX_TENSORS];
@@ -643,7 +786,9 @@ impl Init {
             }
             let ni = d.inputs.len().min(MAX_TENSORS);
             let no = d.outputs.len().min(MAX_TENSORS);
-            self.state.dlas[di].device.check_tensors(desc, &ins[..ni], &outs[..no])?;
+            self.state.dlas[di]
+                .device
+                .check_tensors(desc, &ins[..ni], &outs[..no])?;
             for (bindings, specs) in [(d.inputs, desc.inputs), (d.outputs, desc.outputs)] {
                 for (bind, spec) in bindings.iter().zip(specs) {
                     if bind.tensor != spec.name {
@@ -680,22 +825,39 @@ impl Init {
             let module = self.sync_module();
             let mut lists: heapless::Vec<SyncAttrList, 4> = heapless::Vec::new();
             let add = |l: SyncAttrList, lists: &mut heapless::Vec<SyncAttrList, 4>| {
-                lists.push(l).map_err(|_| Error::Capacity { what: "attribute lists per semaphore", limit: 4 })
+                lists.push(l).map_err(|_| Error::Capacity {
+                    what: "attribute lists per semaphore",
+                    limit: 4,
+                })
             };
             let result = (|| -> Result<SyncObj> {
                 let mut signaler = SyncAttrList::create(module, context)?;
                 signaler.require_deterministic(context)?;
                 match (kind, GPU_SYNC) {
-                    (EngineKind::Dla, _) => dla_attrs(&mut signaler, DlaSyncRole::Signaler, context)?,
-                    (EngineKind::Gpu, GpuSyncMode::External) => {
-                        self.state.gpu.as_ref().ok_or(Error::Phase { what: "GPU not open" })?.fill_sync_attributes(&mut signaler, true, context)?
+                    (EngineKind::Dla, _) => {
+                        dla_attrs(&mut signaler, DlaSyncRole::Signaler, context)?
                     }
+                    (EngineKind::Gpu, GpuSyncMode::External) => self
+                        .state
+                        .gpu
+                        .as_ref()
+                        .ok_or(Error::Phase {
+                            what: "GPU not open",
+                        })?
+                        .fill_sync_attributes(&mut signaler, true, context)?,
                     _ => signaler.cpu(CpuRole::Signaler, context)?,
                 }
                 add(signaler, &mut lists)?;
                 let mut cpu_waiter = SyncAttrList::create(module, context)?;
                 cpu_waiter.require_deterministic(context)?;
-                cpu_waiter.cpu(if kind == EngineKind::Dla { CpuRole::Waiter } else { CpuRole::WaiterNoTimestamps }, context)?;
+                cpu_waiter.cpu(
+                    if kind == EngineKind::Dla {
+                        CpuRole::Waiter
+                    } else {
+                        CpuRole::WaiterNoTimestamps
+                    },
+                    context,
+                )?;
                 add(cpu_waiter, &mut lists)?;
                 if dla_waits {
                     let mut l = SyncAttrList::create(module, context)?;
@@ -706,7 +868,13 @@ impl Init {
                 if gpu_waits && GPU_SYNC == GpuSyncMode::External {
                     let mut l = SyncAttrList::create(module, context)?;
                     l.require_deterministic(context)?;
-                    self.state.gpu.as_ref().ok_or(Error::Phase { what: "GPU not open" })?.fill_sync_attributes(&mut l, false, context)?;
+                    self.state
+                        .gpu
+                        .as_ref()
+                        .ok_or(Error::Phase {
+                            what: "GPU not open",
+                        })?
+                        .fill_sync_attributes(&mut l, false, context)?;
                     add(l, &mut lists)?;
                 }
                 let raw: heapless::Vec<_, 4> = lists.iter().map(SyncAttrList::raw).collect();
@@ -737,25 +905,36 @@ impl Init {
                 if let Some(di) = self.dla_index(user)
                     && !handles.contains(&di)
                 {
-                    handles.push(di).map_err(|_| Error::Capacity { what: "DLA handles per semaphore", limit: 4 })?;
+                    handles.push(di).map_err(|_| Error::Capacity {
+                        what: "DLA handles per semaphore",
+                        limit: 4,
+                    })?;
                 }
             }
             let mut gpu_sem = None;
             let import = (|| -> Result<()> {
                 for di in handles {
                     let p = self.state.dlas[di].device.import_semaphore(&sem, context)?;
-                    rt.dla_imports.push((di, p)).map_err(|_| Error::Capacity { what: "DLA imports", limit: 4 })?;
+                    rt.dla_imports.push((di, p)).map_err(|_| Error::Capacity {
+                        what: "DLA imports",
+                        limit: 4,
+                    })?;
                 }
                 if kind == EngineKind::Gpu || gpu_waits {
                     gpu_sem = Some(match GPU_SYNC {
                         GpuSyncMode::External => GpuSemaphore::import(&sem, context)?,
-                        GpuSyncMode::Counter => GpuSemaphore::map_counter(platform_counter(&sem, context)?, context)?,
+                        GpuSyncMode::Counter => {
+                            GpuSemaphore::map_counter(platform_counter(&sem, context)?, context)?
+                        }
                     });
                 }
                 rt.submit = self.submission(id)?;
                 Ok(())
             })();
-            let full = Error::Capacity { what: "tasks", limit: MAX_TASKS as u32 };
+            let full = Error::Capacity {
+                what: "tasks",
+                limit: MAX_TASKS as u32,
+            };
             self.state.sems.push(sem).map_err(|_| full)?;
             self.state.gpu_sems.push(gpu_sem).map_err(|_| full)?;
             self.state.tasks.push(rt).map_err(|_| full)?;
@@ -770,23 +949,42 @@ impl Init {
         match t.work {
             Work::Cpu => Ok(Submit::Cpu),
             Work::Dla(d) => {
-                let device = self.dla_index(id).ok_or(Error::BadSchedule { what: "DLA task without device", context: Context::Task(t.name) })?;
+                let device = self.dla_index(id).ok_or(Error::BadSchedule {
+                    what: "DLA task without device",
+                    context: Context::Task(t.name),
+                })?;
                 let none = DlaPtr(core::ptr::null_mut());
                 let mut inputs = [[none; MAX_TENSORS]; MAX_COPIES];
                 let mut outputs = [[none; MAX_TENSORS]; MAX_COPIES];
                 for copy in 0..MAX_COPIES {
-                    for (slots, binds) in [(&mut inputs[copy], d.inputs), (&mut outputs[copy], d.outputs)] {
+                    for (slots, binds) in [
+                        (&mut inputs[copy], d.inputs),
+                        (&mut outputs[copy], d.outputs),
+                    ] {
                         for (slot, bind) in slots.iter_mut().zip(binds) {
                             let mult = s.buffers[bind.buffer.0 as usize].multiplicity as usize;
                             let c = &self.state.buffers[bind.buffer.0 as usize][copy % mult];
-                            *slot = c.dla.iter().find(|(di, _)| *di == device).map(|(_, p)| *p).ok_or(Error::BadSchedule {
-                                what: "DLA tensor buffer not imported",
-                                context: Context::Buffer(s.buffers[bind.buffer.0 as usize].name),
-                            })?;
+                            *slot = c
+                                .dla
+                                .iter()
+                                .find(|(di, _)| *di == device)
+                                .map(|(_, p)| *p)
+                                .ok_or(Error::BadSchedule {
+                                    what: "DLA tensor buffer not imported",
+                                    context: Context::Buffer(
+                                        s.buffers[bind.buffer.0 as usize].name,
+                                    ),
+                                })?;
                         }
                     }
                 }
-                Ok(Submit::Dla { device, inputs, outputs, n_in: d.inputs.len(), n_out: d.outputs.len() })
+                Ok(Submit::Dla {
+                    device,
+                    inputs,
+                    outputs,
+                    n_in: d.inputs.len(),
+                    n_out: d.outputs.len(),
+                })
             }
             Work::Gpu(g) => {
                 let context = Context::Task(t.name);
@@ -795,12 +993,18 @@ impl Init {
                     .streams
                     .iter()
                     .position(|e| e.engine == t.engine)
-                    .ok_or(Error::BadSchedule { what: "GPU task without stream", context })?;
-                let module = self
-                    .state
-                    .modules
-                    .get(g.cubin.0 as usize)
-                    .ok_or(Error::BadSchedule { what: "cubin index out of range", context })?;
+                    .ok_or(Error::BadSchedule {
+                        what: "GPU task without stream",
+                        context,
+                    })?;
+                let module =
+                    self.state
+                        .modules
+                        .get(g.cubin.0 as usize)
+                        .ok_or(Error::BadSchedule {
+                            what: "cubin index out of range",
+                            context,
+                        })?;
                 let function = module.function(g.kernel, context)?;
                 let mut params = [ParamBlock::new(); MAX_COPIES];
                 for (copy, block) in params.iter_mut().enumerate() {
@@ -809,10 +1013,12 @@ impl Init {
                             Param::Buffer(b) => {
                                 let mult = s.buffers[b.0 as usize].multiplicity as usize;
                                 let c = &self.state.buffers[b.0 as usize][copy % mult];
-                                c.gpu.as_ref().map(GpuMemory::device_addr).ok_or(Error::BadSchedule {
-                                    what: "kernel parameter buffer not mapped into the GPU",
-                                    context: Context::Buffer(s.buffers[b.0 as usize].name),
-                                })?
+                                c.gpu.as_ref().map(GpuMemory::device_addr).ok_or(
+                                    Error::BadSchedule {
+                                        what: "kernel parameter buffer not mapped into the GPU",
+                                        context: Context::Buffer(s.buffers[b.0 as usize].name),
+                                    },
+                                )?
                             }
                             Param::U32(v) => v as u64,
                             Param::I32(v) => v as u32 as u64,
@@ -822,8 +1028,19 @@ impl Init {
                         block.push(v)?;
                     }
                 }
-                let stamp = s.tasks[..id.0 as usize].iter().filter(|x| matches!(x.work, Work::Gpu(_))).count();
-                Ok(Submit::Gpu { stream, function, grid: g.grid, block: g.block, shared: g.shared_mem_bytes, params, stamp })
+                let stamp = s.tasks[..id.0 as usize]
+                    .iter()
+                    .filter(|x| matches!(x.work, Work::Gpu(_)))
+                    .count();
+                Ok(Submit::Gpu {
+                    stream,
+                    function,
+                    grid: g.grid,
+                    block: g.block,
+                    shared: g.shared_mem_bytes,
+                    params,
+                    stamp,
+                })
             }
         }
     }
@@ -834,13 +1051,35 @@ impl Init {
         for i in 0..s.tasks.len() {
             let id = TaskId(i as u16);
             let context = Context::Task(s.task(id).name);
-            let State { tasks, sems, gpu_sems, dlas, streams, stamps, wait, .. } = &mut *self.state;
+            let State {
+                tasks,
+                sems,
+                gpu_sems,
+                dlas,
+                streams,
+                stamps,
+                wait,
+                ..
+            } = &mut *self.state;
             let rt = &mut tasks[i];
             let sem = &sems[i];
             match &rt.submit {
                 Submit::Cpu => continue,
-                Submit::Dla { device, inputs, outputs, n_in, n_out } => {
-                    let signal = rt.dla_imports.iter().find(|(d, _)| d == device).map(|(_, p)| *p).ok_or(Error::Phase { what: "DLA semaphore not imported" })?;
+                Submit::Dla {
+                    device,
+                    inputs,
+                    outputs,
+                    n_in,
+                    n_out,
+                } => {
+                    let signal = rt
+                        .dla_imports
+                        .iter()
+                        .find(|(d, _)| d == device)
+                        .map(|(_, p)| *p)
+                        .ok_or(Error::Phase {
+                            what: "DLA semaphore not imported",
+                        })?;
                     dlas[*device].device.submit(Submission {
                         inputs: &inputs[0][..*n_in],
                         outputs: &outputs[0][..*n_out],
@@ -850,7 +1089,15 @@ impl Init {
                         noop: false,
                     })?;
                 }
-                Submit::Gpu { stream, function, grid, block, shared, params, .. } => {
+                Submit::Gpu {
+                    stream,
+                    function,
+                    grid,
+                    block,
+                    shared,
+                    params,
+                    ..
+                } => {
                     let st = &streams[*stream].stream;
                     if let Some(stamps) = stamps.as_ref() {
                         let mut p = ParamBlock::new();
@@ -858,19 +1105,32 @@ impl Init {
                         st.launch(stamps.function, [1; 3], [1; 3], 0, &p, context)?;
                     }
                     st.launch(*function, *grid, *block, *shared, &params[0], context)?;
-                    let gsem = gpu_sems[i].as_ref().ok_or(Error::Phase { what: "GPU semaphore missing" })?;
+                    let gsem = gpu_sems[i].as_ref().ok_or(Error::Phase {
+                        what: "GPU semaphore missing",
+                    })?;
                     st.signal(gsem, 1, &mut rt.eof, context)?;
                 }
             }
             sem.fence_at(1, &mut rt.monitor, context)?;
-            let waited = wait.as_mut().ok_or(Error::Phase { what: "no wait context" })?.wait(&rt.monitor, WARMUP_TIMEOUT_US, context)?;
+            let waited = wait
+                .as_mut()
+                .ok_or(Error::Phase {
+                    what: "no wait context",
+                })?
+                .wait(&rt.monitor, WARMUP_TIMEOUT_US, context)?;
             if waited != Waited::Reached {
-                return Err(Error::FenceTimeout { task: s.task(id).name, value: 1 });
+                return Err(Error::FenceTimeout {
+                    task: s.task(id).name,
+                    value: 1,
+                });
             }
             if let Submit::Dla { device, .. } = rt.submit
                 && let Some(status) = dlas[device].device.poll_error()
             {
-                return Err(Error::EngineFailed { engine: s.engines[s.task(id).engine.0 as usize].name, status });
+                return Err(Error::EngineFailed {
+                    engine: s.engines[s.task(id).engine.0 as usize].name,
+                    status,
+                });
             }
         }
         self.calibrate_gpu_timer()
@@ -878,20 +1138,33 @@ impl Init {
 
     /// GPU timer minus CPU clock: the best of a few stamp round trips.
     fn calibrate_gpu_timer(&mut self) -> Result<()> {
-        let State { streams, stamps, .. } = &mut *self.state;
-        let (Some(stamps), Some(first)) = (stamps.as_mut(), streams.first()) else { return Ok(()) };
+        let State {
+            streams, stamps, ..
+        } = &mut *self.state;
+        let (Some(stamps), Some(first)) = (stamps.as_mut(), streams.first()) else {
+            return Ok(());
+        };
         if cfg!(platform = "sil") {
             stamps.offset_ns = 0; // SIL CUDA stamps the SIL clock, which is the CPU clock.
             return Ok(());
         }
-        let host = stamps.memory.pinned_host().ok_or(Error::Phase { what: "stamp memory not pinned" })?;
+        let host = stamps.memory.pinned_host().ok_or(Error::Phase {
+            what: "stamp memory not pinned",
+        })?;
         let view = BufferView::new(host, 8);
         let mut best = (u64::MAX, 0i64);
         for _ in 0..16 {
             let mut p = ParamBlock::new();
             p.push(stamps.memory.device_addr())?;
             let before = os::monotonic_ns();
-            first.stream.launch(stamps.function, [1; 3], [1; 3], 0, &p, Context::Cubin("timing"))?;
+            first.stream.launch(
+                stamps.function,
+                [1; 3],
+                [1; 3],
+                0,
+                &p,
+                Context::Cubin("timing"),
+            )?;
             first.stream.synchronize()?;
             let after = os::monotonic_ns();
             let mut bytes = [0u8; 8];
@@ -918,7 +1191,9 @@ fn platform_counter(sem: &SyncObj, context: Context) -> Result<*mut u64> {
 
 #[cfg(not(any(platform = "sil", platform = "rig")))]
 fn platform_counter(_sem: &SyncObj, _context: Context) -> Result<*mut u64> {
-    Err(Error::Platform { what: "semaphore counters are mapped only on the rig" })
+    Err(Error::Platform {
+        what: "semaphore counters are mapped only on the rig",
+    })
 }
 
 #[cfg(any(platform = "sil", platform = "rig"))]
@@ -927,8 +1202,13 @@ fn platform_buffer_memory(buf: &BufObj, context: Context) -> Result<(*mut core::
 }
 
 #[cfg(not(any(platform = "sil", platform = "rig")))]
-fn platform_buffer_memory(_buf: &BufObj, _context: Context) -> Result<(*mut core::ffi::c_void, u64)> {
-    Err(Error::Platform { what: "buffers are host-registered only on the rig" })
+fn platform_buffer_memory(
+    _buf: &BufObj,
+    _context: Context,
+) -> Result<(*mut core::ffi::c_void, u64)> {
+    Err(Error::Platform {
+        what: "buffers are host-registered only on the rig",
+    })
 }
 
 fn spawn_workers(
@@ -938,7 +1218,9 @@ fn spawn_workers(
     mut bodies: [Option<&'static mut dyn CpuTask>; MAX_TASKS],
     config: Config,
 ) -> Result<()> {
-    let module = state.sync_module.as_ref().ok_or(Error::Phase { what: "NvSciSync not open" })?;
+    let module = state.sync_module.as_ref().ok_or(Error::Phase {
+        what: "NvSciSync not open",
+    })?;
     for (ei, e) in s.engines.iter().enumerate() {
         if e.kind != EngineKind::Cpu {
             continue;
@@ -951,8 +1233,18 @@ fn spawn_workers(
             if t.engine != engine {
                 continue;
             }
-            let body = bodies[ti].take().ok_or(Error::UnboundTask { task: t.name })?;
-            tasks.push(WorkerTask { id: TaskId(ti as u16), body }).map_err(|_| Error::Capacity { what: "tasks per CPU worker", limit: 16 })?;
+            let body = bodies[ti]
+                .take()
+                .ok_or(Error::UnboundTask { task: t.name })?;
+            tasks
+                .push(WorkerTask {
+                    id: TaskId(ti as u16),
+                    body,
+                })
+                .map_err(|_| Error::Capacity {
+                    what: "tasks per CPU worker",
+                    limit: 16,
+                })?;
             need |= 1 << ti;
             for w in t.waits {
                 need |= 1 << w.task.0;
@@ -971,22 +1263,39 @@ fn spawn_workers(
                 let _ = sems.push((TaskId(ti as u16), dup));
             }
         }
-        let worker = Worker { shared, tasks, sems, wait: CpuWaitContext::alloc(module)?, fence: RawFence::cleared() };
+        let worker = Worker {
+            shared,
+            tasks,
+            sems,
+            wait: CpuWaitContext::alloc(module)?,
+            fence: RawFence::cleared(),
+        };
         let priority = config.realtime_priority;
+        // Init waits until the thread runs: its start-up (which allocates) belongs to init.
+        let started = std::sync::Arc::new(std::sync::Barrier::new(2));
+        let started_in_thread = started.clone();
         let join = thread::Builder::new()
             .name(std::format!("orin-exec-{}", e.name))
             .spawn(move || {
                 if let Some(p) = priority {
                     os::request_fifo(p);
                 }
+                started_in_thread.wait();
+                drop(started_in_thread);
                 worker.run()
             })
-            .map_err(|_| Error::Platform { what: "could not start a CPU worker thread" })?;
+            .map_err(|_| Error::Platform {
+                what: "could not start a CPU worker thread",
+            })?;
+        started.wait();
         let thread = join.thread().clone();
         state
             .workers
             .push(WorkerHandle { join, thread })
-            .map_err(|_| Error::Capacity { what: "CPU workers", limit: MAX_CPU_WORKERS as u32 })?;
+            .map_err(|_| Error::Capacity {
+                what: "CPU workers",
+                limit: MAX_CPU_WORKERS as u32,
+            })?;
     }
     Ok(())
 }

@@ -173,7 +173,9 @@ impl BufferKind {
     pub const fn size(&self) -> u64 {
         match *self {
             BufferKind::Raw { size, .. } | BufferKind::Pinned { size } => size,
-            BufferKind::Tensor { data_type, dims, .. } => {
+            BufferKind::Tensor {
+                data_type, dims, ..
+            } => {
                 data_type.size() * dims[0] as u64 * dims[1] as u64 * dims[2] as u64 * dims[3] as u64
             }
         }
@@ -482,22 +484,34 @@ pub struct Schedule {
 impl Schedule {
     /// The task with this name.
     pub fn task_by_name(&self, name: &str) -> Option<TaskId> {
-        self.tasks.iter().position(|t| t.name == name).map(|i| TaskId(i as u16))
+        self.tasks
+            .iter()
+            .position(|t| t.name == name)
+            .map(|i| TaskId(i as u16))
     }
 
     /// The mode with this name.
     pub fn mode_by_name(&self, name: &str) -> Option<ModeId> {
-        self.modes.iter().position(|m| m.name == name).map(|i| ModeId(i as u8))
+        self.modes
+            .iter()
+            .position(|m| m.name == name)
+            .map(|i| ModeId(i as u8))
     }
 
     /// The engine with this name.
     pub fn engine_by_name(&self, name: &str) -> Option<EngineId> {
-        self.engines.iter().position(|e| e.name == name).map(|i| EngineId(i as u8))
+        self.engines
+            .iter()
+            .position(|e| e.name == name)
+            .map(|i| EngineId(i as u8))
     }
 
     /// The buffer with this name.
     pub fn buffer_by_name(&self, name: &str) -> Option<BufferId> {
-        self.buffers.iter().position(|b| b.name == name).map(|i| BufferId(i as u16))
+        self.buffers
+            .iter()
+            .position(|b| b.name == name)
+            .map(|i| BufferId(i as u16))
     }
 
     /// The task's descriptor.

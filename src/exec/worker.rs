@@ -102,7 +102,10 @@ impl Gate<'_> {
 
     fn reached(&self, task: TaskId, value: u64, timeout_us: u64) -> Result<bool> {
         let context = Context::Semaphore(self.shared.schedule.task(task).name);
-        let sem = self.sem(task).ok_or(Error::BadSchedule { what: "no semaphore handle for a dependency", context })?;
+        let sem = self.sem(task).ok_or(Error::BadSchedule {
+            what: "no semaphore handle for a dependency",
+            context,
+        })?;
         let mut fence = self.fence.borrow_mut();
         sem.fence_at(value, &mut fence, context)?;
         Ok(self.wait.borrow_mut().wait(&fence, timeout_us, context)? == Waited::Reached)
@@ -112,14 +115,24 @@ impl Gate<'_> {
 impl AccessGate for Gate<'_> {
     fn admit(&self, task: TaskId, buffer: BufferId, write: bool) -> Result<BufferView> {
         let s = self.shared.schedule;
-        let desc = s.buffers.get(buffer.0 as usize).ok_or(Error::Capacity { what: "buffers", limit: MAX_BUFFERS as u32 })?;
+        let desc = s.buffers.get(buffer.0 as usize).ok_or(Error::Capacity {
+            what: "buffers",
+            limit: MAX_BUFFERS as u32,
+        })?;
         if !AccessLedger::declared(s, task, buffer, write) {
             self.refused.set(true);
-            return Err(Error::BufferNotDeclared { task: s.task(task).name, buffer: desc.name });
+            return Err(Error::BufferNotDeclared {
+                task: s.task(task).name,
+                buffer: desc.name,
+            });
         }
         for pre in self.shared.ledger.prerequisites(task, buffer, write) {
-            let Some(frame) = self.frame.checked_sub(pre.lag as u64) else { continue };
-            let Some(value) = self.shared.board.fence(pre.task, frame) else { continue };
+            let Some(frame) = self.frame.checked_sub(pre.lag as u64) else {
+                continue;
+            };
+            let Some(value) = self.shared.board.fence(pre.task, frame) else {
+                continue;
+            };
             if !self.reached(pre.task, value, 0)? {
                 self.refused.set(true);
                 let engine = s.engines.get(s.task(pre.task).engine.0 as usize);
@@ -135,7 +148,11 @@ impl AccessGate for Gate<'_> {
     }
 
     fn buffer_name(&self, buffer: BufferId) -> &'static str {
-        self.shared.schedule.buffers.get(buffer.0 as usize).map_or("?", |b| b.name)
+        self.shared
+            .schedule
+            .buffers
+            .get(buffer.0 as usize)
+            .map_or("?", |b| b.name)
     }
 }
 
@@ -198,14 +215,18 @@ impl Worker {
     }
 
     fn frame(&mut self, frame: u64) -> Result<()> {
-        let Some((plan, release)) = self.shared.board.plan(frame) else { return Ok(()) };
+        let Some((plan, release)) = self.shared.board.plan(frame) else {
+            return Ok(());
+        };
         let shared = self.shared;
         for i in 0..self.tasks.len() {
             let id = self.tasks[i].id;
             if !plan.planned(shared.schedule, id) {
                 continue;
             }
-            let Some(own_value) = shared.board.fence(id, frame) else { continue };
+            let Some(own_value) = shared.board.fence(id, frame) else {
+                continue;
+            };
             let desc = *shared.schedule.task(id);
             let deadline = release + desc.deadline_ns;
             let virtual_clock = shared.clock == Clock::Virtual;
@@ -216,8 +237,12 @@ impl Worker {
             let mut status_bits = 0;
             let mut ready_at = release + desc.release_ns;
             for w in desc.waits {
-                let Some(dep_frame) = frame.checked_sub(w.lag as u64) else { continue };
-                let Some(value) = shared.board.fence(w.task, dep_frame) else { continue };
+                let Some(dep_frame) = frame.checked_sub(w.lag as u64) else {
+                    continue;
+                };
+                let Some(value) = shared.board.fence(w.task, dep_frame) else {
+                    continue;
+                };
                 let timeout_us = if virtual_clock {
                     shared.virtual_wait_cap_us
                 } else {
@@ -234,14 +259,31 @@ impl Worker {
                     Err(e) => return Err(e),
                 }
             }
-            let start = if virtual_clock { ready_at } else { shared.clock.now_ns() };
-            shared.trace.push(Record { time_ns: start, frame, task: id.0, event: Event::TaskStart, value: 0 });
-            let extra = shared.injected_ns[id.0 as usize].swap(0, core::sync::atomic::Ordering::AcqRel);
+            let start = if virtual_clock {
+                ready_at
+            } else {
+                shared.clock.now_ns()
+            };
+            shared.trace.push(Record {
+                time_ns: start,
+                frame,
+                task: id.0,
+                event: Event::TaskStart,
+                value: 0,
+            });
+            let extra =
+                shared.injected_ns[id.0 as usize].swap(0, core::sync::atomic::Ordering::AcqRel);
             if plan.skipped(id) {
                 status_bits |= status::SKIPPED;
             } else {
                 let gate = make_gate(shared, frame, &self.sems, &mut self.wait, &mut self.fence);
-                let ctx = CpuCtx::new(&gate, id, desc.name, frame, status_bits & status::DEPENDENCY_TIMEOUT == 0);
+                let ctx = CpuCtx::new(
+                    &gate,
+                    id,
+                    desc.name,
+                    frame,
+                    status_bits & status::DEPENDENCY_TIMEOUT == 0,
+                );
                 if self.tasks[i].body.run(&ctx).is_err() {
                     status_bits |= status::TASK_ERROR;
                 }
@@ -251,14 +293,36 @@ impl Worker {
                 spin_for(shared.clock, extra);
             }
             let end = if virtual_clock {
-                let cost = if status_bits & status::SKIPPED != 0 { 0 } else { shared.virtual_costs[id.0 as usize] };
+                let cost = if status_bits & status::SKIPPED != 0 {
+                    0
+                } else {
+                    shared.virtual_costs[id.0 as usize]
+                };
                 start + cost + extra
             } else {
                 shared.clock.now_ns()
             };
-            shared.board.record_result(id, frame, CpuResult { start_ns: start, end_ns: end, status: status_bits });
-            let event = if status_bits & status::SKIPPED != 0 { Event::TaskSkipped } else { Event::TaskEnd };
-            shared.trace.push(Record { time_ns: end, frame, task: id.0, event, value: end - start });
+            shared.board.record_result(
+                id,
+                frame,
+                CpuResult {
+                    start_ns: start,
+                    end_ns: end,
+                    status: status_bits,
+                },
+            );
+            let event = if status_bits & status::SKIPPED != 0 {
+                Event::TaskSkipped
+            } else {
+                Event::TaskEnd
+            };
+            shared.trace.push(Record {
+                time_ns: end,
+                frame,
+                task: id.0,
+                event,
+                value: end - start,
+            });
             self.signal(id, own_value, end)?;
         }
         Ok(())
@@ -266,7 +330,12 @@ impl Worker {
 
     fn signal_time(&self, task: TaskId, value: u64) -> Option<u64> {
         let sem = self.sems.iter().find(|(t, _)| *t == task)?;
-        platform::sil::signal_timestamp_ns(&sem.1, value, Context::Task(self.shared.schedule.task(task).name)).ok()
+        platform::sil::signal_timestamp_ns(
+            &sem.1,
+            value,
+            Context::Task(self.shared.schedule.task(task).name),
+        )
+        .ok()
     }
 
     fn signal(&self, task: TaskId, _value: u64, end: u64) -> Result<()> {
@@ -275,7 +344,10 @@ impl Worker {
             .sems
             .iter()
             .find(|(t, _)| *t == task)
-            .ok_or(Error::BadSchedule { what: "no semaphore handle for a CPU task", context })?;
+            .ok_or(Error::BadSchedule {
+                what: "no semaphore handle for a CPU task",
+                context,
+            })?;
         match self.shared.clock {
             Clock::Real => sem.1.signal(context),
             Clock::Virtual => platform::sil::signal_at(&sem.1, end, context),

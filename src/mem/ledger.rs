@@ -86,27 +86,41 @@ pub(crate) fn predecessors(schedule: &Schedule) -> [u64; MAX_TASKS] {
 impl AccessLedger {
     /// A ledger with no entries (static storage before init).
     pub const fn empty() -> Self {
-        AccessLedger { entries: heapless::Vec::new() }
+        AccessLedger {
+            entries: heapless::Vec::new(),
+        }
     }
 
     /// Compute the prerequisites of every CPU access in `schedule`.
     pub fn new(schedule: &Schedule) -> Result<Self> {
         if schedule.tasks.len() > MAX_TASKS {
-            return Err(Error::Capacity { what: "tasks", limit: MAX_TASKS as u32 });
+            return Err(Error::Capacity {
+                what: "tasks",
+                limit: MAX_TASKS as u32,
+            });
         }
         let before = predecessors(schedule);
         let mut entries = heapless::Vec::new();
-        let kind = |t: &crate::exec::table::TaskDesc| schedule.engines.get(t.engine.0 as usize).map(|e| e.kind);
+        let kind = |t: &crate::exec::table::TaskDesc| {
+            schedule.engines.get(t.engine.0 as usize).map(|e| e.kind)
+        };
         for (i, t) in schedule.tasks.iter().enumerate() {
             if kind(t) != Some(EngineKind::Cpu) {
                 continue;
             }
-            let accesses = t.reads.iter().map(|b| (*b, false)).chain(t.writes.iter().map(|b| (*b, true)));
+            let accesses = t
+                .reads
+                .iter()
+                .map(|b| (*b, false))
+                .chain(t.writes.iter().map(|b| (*b, true)));
             for (buffer, write) in accesses {
                 let desc = schedule
                     .buffers
                     .get(buffer.0 as usize)
-                    .ok_or(Error::BadSchedule { what: "buffer index out of range", context: Context::Task(t.name) })?;
+                    .ok_or(Error::BadSchedule {
+                        what: "buffer index out of range",
+                        context: Context::Task(t.name),
+                    })?;
                 for (j, u) in schedule.tasks.iter().enumerate() {
                     // The task's own worker runs its tasks in order: no check needed there.
                     if u.engine == t.engine {
@@ -122,11 +136,19 @@ impl AccessLedger {
                     // a race shows up as a refused borrow rather than as corrupt data.
                     let after = before[j] & (1 << i) != 0;
                     let lag = if after { desc.multiplicity.max(1) } else { 0 };
-                    let entry =
-                        Entry { cpu_task: TaskId(i as u16), buffer, write, prerequisite: Prerequisite { task: TaskId(j as u16), lag } };
-                    entries
-                        .push(entry)
-                        .map_err(|_| Error::Capacity { what: "CPU buffer prerequisites", limit: MAX_ENTRIES as u32 })?;
+                    let entry = Entry {
+                        cpu_task: TaskId(i as u16),
+                        buffer,
+                        write,
+                        prerequisite: Prerequisite {
+                            task: TaskId(j as u16),
+                            lag,
+                        },
+                    };
+                    entries.push(entry).map_err(|_| Error::Capacity {
+                        what: "CPU buffer prerequisites",
+                        limit: MAX_ENTRIES as u32,
+                    })?;
                 }
             }
         }
@@ -134,7 +156,12 @@ impl AccessLedger {
     }
 
     /// The prerequisites of `task` reading (or, with `write`, writing) `buffer`.
-    pub fn prerequisites(&self, task: TaskId, buffer: BufferId, write: bool) -> impl Iterator<Item = Prerequisite> + '_ {
+    pub fn prerequisites(
+        &self,
+        task: TaskId,
+        buffer: BufferId,
+        write: bool,
+    ) -> impl Iterator<Item = Prerequisite> + '_ {
         self.entries
             .iter()
             .filter(move |e| e.cpu_task == task && e.buffer == buffer && e.write == write)
@@ -144,7 +171,11 @@ impl AccessLedger {
     /// Whether `task` declared this access in the schedule.
     pub fn declared(schedule: &Schedule, task: TaskId, buffer: BufferId, write: bool) -> bool {
         schedule.tasks.get(task.0 as usize).is_some_and(|t| {
-            if write { t.writes.contains(&buffer) } else { t.reads.contains(&buffer) || t.writes.contains(&buffer) }
+            if write {
+                t.writes.contains(&buffer)
+            } else {
+                t.reads.contains(&buffer) || t.writes.contains(&buffer)
+            }
         })
     }
 }

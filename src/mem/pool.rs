@@ -54,14 +54,23 @@ pub struct Pool<T, const N: usize> {
 impl<T, const N: usize> Pool<T, N> {
     /// An empty pool; `what` names its items in capacity errors.
     pub const fn new(what: &'static str) -> Self {
-        Pool { items: heapless::Vec::new(), what }
+        Pool {
+            items: heapless::Vec::new(),
+            what,
+        }
     }
 
     /// Add an item.
     pub fn insert(&mut self, item: T) -> Result<Handle<T>> {
         let index = self.items.len();
-        self.items.push(item).map_err(|_| Error::Capacity { what: self.what, limit: N as u32 })?;
-        Ok(Handle { index: index as u16, _kind: PhantomData })
+        self.items.push(item).map_err(|_| Error::Capacity {
+            what: self.what,
+            limit: N as u32,
+        })?;
+        Ok(Handle {
+            index: index as u16,
+            _kind: PhantomData,
+        })
     }
 
     /// The item behind a handle.

@@ -25,7 +25,10 @@ impl Fence {
     /// The fence of frame `frame` for a task that has run in every frame since the counter
     /// stood at `base`: `base + frame + 1`.
     pub const fn steady_state(task: TaskId, base: u64, frame: u64) -> Fence {
-        Fence { task, value: base + frame + 1 }
+        Fence {
+            task,
+            value: base + frame + 1,
+        }
     }
 
     /// Whether a counter value reaches this fence (64-bit cyclic compare, as the GPU's

@@ -37,7 +37,14 @@ pub struct SemaphoreLedger {
 impl SemaphoreLedger {
     /// A ledger for `task`'s semaphore, signalled by `signaler`.
     pub const fn new(task: TaskId, signaler: EngineId) -> Self {
-        SemaphoreLedger { task, signaler, waiters: 0, base: 0, enqueued: 0, history: [None; FENCE_HISTORY] }
+        SemaphoreLedger {
+            task,
+            signaler,
+            waiters: 0,
+            base: 0,
+            enqueued: 0,
+            history: [None; FENCE_HISTORY],
+        }
     }
 
     /// The engine that signals it (exactly one).
@@ -77,14 +84,20 @@ impl SemaphoreLedger {
         self.enqueued += 1;
         let value = self.base + self.enqueued;
         self.history[frame as usize % FENCE_HISTORY] = Some(Entry { frame, value });
-        Fence { task: self.task, value }
+        Fence {
+            task: self.task,
+            value,
+        }
     }
 
     /// The fence of frame `frame`'s signal, if the task was planned in that frame and the frame
     /// is recent enough to be remembered.
     pub fn fence_for(&self, frame: u64) -> Option<Fence> {
         match self.history[frame as usize % FENCE_HISTORY] {
-            Some(e) if e.frame == frame => Some(Fence { task: self.task, value: e.value }),
+            Some(e) if e.frame == frame => Some(Fence {
+                task: self.task,
+                value: e.value,
+            }),
             _ => None,
         }
     }

@@ -5,13 +5,13 @@
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
 use std::path::Path;
+use std::string::String;
+use std::string::ToString;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
-use std::string::String;
 use std::vec::Vec;
-use std::string::ToString;
 use std::{format, vec};
 
 use serde::Serialize;
@@ -20,7 +20,6 @@ use super::record::NO_TASK;
 use super::ring::Pop;
 use super::{Event, Record, TraceRing};
 use crate::exec::table::{EngineKind, FaultKind, Schedule};
-
 
 /// What a trace file says about the schedule it was recorded with, so reports need nothing
 /// else.
@@ -68,7 +67,11 @@ impl TraceMeta {
             name: s.name.into(),
             platform: platform.into(),
             period_ns: s.period_ns,
-            engines: s.engines.iter().map(|e| (e.name.into(), kind(e.kind).into(), e.instance)).collect(),
+            engines: s
+                .engines
+                .iter()
+                .map(|e| (e.name.into(), kind(e.kind).into(), e.instance))
+                .collect(),
             tasks: s
                 .tasks
                 .iter()
@@ -109,7 +112,12 @@ pub struct Drainer {
 
 impl Drainer {
     /// Start draining `ring` into `path`; the file starts with `meta`.
-    pub fn start<const N: usize>(ring: &'static TraceRing<N>, meta: &TraceMeta, path: &Path, period: Duration) -> io::Result<Drainer> {
+    pub fn start<const N: usize>(
+        ring: &'static TraceRing<N>,
+        meta: &TraceMeta,
+        path: &Path,
+        period: Duration,
+    ) -> io::Result<Drainer> {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)?;
         }
@@ -121,33 +129,45 @@ impl Drainer {
         let stop = Arc::new(AtomicBool::new(false));
         let records = Arc::new(AtomicU64::new(0));
         let (stop2, records2) = (stop.clone(), records.clone());
-        let join = std::thread::Builder::new().name("orin-exec-trace".into()).spawn(move || {
-            let mut written = 0u64;
-            loop {
-                let stopping = stop2.load(Ordering::Acquire);
+        let join = std::thread::Builder::new()
+            .name("orin-exec-trace".into())
+            .spawn(move || {
+                let mut written = 0u64;
                 loop {
-                    match ring.pop() {
-                        Pop::Record(r) => {
-                            out.write_all(&encode(&r))?;
-                            written += 1;
+                    let stopping = stop2.load(Ordering::Acquire);
+                    loop {
+                        match ring.pop() {
+                            Pop::Record(r) => {
+                                out.write_all(&encode(&r))?;
+                                written += 1;
+                            }
+                            Pop::Lost(n) => {
+                                let r = Record {
+                                    time_ns: 0,
+                                    frame: 0,
+                                    task: NO_TASK,
+                                    event: Event::Overflow,
+                                    value: n,
+                                };
+                                out.write_all(&encode(&r))?;
+                                written += 1;
+                            }
+                            Pop::Empty => break,
                         }
-                        Pop::Lost(n) => {
-                            let r = Record { time_ns: 0, frame: 0, task: NO_TASK, event: Event::Overflow, value: n };
-                            out.write_all(&encode(&r))?;
-                            written += 1;
-                        }
-                        Pop::Empty => break,
                     }
+                    records2.store(written, Ordering::Relaxed);
+                    if stopping {
+                        out.flush()?;
+                        return Ok(written);
+                    }
+                    std::thread::sleep(period);
                 }
-                records2.store(written, Ordering::Relaxed);
-                if stopping {
-                    out.flush()?;
-                    return Ok(written);
-                }
-                std::thread::sleep(period);
-            }
-        })?;
-        Ok(Drainer { stop, records, join: Some(join) })
+            })?;
+        Ok(Drainer {
+            stop,
+            records,
+            join: Some(join),
+        })
     }
 
     /// Records written so far.
@@ -159,7 +179,9 @@ impl Drainer {
     pub fn finish(mut self) -> io::Result<u64> {
         self.stop.store(true, Ordering::Release);
         match self.join.take() {
-            Some(j) => j.join().map_err(|_| io::Error::other("trace drainer panicked"))?,
+            Some(j) => j
+                .join()
+                .map_err(|_| io::Error::other("trace drainer panicked"))?,
             None => Ok(self.written()),
         }
     }
@@ -167,14 +189,21 @@ impl Drainer {
 
 /// Read a trace file written by [`Drainer`].
 pub fn read_file(path: &Path) -> io::Result<(TraceMeta, Vec<Record>)> {
-    let bad = |what: &str| io::Error::new(io::ErrorKind::InvalidData, format!("{}: {what}", path.display()));
+    let bad = |what: &str| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{}: {what}", path.display()),
+        )
+    };
     let mut bytes = Vec::new();
     File::open(path)?.read_to_end(&mut bytes)?;
     if bytes.len() < MAGIC.len() + 8 || &bytes[..MAGIC.len()] != MAGIC {
         return Err(bad("not an orin-exec trace file (bad magic)"));
     }
     let len = u64::from_le_bytes(bytes[8..16].try_into().unwrap_or([0; 8])) as usize;
-    let header = bytes.get(16..16usize.saturating_add(len)).ok_or_else(|| bad("header truncated"))?;
+    let header = bytes
+        .get(16..16usize.saturating_add(len))
+        .ok_or_else(|| bad("header truncated"))?;
     let meta: TraceMeta = serde_json::from_slice(header).map_err(|e| bad(&e.to_string()))?;
     let body = &bytes[16 + len..];
     if body.len() % RECORD_BYTES != 0 {
@@ -253,7 +282,12 @@ struct ChromeEvent<'a> {
 /// executive), a slice per task execution, instants for releases, faults, reactions and
 /// mode switches. Times are µs relative to the first record.
 pub fn chrome_json(meta: &TraceMeta, records: &[Record]) -> String {
-    let base = records.iter().filter(|r| r.time_ns > 0).map(|r| r.time_ns).min().unwrap_or(0);
+    let base = records
+        .iter()
+        .filter(|r| r.time_ns > 0)
+        .map(|r| r.time_ns)
+        .min()
+        .unwrap_or(0);
     let us = |ns: u64| ns.saturating_sub(base) as f64 / 1000.0;
     let exec_tid = meta.engines.len() as u32;
     let mut events = Vec::new();
@@ -282,7 +316,9 @@ pub fn chrome_json(meta: &TraceMeta, records: &[Record]) -> String {
         args: serde_json::json!({ "name": "executive" }),
     });
     for x in executions(records) {
-        let Some(t) = meta.tasks.get(x.task as usize) else { continue };
+        let Some(t) = meta.tasks.get(x.task as usize) else {
+            continue;
+        };
         events.push(ChromeEvent {
             name: &t.name,
             ph: "X",
@@ -298,9 +334,14 @@ pub fn chrome_json(meta: &TraceMeta, records: &[Record]) -> String {
     for r in records {
         let task_name = meta.tasks.get(r.task as usize).map(|t| t.name.as_str());
         let (tid, args) = match r.event {
-            Event::FrameRelease => (exec_tid, serde_json::json!({ "frame": r.frame, "release_error_ns": r.value as i64 })),
+            Event::FrameRelease => (
+                exec_tid,
+                serde_json::json!({ "frame": r.frame, "release_error_ns": r.value as i64 }),
+            ),
             Event::Fault(_) | Event::Reaction(_) => (
-                meta.tasks.get(r.task as usize).map_or(exec_tid, |t| t.engine as u32),
+                meta.tasks
+                    .get(r.task as usize)
+                    .map_or(exec_tid, |t| t.engine as u32),
                 serde_json::json!({ "frame": r.frame, "task": task_name, "value": r.value }),
             ),
             Event::ModeSwitch => (
@@ -397,7 +438,10 @@ pub fn summarize(meta: &TraceMeta, records: &[Record]) -> (Vec<TaskSummary>, Rel
         .iter()
         .map(|t| TaskSummary {
             task: t.name.clone(),
-            engine: meta.engines.get(t.engine as usize).map_or("?".into(), |e| e.0.clone()),
+            engine: meta
+                .engines
+                .get(t.engine as usize)
+                .map_or("?".into(), |e| e.0.clone()),
             budget_ns: t.budget_ns,
             wcet_ns: t.wcet_ns,
             deadline_ns: t.deadline_ns,
@@ -414,7 +458,9 @@ pub fn summarize(meta: &TraceMeta, records: &[Record]) -> (Vec<TaskSummary>, Rel
         }
     }
     for x in executions(records) {
-        let Some(s) = out.get_mut(x.task as usize) else { continue };
+        let Some(s) = out.get_mut(x.task as usize) else {
+            continue;
+        };
         if x.skipped {
             s.skipped += 1;
             continue;
@@ -427,8 +473,12 @@ pub fn summarize(meta: &TraceMeta, records: &[Record]) -> (Vec<TaskSummary>, Rel
     }
     let mut miss_frames: Vec<Vec<u64>> = vec![Vec::new(); meta.tasks.len()];
     for r in records {
-        let Event::Fault(kind) = r.event else { continue };
-        let Some(s) = out.get_mut(r.task as usize) else { continue };
+        let Event::Fault(kind) = r.event else {
+            continue;
+        };
+        let Some(s) = out.get_mut(r.task as usize) else {
+            continue;
+        };
         match kind {
             FaultKind::DeadlineMiss => {
                 s.deadline_misses += 1;
@@ -455,7 +505,11 @@ pub fn summarize(meta: &TraceMeta, records: &[Record]) -> (Vec<TaskSummary>, Rel
         frames.dedup();
         let (mut run, mut best, mut prev) = (0u64, 0u64, None::<u64>);
         for &f in frames.iter() {
-            run = if prev == Some(f.wrapping_sub(1)) { run + 1 } else { 1 };
+            run = if prev == Some(f.wrapping_sub(1)) {
+                run + 1
+            } else {
+                1
+            };
             best = best.max(run);
             prev = Some(f);
         }
@@ -467,11 +521,16 @@ pub fn summarize(meta: &TraceMeta, records: &[Record]) -> (Vec<TaskSummary>, Rel
         frames: release_errors.len() as u64,
         min_error_ns: sorted.first().copied().unwrap_or(0),
         max_error_ns: sorted.last().copied().unwrap_or(0),
-        mean_error_ns: if sorted.is_empty() { 0 } else { sorted.iter().sum::<i64>() / sorted.len() as i64 },
+        mean_error_ns: if sorted.is_empty() {
+            0
+        } else {
+            sorted.iter().sum::<i64>() / sorted.len() as i64
+        },
         p99_error_ns: if sorted.is_empty() {
             0
         } else {
-            sorted[(((0.99 * sorted.len() as f64).ceil() as usize).max(1) - 1).min(sorted.len() - 1)]
+            sorted
+                [(((0.99 * sorted.len() as f64).ceil() as usize).max(1) - 1).min(sorted.len() - 1)]
         },
     };
     (out, release)
@@ -493,7 +552,17 @@ fn ms(ns: u64) -> String {
 pub fn summary_table(tasks: &[TaskSummary]) -> String {
     let mut out = format!(
         "{:<18} {:<7} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>7} {:>7}\n",
-        "task", "engine", "runs", "min ms", "p50 ms", "p99 ms", "max ms", "budget", "deadline", "misses", "faults"
+        "task",
+        "engine",
+        "runs",
+        "min ms",
+        "p50 ms",
+        "p99 ms",
+        "max ms",
+        "budget",
+        "deadline",
+        "misses",
+        "faults"
     );
     for t in tasks {
         out.push_str(&format!(

@@ -116,7 +116,12 @@ pub struct Record {
 impl Record {
     /// Pack into four words.
     pub const fn pack(&self) -> [u64; 4] {
-        [self.time_ns, self.frame, ((self.task as u64) << 16) | self.event.code() as u64, self.value]
+        [
+            self.time_ns,
+            self.frame,
+            ((self.task as u64) << 16) | self.event.code() as u64,
+            self.value,
+        ]
     }
 
     /// Unpack four words; `None` for an unknown event code.
@@ -159,12 +164,28 @@ mod tests {
         ];
         events.copy_from_slice(&all);
         for (i, e) in events.into_iter().enumerate() {
-            let value = if matches!(e, Event::Reaction(Action::SwitchMode(_))) { 3 } else { i as u64 };
-            let r = Record { time_ns: 10 + i as u64, frame: 7, task: 2, event: e, value };
+            let value = if matches!(e, Event::Reaction(Action::SwitchMode(_))) {
+                3
+            } else {
+                i as u64
+            };
+            let r = Record {
+                time_ns: 10 + i as u64,
+                frame: 7,
+                task: 2,
+                event: e,
+                value,
+            };
             assert_eq!(Record::unpack(r.pack()), Some(r));
         }
         for k in FaultKind::ALL {
-            let r = Record { time_ns: 1, frame: 1, task: NO_TASK, event: Event::Fault(k), value: 0 };
+            let r = Record {
+                time_ns: 1,
+                frame: 1,
+                task: NO_TASK,
+                event: Event::Fault(k),
+                value: 0,
+            };
             assert_eq!(Record::unpack(r.pack()), Some(r));
         }
     }

@@ -28,7 +28,10 @@ struct Slot {
 
 impl Slot {
     const fn new() -> Self {
-        Slot { seq: AtomicU64::new(0), words: [const { AtomicU64::new(0) }; 4] }
+        Slot {
+            seq: AtomicU64::new(0),
+            words: [const { AtomicU64::new(0) }; 4],
+        }
     }
 }
 
@@ -139,7 +142,13 @@ mod tests {
     use std::vec::Vec;
 
     fn rec(i: u64) -> Record {
-        Record { time_ns: i, frame: i, task: (i % 7) as u16, event: Event::TaskEnd, value: i * 3 }
+        Record {
+            time_ns: i,
+            frame: i,
+            task: (i % 7) as u16,
+            event: Event::TaskEnd,
+            value: i * 3,
+        }
     }
 
     #[test]
@@ -176,7 +185,13 @@ mod tests {
                 let ring = ring.clone();
                 std::thread::spawn(move || {
                     for i in 0..20_000u64 {
-                        ring.push(Record { time_ns: i, frame: w, task: 1, event: Event::TaskStart, value: i });
+                        ring.push(Record {
+                            time_ns: i,
+                            frame: w,
+                            task: 1,
+                            event: Event::TaskStart,
+                            value: i,
+                        });
                     }
                 })
             })

@@ -57,7 +57,13 @@ fn upper_bound(b: usize) -> u64 {
 impl Histogram {
     /// An empty histogram.
     pub const fn new() -> Self {
-        Histogram { counts: [0; BUCKETS], count: 0, min: u64::MAX, max: 0, sum: 0 }
+        Histogram {
+            counts: [0; BUCKETS],
+            count: 0,
+            min: u64::MAX,
+            max: 0,
+            sum: 0,
+        }
     }
 
     /// Add one duration.
@@ -87,7 +93,11 @@ impl Histogram {
 
     /// Mean value (0 when empty).
     pub fn mean(&self) -> u64 {
-        if self.count == 0 { 0 } else { (self.sum / self.count as u128) as u64 }
+        if self.count == 0 {
+            0
+        } else {
+            (self.sum / self.count as u128) as u64
+        }
     }
 
     /// The `p`-th percentile (0..=100), as the upper edge of its bucket, capped by the maximum.

@@ -57,23 +57,81 @@ pub struct Variant {
 
 impl Default for Variant {
     fn default() -> Self {
-        Variant { image_size: 3072, image_align: 512, wrong_hash: false, period_ns: 10_000_000, check_waits: true }
+        Variant {
+            image_size: 3072,
+            image_align: 512,
+            wrong_hash: false,
+            period_ns: 10_000_000,
+            check_waits: true,
+        }
     }
 }
 
 pub fn schedule(v: Variant) -> &'static Schedule {
     let engines = leak(vec![
-        EngineDesc { name: "cpu0", kind: EngineKind::Cpu, instance: 0, queue_capacity: 8 },
-        EngineDesc { name: "dla0", kind: EngineKind::Dla, instance: 0, queue_capacity: 4 },
-        EngineDesc { name: "gpu0", kind: EngineKind::Gpu, instance: 0, queue_capacity: 4 },
+        EngineDesc {
+            name: "cpu0",
+            kind: EngineKind::Cpu,
+            instance: 0,
+            queue_capacity: 8,
+        },
+        EngineDesc {
+            name: "dla0",
+            kind: EngineKind::Dla,
+            instance: 0,
+            queue_capacity: 4,
+        },
+        EngineDesc {
+            name: "gpu0",
+            kind: EngineKind::Gpu,
+            instance: 0,
+            queue_capacity: 4,
+        },
     ]);
     let buffers = leak(vec![
-        BufferDesc { name: "image", kind: BufferKind::Raw { size: v.image_size, align: v.image_align }, multiplicity: 2, cpu_access: true },
-        BufferDesc { name: "obstacle_map", kind: BufferKind::Raw { size: 1536, align: 512 }, multiplicity: 2, cpu_access: true },
-        BufferDesc { name: "presence", kind: BufferKind::Raw { size: 128, align: 512 }, multiplicity: 2, cpu_access: true },
-        BufferDesc { name: "detection", kind: BufferKind::Raw { size: 16, align: 256 }, multiplicity: 2, cpu_access: true },
+        BufferDesc {
+            name: "image",
+            kind: BufferKind::Raw {
+                size: v.image_size,
+                align: v.image_align,
+            },
+            multiplicity: 2,
+            cpu_access: true,
+        },
+        BufferDesc {
+            name: "obstacle_map",
+            kind: BufferKind::Raw {
+                size: 1536,
+                align: 512,
+            },
+            multiplicity: 2,
+            cpu_access: true,
+        },
+        BufferDesc {
+            name: "presence",
+            kind: BufferKind::Raw {
+                size: 128,
+                align: 512,
+            },
+            multiplicity: 2,
+            cpu_access: true,
+        },
+        BufferDesc {
+            name: "detection",
+            kind: BufferKind::Raw {
+                size: 16,
+                align: 256,
+            },
+            multiplicity: 2,
+            cpu_access: true,
+        },
     ]);
-    let spec = |name, size, dims| TensorSpec { name, size, dims, data_type: TensorType::Int8 };
+    let spec = |name, size, dims| TensorSpec {
+        name,
+        size,
+        dims,
+        data_type: TensorType::Int8,
+    };
     let mut hash = sha256(LOADABLE);
     if v.wrong_hash {
         hash[0] ^= 1;
@@ -83,18 +141,34 @@ pub fn schedule(v: Variant) -> &'static Schedule {
         sha256: hash,
         image: LOADABLE,
         inputs: leak(vec![spec("image", 3072, [1, 1, 48, 64])]),
-        outputs: leak(vec![spec("obstacle_map", 1536, [1, 1, 24, 32]), spec("presence", 128, [1, 2, 1, 1])]),
+        outputs: leak(vec![
+            spec("obstacle_map", 1536, [1, 1, 24, 32]),
+            spec("presence", 128, [1, 2, 1, 1]),
+        ]),
     }]);
     let variants = leak(
         orin_exec_kernels::CUBINS
             .iter()
             .filter(|c| c.name == "aeb")
-            .map(|c| CubinVariant { sm: c.sm, sha256: c.sha256, image: c.image })
+            .map(|c| CubinVariant {
+                sm: c.sm,
+                sha256: c.sha256,
+                image: c.image,
+            })
             .collect(),
     );
-    let cubins = leak(vec![CubinDesc { name: "aeb", variants }]);
+    let cubins = leak(vec![CubinDesc {
+        name: "aeb",
+        variants,
+    }]);
     let ms = 1_000_000;
-    let task = |name, engine: u8, work, reads: Vec<BufferId>, writes: Vec<BufferId>, waits: Vec<Wait>, deadline| TaskDesc {
+    let task = |name,
+                engine: u8,
+                work,
+                reads: Vec<BufferId>,
+                writes: Vec<BufferId>,
+                waits: Vec<Wait>,
+                deadline| TaskDesc {
         name,
         engine: EngineId(engine),
         work,
@@ -109,16 +183,33 @@ pub fn schedule(v: Variant) -> &'static Schedule {
     };
     let w = |t: TaskId, lag| Wait { task: t, lag };
     let tasks = leak(vec![
-        task("input", 0, Work::Cpu, vec![], vec![IMAGE], vec![w(CHECK, 1)], v.period_ns),
+        task(
+            "input",
+            0,
+            Work::Cpu,
+            vec![],
+            vec![IMAGE],
+            vec![w(CHECK, 1)],
+            v.period_ns,
+        ),
         task(
             "detector",
             1,
             Work::Dla(DlaWork {
                 loadable: LoadableId(0),
-                inputs: leak(vec![TensorBinding { tensor: "image", buffer: IMAGE }]),
+                inputs: leak(vec![TensorBinding {
+                    tensor: "image",
+                    buffer: IMAGE,
+                }]),
                 outputs: leak(vec![
-                    TensorBinding { tensor: "obstacle_map", buffer: MAP },
-                    TensorBinding { tensor: "presence", buffer: PRESENCE },
+                    TensorBinding {
+                        tensor: "obstacle_map",
+                        buffer: MAP,
+                    },
+                    TensorBinding {
+                        tensor: "presence",
+                        buffer: PRESENCE,
+                    },
                 ]),
             }),
             vec![IMAGE],
@@ -160,7 +251,11 @@ pub fn schedule(v: Variant) -> &'static Schedule {
             Work::Cpu,
             vec![MAP, PRESENCE, DETECTION],
             vec![],
-            if v.check_waits { vec![w(POSTPROCESS, 0)] } else { vec![] },
+            if v.check_waits {
+                vec![w(POSTPROCESS, 0)]
+            } else {
+                vec![]
+            },
             v.period_ns,
         ),
     ]);

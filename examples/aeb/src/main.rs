@@ -28,7 +28,10 @@ use schedule::SCHEDULE;
 use tasks::{ConservativeDecision, DecisionLog, DecisionTask, FallbackDetector, Sensor};
 
 #[derive(Parser, Debug)]
-#[command(name = "aeb", about = "AEB perception slice on orin-exec (SIL platform by default)")]
+#[command(
+    name = "aeb",
+    about = "AEB perception slice on orin-exec (SIL platform by default)"
+)]
 struct Args {
     /// Major frames to run (30 Hz).
     #[arg(long, default_value_t = 300)]
@@ -61,16 +64,24 @@ enum Fault {
 }
 
 fn parse_injection(s: &str) -> Result<(Fault, u64), String> {
-    let (kind, frame) = s.split_once("@frame=").ok_or("expected KIND@frame=N, e.g. dla-hang@frame=100")?;
+    let (kind, frame) = s
+        .split_once("@frame=")
+        .ok_or("expected KIND@frame=N, e.g. dla-hang@frame=100")?;
     let fault = match kind {
         "dla-hang" => Fault::DlaHang,
         "dla-late" => Fault::DlaLate,
         "dla-error" => Fault::DlaError,
         "dla-corrupt" => Fault::DlaCorrupt,
         "cpu-overrun" => Fault::CpuOverrun,
-        other => return Err(format!("unknown fault `{other}` (dla-hang, dla-late, dla-error, dla-corrupt, cpu-overrun)")),
+        other => {
+            return Err(format!(
+                "unknown fault `{other}` (dla-hang, dla-late, dla-error, dla-corrupt, cpu-overrun)"
+            ));
+        }
     };
-    let frame = frame.parse().map_err(|_| format!("bad frame number `{frame}`"))?;
+    let frame = frame
+        .parse()
+        .map_err(|_| format!("bad frame number `{frame}`"))?;
     Ok((fault, frame))
 }
 
@@ -84,15 +95,22 @@ static CONSERVATIVE: StaticCell<ConservativeDecision> = StaticCell::new();
 
 fn safe_state(stop: &SafeStop) {
     // In a car this would command the brake and hand over to the driver.
-    eprintln!("\nSAFE STOP in frame {}: {} on `{}` -> brake applied, executive stopped", stop.frame, stop.fault.name(), stop.task);
+    eprintln!(
+        "\nSAFE STOP in frame {}: {} on `{}` -> brake applied, executive stopped",
+        stop.frame,
+        stop.fault.name(),
+        stop.task
+    );
 }
 
 fn buffer(s: &Schedule, name: &'static str) -> BufferId {
-    s.buffer_by_name(name).unwrap_or_else(|| panic!("schedule has no buffer `{name}`"))
+    s.buffer_by_name(name)
+        .unwrap_or_else(|| panic!("schedule has no buffer `{name}`"))
 }
 
 fn task(s: &Schedule, name: &'static str) -> TaskId {
-    s.task_by_name(name).unwrap_or_else(|| panic!("schedule has no task `{name}`"))
+    s.task_by_name(name)
+        .unwrap_or_else(|| panic!("schedule has no task `{name}`"))
 }
 
 fn out_dir(args: &Args) -> PathBuf {
@@ -124,9 +142,22 @@ fn main() -> ExitCode {
 fn run(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let s: &'static Schedule = &SCHEDULE;
     let runtime = Builder::new(s)
-        .config(Config { virtual_clock: args.virtual_clock, ..Config::default() })
-        .bind("sensor", SENSOR.init(Sensor { camera: buffer(s, "camera") }))
-        .bind("sensor_fallback", SENSOR_FALLBACK.init(Sensor { camera: buffer(s, "camera_fallback") }))
+        .config(Config {
+            virtual_clock: args.virtual_clock,
+            ..Config::default()
+        })
+        .bind(
+            "sensor",
+            SENSOR.init(Sensor {
+                camera: buffer(s, "camera"),
+            }),
+        )
+        .bind(
+            "sensor_fallback",
+            SENSOR_FALLBACK.init(Sensor {
+                camera: buffer(s, "camera_fallback"),
+            }),
+        )
         .bind(
             "decision",
             DECISION.init(DecisionTask {
@@ -138,9 +169,18 @@ fn run(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
         )
         .bind(
             "fallback_detector",
-            FALLBACK.init(FallbackDetector { camera: buffer(s, "camera_fallback"), detection: buffer(s, "detection_fallback") }),
+            FALLBACK.init(FallbackDetector {
+                camera: buffer(s, "camera_fallback"),
+                detection: buffer(s, "detection_fallback"),
+            }),
         )
-        .bind("conservative_decision", CONSERVATIVE.init(ConservativeDecision { detection: buffer(s, "detection_fallback"), log: &LOG }))
+        .bind(
+            "conservative_decision",
+            CONSERVATIVE.init(ConservativeDecision {
+                detection: buffer(s, "detection_fallback"),
+                log: &LOG,
+            }),
+        )
         .safe_state(safe_state)
         .init(STORAGE.init_with(Storage::new))?;
     // A DLA that takes 3 to 5 ms per frame (the SIL default is a fixed 2 ms).
@@ -166,10 +206,20 @@ fn run(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     for &(fault, frame) in &args.inject {
         let (t, injection) = match fault {
             Fault::DlaHang => ("detector", Injection::DlaHang),
-            Fault::DlaLate => ("detector", Injection::DlaLate { extra_ns: 12_000_000 }),
+            Fault::DlaLate => (
+                "detector",
+                Injection::DlaLate {
+                    extra_ns: 12_000_000,
+                },
+            ),
             Fault::DlaError => ("detector", Injection::DlaError),
             Fault::DlaCorrupt => ("detector", Injection::DlaCorrupt),
-            Fault::CpuOverrun => ("decision", Injection::CpuOverrun { extra_ns: 5_000_000 }),
+            Fault::CpuOverrun => (
+                "decision",
+                Injection::CpuOverrun {
+                    extra_ns: 5_000_000,
+                },
+            ),
         };
         exec.inject(task(s, t), frame, injection)?;
     }
@@ -178,7 +228,11 @@ fn run(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
         "orin-exec AEB slice: {} frames at 30 Hz on `{}` ({} clock), init {:.1} ms",
         args.frames,
         orin_exec::engine::platform::NAME,
-        if args.virtual_clock { "virtual" } else { "real-time" },
+        if args.virtual_clock {
+            "virtual"
+        } else {
+            "real-time"
+        },
         init_ms
     );
     if let Some(rt) = realtime {
@@ -233,15 +287,30 @@ fn run(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
         "safe_stop": stopped,
         "trace_records": records,
     });
-    export::write_file(&summary_path, serde_json::to_string_pretty(&summary)?.as_bytes())?;
-    println!("\ntrace (Perfetto / chrome://tracing): {}", display(&perfetto));
-    println!("summary (JSON):                       {}", display(&summary_path));
-    println!("raw trace (`orin-exec report`):       {}", display(&trace_path));
+    export::write_file(
+        &summary_path,
+        serde_json::to_string_pretty(&summary)?.as_bytes(),
+    )?;
+    println!(
+        "\ntrace (Perfetto / chrome://tracing): {}",
+        display(&perfetto)
+    );
+    println!(
+        "summary (JSON):                       {}",
+        display(&summary_path)
+    );
+    println!(
+        "raw trace (`orin-exec report`):       {}",
+        display(&trace_path)
+    );
     Ok(ExitCode::SUCCESS)
 }
 
 fn display(p: &Path) -> String {
-    p.canonicalize().unwrap_or_else(|_| p.to_path_buf()).display().to_string()
+    p.canonicalize()
+        .unwrap_or_else(|_| p.to_path_buf())
+        .display()
+        .to_string()
 }
 
 struct Outcome {
@@ -254,7 +323,13 @@ struct Outcome {
 
 fn run_frames(exec: &mut Executive, args: &Args) -> Result<Outcome, orin_exec::Error> {
     let s = exec.schedule();
-    let mut o = Outcome { matched: 0, decided: 0, truth_brakes: 0, output_brakes: 0, faults: Vec::new() };
+    let mut o = Outcome {
+        matched: 0,
+        decided: 0,
+        truth_brakes: 0,
+        output_brakes: 0,
+        faults: Vec::new(),
+    };
     for _ in 0..args.frames {
         let report = exec.step()?;
         let f = report.frame;
@@ -274,7 +349,10 @@ fn run_frames(exec: &mut Executive, args: &Args) -> Result<Outcome, orin_exec::E
                 let reaction = match fault.action {
                     Action::Log => "logged".to_string(),
                     Action::Skip => "task skipped next frame".to_string(),
-                    Action::SwitchMode(m) => format!("switch to mode `{}`", s.modes.get(m.0 as usize).map_or("?", |m| m.name)),
+                    Action::SwitchMode(m) => format!(
+                        "switch to mode `{}`",
+                        s.modes.get(m.0 as usize).map_or("?", |m| m.name)
+                    ),
                     Action::SafeStop => "safe stop".to_string(),
                 };
                 println!(
@@ -297,7 +375,11 @@ fn run_frames(exec: &mut Executive, args: &Args) -> Result<Outcome, orin_exec::E
         if !args.quiet {
             let mode = s.modes.get(report.mode.0 as usize).map_or("?", |m| m.name);
             let d = decision.map_or("-".to_string(), |d| {
-                let dist = if d.distance_mm >= 0 { format!("{:5.1} m", d.distance_mm as f64 / 1000.0) } else { "  none ".into() };
+                let dist = if d.distance_mm >= 0 {
+                    format!("{:5.1} m", d.distance_mm as f64 / 1000.0)
+                } else {
+                    "  none ".into()
+                };
                 format!("{} {dist}", if d.brake { "BRAKE" } else { "coast" })
             });
             print!(
@@ -305,7 +387,8 @@ fn run_frames(exec: &mut Executive, args: &Args) -> Result<Outcome, orin_exec::E
                 f + 1,
                 args.frames,
                 mode,
-                scenario::obstacle_distance(scenario::time_of(f)).map_or("none".to_string(), |d| format!("{d:.1} m")),
+                scenario::obstacle_distance(scenario::time_of(f))
+                    .map_or("none".to_string(), |d| format!("{d:.1} m")),
                 d,
                 o.matched,
                 o.decided

@@ -52,12 +52,18 @@ pub fn render(frame: u64, out: &mut [u8]) {
                 170
             } else {
                 let off = (y - HORIZON) * 3 / 2;
-                if x == (64 + off).min(W as i64 - 1) || x == (64 - off).max(0) { 140 } else { 60 + (y - HORIZON) / 3 }
+                if x == (64 + off).min(W as i64 - 1) || x == (64 - off).max(0) {
+                    140
+                } else {
+                    60 + (y - HORIZON) / 3
+                }
             };
             out[y as usize * W + x as usize] = v as u8;
         }
     }
-    let Some(d) = obstacle_distance(time_of(frame)) else { return };
+    let Some(d) = obstacle_distance(time_of(frame)) else {
+        return;
+    };
     let yb = HORIZON + round_div(FH / d);
     let h = round_div(300.0 / d);
     let w = round_div(360.0 / d);

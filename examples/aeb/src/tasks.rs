@@ -33,11 +33,16 @@ pub struct DecisionLog {
 impl DecisionLog {
     /// An empty log.
     pub const fn new() -> Self {
-        DecisionLog { slots: [const { [AtomicU64::new(u64::MAX), AtomicU64::new(0)] }; LOG] }
+        DecisionLog {
+            slots: [const { [AtomicU64::new(u64::MAX), AtomicU64::new(0)] }; LOG],
+        }
     }
 
     fn record(&self, frame: u64, d: Decision) {
-        let flags = d.brake as u64 | (d.fallback as u64) << 1 | (d.implausible as u64) << 2 | (d.stale as u64) << 3;
+        let flags = d.brake as u64
+            | (d.fallback as u64) << 1
+            | (d.implausible as u64) << 2
+            | (d.stale as u64) << 3;
         let slot = &self.slots[frame as usize % LOG];
         slot[0].store(u64::MAX, Ordering::Release);
         slot[1].store(flags << 32 | d.distance_mm as u32 as u64, Ordering::Relaxed);
@@ -82,12 +87,25 @@ impl CpuTask for Sensor {
 
 /// Lowest image row (largest y) in the ego lane with at least 3 obstacle-bright pixels.
 fn bright_bottom_row(image: &[u8]) -> Option<i64> {
-    (HORIZON as usize..H).rev().find(|&y| image[y * W + 48..y * W + 80].iter().filter(|&&p| p > 200).count() >= 3).map(|y| y as i64)
+    (HORIZON as usize..H)
+        .rev()
+        .find(|&y| {
+            image[y * W + 48..y * W + 80]
+                .iter()
+                .filter(|&&p| p > 200)
+                .count()
+                >= 3
+        })
+        .map(|y| y as i64)
 }
 
 fn distance_from_bottom_row(row: i64) -> i32 {
     let yb = row + 1;
-    if yb <= HORIZON { -1 } else { (1000.0 * FH / (yb - HORIZON) as f64).round() as i32 }
+    if yb <= HORIZON {
+        -1
+    } else {
+        (1000.0 * FH / (yb - HORIZON) as f64).round() as i32
+    }
 }
 
 /// The normal-mode decision: time to collision from the GPU's detection, next to an
@@ -109,7 +127,16 @@ impl CpuTask for DecisionTask {
         let frame = ctx.frame();
         if !ctx.inputs_valid() {
             // The perception chain did not deliver in time: brake, the fault is already reported.
-            self.log.record(frame, Decision { brake: true, distance_mm: -1, fallback: false, implausible: false, stale: true });
+            self.log.record(
+                frame,
+                Decision {
+                    brake: true,
+                    distance_mm: -1,
+                    fallback: false,
+                    implausible: false,
+                    stale: true,
+                },
+            );
             return Ok(());
         }
         let det = ctx.read_as::<i32>(self.detection)?;
@@ -126,11 +153,29 @@ impl CpuTask for DecisionTask {
             || (found && camera_row.is_none())
             || (!found && camera_near);
         if implausible {
-            self.log.record(frame, Decision { brake: true, distance_mm, fallback: false, implausible: true, stale: false });
+            self.log.record(
+                frame,
+                Decision {
+                    brake: true,
+                    distance_mm,
+                    fallback: false,
+                    implausible: true,
+                    stale: false,
+                },
+            );
             return Err(TaskFault { code: 2 });
         }
         let brake = found && brake_for(distance_mm, TTC_BRAKE_S);
-        self.log.record(frame, Decision { brake, distance_mm, fallback: false, implausible: false, stale: false });
+        self.log.record(
+            frame,
+            Decision {
+                brake,
+                distance_mm,
+                fallback: false,
+                implausible: false,
+                stale: false,
+            },
+        );
         Ok(())
     }
 }
@@ -171,7 +216,16 @@ impl CpuTask for ConservativeDecision {
         let det = ctx.read_as::<i32>(self.detection)?;
         let distance_mm = if det[0] == 1 { det[3] } else { -1 };
         let brake = stale || brake_for(distance_mm, TTC_BRAKE_S + 1.0);
-        self.log.record(frame, Decision { brake, distance_mm, fallback: true, implausible: false, stale });
+        self.log.record(
+            frame,
+            Decision {
+                brake,
+                distance_mm,
+                fallback: true,
+                implausible: false,
+                stale,
+            },
+        );
         Ok(())
     }
 }

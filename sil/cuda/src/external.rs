@@ -1,0 +1,437 @@
+//! NvSciBuf external memory, NvSciSync external semaphores, and
+//! `cuDeviceGetNvSciSyncAttributes`. Every NvSci call goes through the C ABI (`nvsci-sys`).
+
+use core::ffi::{c_int, c_uint, c_void};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use cuda_sys::*;
+use nvsci_sys::sil::{NvSciBufSilObjGetMemory, NvSciSyncSilObjGetCounter};
+use nvsci_sys::*;
+
+use crate::driver::{DEVICE_UUID, out, require_ctx, require_init};
+use crate::memory;
+use crate::registry::Registry;
+use crate::stream::{Op, stream_of};
+use crate::{CuResult, ret};
+
+/// The primitive id the SIL NvSciSync puts into fences (one primitive per object, id 0).
+/// `NvSciSyncFenceUpdateFence` builds fences with it.
+const SIL_PRIMITIVE_ID: u64 = 0;
+
+/// Imported NvSciBuf memory.
+pub(crate) struct ExtMem {
+    ptr: usize,
+    size: u64,
+}
+
+/// An imported deterministic NvSciSync object.
+pub(crate) struct ExtSem {
+    obj: usize,
+    /// Value the object's counter will hold after the last signal enqueued so far.
+    next: Mutex<u64>,
+}
+
+static EXT_MEMS: Registry<ExtMem> = Registry::new();
+static EXT_SEMS: Registry<ExtSem> = Registry::new();
+
+/// Imports an NvSciBuf object (`CU_EXTERNAL_MEMORY_HANDLE_TYPE_NVSCIBUF` only; the other known
+/// types are `CUDA_ERROR_NOT_SUPPORTED`). Its memory comes from `NvSciBufSilObjGetMemory`;
+/// `desc.size` must be non-zero and fit in it. Flags: 0 or `CUDA_EXTERNAL_MEMORY_DEDICATED`.
+///
+/// # Safety
+/// `extMem_out` and `memHandleDesc` must be NULL or valid; the NvSciBuf object must stay alive
+/// while it is imported.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuImportExternalMemory(
+    extMem_out: *mut CUexternalMemory,
+    memHandleDesc: *const CUDA_EXTERNAL_MEMORY_HANDLE_DESC,
+) -> CUresult {
+    ret((|| {
+        require_ctx()?;
+        if extMem_out.is_null() || memHandleDesc.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        // SAFETY: non-null and valid (caller contract).
+        let d = unsafe { *memHandleDesc };
+        match d.r#type {
+            CU_EXTERNAL_MEMORY_HANDLE_TYPE_NVSCIBUF => {}
+            CUexternalMemoryHandleType(1..=7) => return Err(CUDA_ERROR_NOT_SUPPORTED),
+            _ => return Err(CUDA_ERROR_INVALID_VALUE),
+        }
+        if d.flags & !CUDA_EXTERNAL_MEMORY_DEDICATED != 0 || d.size == 0 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        // SAFETY: the union member for type NVSCIBUF.
+        let obj = unsafe { d.handle.nvSciBufObject };
+        if obj.is_null() {
+            return Err(CUDA_ERROR_INVALID_HANDLE);
+        }
+        let (mut ptr, mut size) = (core::ptr::null_mut::<c_void>(), 0u64);
+        // SAFETY: an NvSciBuf object handle (checked by the callee); out pointers are locals.
+        let r = unsafe { NvSciBufSilObjGetMemory(obj as NvSciBufObj, &mut ptr, &mut size) };
+        if r != NvSciError_Success || ptr.is_null() {
+            return Err(CUDA_ERROR_INVALID_HANDLE);
+        }
+        if d.size > size {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let h = EXT_MEMS.insert(Arc::new(ExtMem {
+            ptr: ptr as usize,
+            size: d.size,
+        }));
+        // SAFETY: forwarded caller contract (checked non-null).
+        unsafe { out(extMem_out, h as CUexternalMemory) }
+    })())
+}
+
+/// Maps `[offset, offset + size)` of imported memory (flags 0, size non-zero, inside the
+/// imported size). The device pointer is the host address; free it with `cuMemFree`.
+///
+/// # Safety
+/// `devPtr` and `bufferDesc` must be NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuExternalMemoryGetMappedBuffer(
+    devPtr: *mut CUdeviceptr,
+    extMem: CUexternalMemory,
+    bufferDesc: *const CUDA_EXTERNAL_MEMORY_BUFFER_DESC,
+) -> CUresult {
+    ret((|| {
+        require_init()?;
+        let m = EXT_MEMS
+            .get(extMem as usize)
+            .ok_or(CUDA_ERROR_INVALID_HANDLE)?;
+        if devPtr.is_null() || bufferDesc.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        // SAFETY: non-null and valid (caller contract).
+        let d = unsafe { *bufferDesc };
+        let end = d.offset.checked_add(d.size);
+        if d.flags != 0 || d.size == 0 || end.is_none_or(|e| e > m.size) {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let start = m.ptr + d.offset as usize;
+        memory::add_mapping(start, d.size as usize, extMem as usize);
+        // SAFETY: forwarded caller contract (checked non-null).
+        unsafe { out(devPtr, start as CUdeviceptr) }
+    })())
+}
+
+/// Destroys imported memory; its remaining mappings are removed with it.
+///
+/// # Safety
+/// No stream operation may still use its mappings.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuDestroyExternalMemory(extMem: CUexternalMemory) -> CUresult {
+    ret((|| {
+        require_init()?;
+        EXT_MEMS
+            .remove(extMem as usize)
+            .ok_or(CUDA_ERROR_INVALID_HANDLE)?;
+        memory::remove_mappings_of(extMem as usize);
+        Ok(())
+    })())
+}
+
+/// Reads a boolean attribute of an object's reconciled list (false if unset).
+fn obj_bool_attr(obj: NvSciSyncObj, key: NvSciSyncAttrKey) -> CuResult<bool> {
+    let mut list: NvSciSyncAttrList = core::ptr::null_mut();
+    // SAFETY: `obj` is an NvSciSync handle (checked by the callee); `list` is a local.
+    if unsafe { NvSciSyncObjGetAttrList(obj, &mut list) } != NvSciError_Success {
+        return Err(CUDA_ERROR_INVALID_HANDLE);
+    }
+    let (mut v, mut len) = (core::ptr::null::<c_void>(), 0usize);
+    // SAFETY: `list` came from the library; out pointers are locals.
+    if unsafe { NvSciSyncAttrListGetAttr(list, key, &mut v, &mut len) } != NvSciError_Success {
+        return Err(CUDA_ERROR_INVALID_HANDLE);
+    }
+    // SAFETY: a set bool attribute points to `len` >= 1 bytes owned by the list.
+    Ok(len >= 1 && !v.is_null() && unsafe { *v.cast::<u8>() } != 0)
+}
+
+/// Imports an NvSciSync object (`CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC` only; other
+/// known types: `CUDA_ERROR_NOT_SUPPORTED`). The object must have deterministic fences
+/// (`RequireDeterministicFences`), else `CUDA_ERROR_NOT_SUPPORTED`. The signal count starts
+/// from the counter value at import: the importer must be the object's only signaler.
+///
+/// # Safety
+/// `extSem_out` and `semHandleDesc` must be NULL or valid; the object must stay alive while it
+/// is imported.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuImportExternalSemaphore(
+    extSem_out: *mut CUexternalSemaphore,
+    semHandleDesc: *const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC,
+) -> CUresult {
+    ret((|| {
+        require_ctx()?;
+        if extSem_out.is_null() || semHandleDesc.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        // SAFETY: non-null and valid (caller contract).
+        let d = unsafe { *semHandleDesc };
+        match d.r#type {
+            CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC => {}
+            CUexternalSemaphoreHandleType(1..=10) => return Err(CUDA_ERROR_NOT_SUPPORTED),
+            _ => return Err(CUDA_ERROR_INVALID_VALUE),
+        }
+        if d.flags != 0 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        // SAFETY: the union member for type NVSCISYNC.
+        let obj = unsafe { d.handle.nvSciSyncObj } as NvSciSyncObj;
+        if obj.is_null() {
+            return Err(CUDA_ERROR_INVALID_HANDLE);
+        }
+        if !obj_bool_attr(obj, NvSciSyncAttrKey_RequireDeterministicFences)? {
+            return Err(CUDA_ERROR_NOT_SUPPORTED);
+        }
+        let mut counter: *mut u64 = core::ptr::null_mut();
+        // SAFETY: a valid object (its attribute list was just read); `counter` is a local.
+        let r = unsafe { NvSciSyncSilObjGetCounter(obj, &mut counter) };
+        if r != NvSciError_Success || counter.is_null() || !(counter as usize).is_multiple_of(8) {
+            return Err(CUDA_ERROR_NOT_SUPPORTED);
+        }
+        // SAFETY: the counter lives (aligned, in its own page) as long as the object.
+        let base = unsafe { AtomicU64::from_ptr(counter) }.load(Ordering::Acquire);
+        let h = EXT_SEMS.insert(Arc::new(ExtSem {
+            obj: obj as usize,
+            next: Mutex::new(base),
+        }));
+        // SAFETY: forwarded caller contract (checked non-null).
+        unsafe { out(extSem_out, h as CUexternalSemaphore) }
+    })())
+}
+
+/// Destroys an imported semaphore (signals and waits already enqueued still execute).
+///
+/// # Safety
+/// Always safe to call.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuDestroyExternalSemaphore(extSem: CUexternalSemaphore) -> CUresult {
+    ret((|| {
+        require_init()?;
+        EXT_SEMS
+            .remove(extSem as usize)
+            .map(drop)
+            .ok_or(CUDA_ERROR_INVALID_HANDLE)
+    })())
+}
+
+/// Validates the arrays of a signal/wait call: every handle live, every fence pointer
+/// non-NULL, flags known.
+///
+/// # Safety
+/// Both arrays valid for `n` elements when `n > 0`.
+unsafe fn check_sems<P>(
+    sems: *const CUexternalSemaphore,
+    params: *const P,
+    n: usize,
+    fence_and_flags: impl Fn(&P) -> (*mut c_void, c_uint),
+    allowed_flags: c_uint,
+) -> CuResult<()> {
+    if sems.is_null() || params.is_null() {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    for i in 0..n {
+        // SAFETY: both arrays hold `n` elements (caller contract).
+        let (h, p) = unsafe { (*sems.add(i), &*params.add(i)) };
+        if EXT_SEMS.get(h as usize).is_none() {
+            return Err(CUDA_ERROR_INVALID_HANDLE);
+        }
+        let (fence, flags) = fence_and_flags(p);
+        if fence.is_null() || flags & !allowed_flags != 0 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+    }
+    Ok(())
+}
+
+/// Enqueues one signal per semaphore. Each call overwrites `*params[i].nvSciSync.fence` NOW
+/// (at enqueue) with the fence of the value this signal will produce (deterministic: counter
+/// at import + signals enqueued so far), built with `NvSciSyncFenceUpdateFence`. At execution
+/// the worker calls `NvSciSyncSilObjSignalEngine(obj, t)` with the stream time `t`.
+/// `CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC` is accepted (no cache to sync).
+///
+/// # Safety
+/// Both arrays valid for `numExtSems` elements; each fence pointer valid for an
+/// `NvSciSyncFence` write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuSignalExternalSemaphoresAsync(
+    extSemArray: *const CUexternalSemaphore,
+    paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS,
+    numExtSems: c_uint,
+    stream: CUstream,
+) -> CUresult {
+    ret((|| {
+        require_init()?;
+        let s = stream_of(stream)?;
+        s.sticky()?;
+        let n = numExtSems as usize;
+        if n == 0 {
+            return Ok(());
+        }
+        // SAFETY: forwarded caller contract.
+        unsafe {
+            check_sems(
+                extSemArray,
+                paramsArray,
+                n,
+                // SAFETY (closure): reading the union's pointer member.
+                |p: &CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS| (p.params.nvSciSync.fence, p.flags),
+                CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC,
+            )
+        }?;
+        s.enqueue(n, |q| {
+            for i in 0..n {
+                // SAFETY: both arrays hold `n` elements (validated above).
+                let (h, p) = unsafe { (*extSemArray.add(i), &*paramsArray.add(i)) };
+                let sem = EXT_SEMS.get(h as usize).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
+                // SAFETY: the union's pointer member, non-NULL (validated above).
+                let fence = unsafe { p.params.nvSciSync.fence }.cast::<NvSciSyncFence>();
+                let mut next = sem.next.lock().unwrap_or_else(|e| e.into_inner());
+                let value = next.wrapping_add(1);
+                // SAFETY: `obj` is the imported object; `fence` is writable (caller contract).
+                let r = unsafe {
+                    NvSciSyncFenceUpdateFence(
+                        sem.obj as NvSciSyncObj,
+                        SIL_PRIMITIVE_ID,
+                        value,
+                        fence,
+                    )
+                };
+                if r != NvSciError_Success {
+                    return Err(CUDA_ERROR_INVALID_VALUE);
+                }
+                *next = value;
+                q.push(Op::ExtSignal { obj: sem.obj });
+            }
+            Ok(())
+        })
+    })())
+}
+
+/// Enqueues one wait per semaphore on a copy of `*params[i].nvSciSync.fence` (read at
+/// enqueue); the worker waits with `NvSciSyncSilFenceWaitEngine` and starts later work no
+/// earlier than the signal's timestamp. `CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC` is
+/// accepted.
+///
+/// # Safety
+/// Both arrays valid for `numExtSems` elements; each fence pointer valid for a read.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuWaitExternalSemaphoresAsync(
+    extSemArray: *const CUexternalSemaphore,
+    paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS,
+    numExtSems: c_uint,
+    stream: CUstream,
+) -> CUresult {
+    ret((|| {
+        require_init()?;
+        let s = stream_of(stream)?;
+        s.sticky()?;
+        let n = numExtSems as usize;
+        if n == 0 {
+            return Ok(());
+        }
+        // SAFETY: forwarded caller contract.
+        unsafe {
+            check_sems(
+                extSemArray,
+                paramsArray,
+                n,
+                // SAFETY (closure): reading the union's pointer member.
+                |p: &CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS| (p.params.nvSciSync.fence, p.flags),
+                CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC,
+            )
+        }?;
+        s.enqueue(n, |q| {
+            for i in 0..n {
+                // SAFETY: the array holds `n` elements; the fence pointer is non-NULL and
+                // readable (validated above, caller contract).
+                let fence = unsafe {
+                    (*paramsArray.add(i))
+                        .params
+                        .nvSciSync
+                        .fence
+                        .cast::<NvSciSyncFence>()
+                        .read_unaligned()
+                };
+                q.push(Op::ExtWait { fence });
+            }
+            Ok(())
+        })
+    })())
+}
+
+/// Fills an unreconciled NvSciSync attribute list for CUDA: `RequiredPerm` (SIGNAL →
+/// SignalOnly, WAIT → WaitOnly, both → WaitSignal), `PrimitiveInfo` =
+/// {SysmemSemaphorePayload64b}, `GpuId` = the device UUID. No flag, an unknown flag, or
+/// `RequiredPerm` already set: `CUDA_ERROR_INVALID_VALUE`; a list the library refuses:
+/// `CUDA_ERROR_INVALID_HANDLE`.
+///
+/// # Safety
+/// `nvSciSyncAttrList` must be NULL or an `NvSciSyncAttrList`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuDeviceGetNvSciSyncAttributes(
+    nvSciSyncAttrList: *mut c_void,
+    dev: CUdevice,
+    flags: c_int,
+) -> CUresult {
+    ret((|| {
+        require_init()?;
+        if dev != 0 {
+            return Err(CUDA_ERROR_INVALID_DEVICE);
+        }
+        let both = CUDA_NVSCISYNC_ATTR_SIGNAL | CUDA_NVSCISYNC_ATTR_WAIT;
+        if flags & both == 0 || flags & !both != 0 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let list = nvSciSyncAttrList as NvSciSyncAttrList;
+        if list.is_null() {
+            return Err(CUDA_ERROR_INVALID_HANDLE);
+        }
+        let (mut v, mut len) = (core::ptr::null::<c_void>(), 0usize);
+        // SAFETY: `list` is an attribute list (checked by the callee); out pointers are locals.
+        let r = unsafe {
+            NvSciSyncAttrListGetAttr(list, NvSciSyncAttrKey_RequiredPerm, &mut v, &mut len)
+        };
+        if r != NvSciError_Success {
+            return Err(CUDA_ERROR_INVALID_HANDLE);
+        }
+        if len != 0 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let perm: NvSciSyncAccessPerm = match (
+            flags & CUDA_NVSCISYNC_ATTR_SIGNAL != 0,
+            flags & CUDA_NVSCISYNC_ATTR_WAIT != 0,
+        ) {
+            (true, true) => NvSciSyncAccessPerm_WaitSignal,
+            (true, false) => NvSciSyncAccessPerm_SignalOnly,
+            _ => NvSciSyncAccessPerm_WaitOnly,
+        };
+        let prim = [NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b];
+        let gpu = [NvSciRmGpuId { bytes: DEVICE_UUID }];
+        let pairs = [
+            NvSciSyncAttrKeyValuePair {
+                attrKey: NvSciSyncAttrKey_RequiredPerm,
+                value: (&raw const perm).cast(),
+                len: size_of_val(&perm),
+            },
+            NvSciSyncAttrKeyValuePair {
+                attrKey: NvSciSyncAttrKey_PrimitiveInfo,
+                value: prim.as_ptr().cast(),
+                len: size_of_val(&prim),
+            },
+            NvSciSyncAttrKeyValuePair {
+                attrKey: NvSciSyncAttrKey_GpuId,
+                value: gpu.as_ptr().cast(),
+                len: size_of_val(&gpu),
+            },
+        ];
+        // SAFETY: the pairs point to live locals of the stated lengths.
+        let r = unsafe { NvSciSyncAttrListSetAttrs(list, pairs.as_ptr(), pairs.len()) };
+        if r != NvSciError_Success {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        Ok(())
+    })())
+}

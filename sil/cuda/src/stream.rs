@@ -1,0 +1,780 @@
+//! Streams: one FIFO worker thread per stream with a bounded, preallocated operation queue;
+//! kernel launches, stream memory operations, and the sticky error model.
+//!
+//! Nothing here allocates after `cuStreamCreate`: the queue is a `VecDeque` created with
+//! [`QUEUE_CAPACITY`] and never grows, operations are plain values (an event operation holds
+//! a counted reference), and waiting uses futex-based locks and condition variables.
+
+use core::ffi::{c_uint, c_void};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use cuda_sys::*;
+use nvsci_sys::sil::{
+    NvSciSyncSilCounterWait, NvSciSyncSilCounterWritten, NvSciSyncSilFenceWaitEngine,
+    NvSciSyncSilObjSignalEngine,
+};
+use nvsci_sys::{NvSciError_Success, NvSciError_Timeout, NvSciSyncFence, NvSciSyncObj};
+use sil_common::clock;
+
+use crate::driver::{attribute, out, require_ctx, require_init};
+use crate::event::Event;
+use crate::kernel::{self, Args, KernelKind};
+use crate::memory;
+use crate::module::FUNCTIONS;
+use crate::registry::Registry;
+use crate::{CuResult, ret};
+
+/// Operations a stream holds at most (queued, not counting the one executing).
+pub(crate) const QUEUE_CAPACITY: usize = 256;
+/// Longest single engine-side wait before the worker re-checks for `cuStreamDestroy`.
+const WAIT_SLICE_US: i64 = 1_000;
+/// Poll period of waits the NvSciSync SIL cannot do (32-bit, AND).
+const POLL: Duration = Duration::from_micros(50);
+/// Sticky error of a stream destroyed while an operation waited (and of the events it
+/// discards).
+const DESTROYED: CUresult = CUDA_ERROR_INVALID_HANDLE;
+
+/// Condition of a wait-value operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WaitCond {
+    /// Cyclic `(int)(*addr - value) >= 0`.
+    Geq,
+    /// `*addr == value`.
+    Eq,
+    /// `(*addr & value) != 0`.
+    And,
+}
+
+impl WaitCond {
+    /// Whether the condition holds for the current value `cur` (32-bit: low halves only).
+    pub(crate) fn holds(self, cur: u64, value: u64, wide: bool) -> bool {
+        if wide {
+            match self {
+                WaitCond::Geq => cur.wrapping_sub(value) as i64 >= 0,
+                WaitCond::Eq => cur == value,
+                WaitCond::And => cur & value != 0,
+            }
+        } else {
+            let (c, v) = (cur as u32, value as u32);
+            match self {
+                WaitCond::Geq => c.wrapping_sub(v) as i32 >= 0,
+                WaitCond::Eq => c == v,
+                WaitCond::And => c & v != 0,
+            }
+        }
+    }
+}
+
+/// One stream operation.
+pub(crate) enum Op {
+    /// A kernel launch: the model, its decoded arguments, its execution time.
+    Kernel {
+        kind: KernelKind,
+        args: Args,
+        dur_ns: u64,
+    },
+    /// `cuStreamWaitValue32/64`.
+    WaitValue {
+        addr: u64,
+        value: u64,
+        cond: WaitCond,
+        wide: bool,
+    },
+    /// `cuStreamWriteValue32/64`.
+    WriteValue { addr: u64, value: u64, wide: bool },
+    /// Signal of an imported NvSciSync object (its address).
+    ExtSignal { obj: usize },
+    /// Wait on a copy of an NvSciSync fence.
+    ExtWait { fence: NvSciSyncFence },
+    /// An event record.
+    Event { ev: Arc<Event>, generation: u64 },
+}
+
+struct Queued {
+    op: Op,
+    /// SIL clock at enqueue ("clock at submit").
+    enq_ns: u64,
+}
+
+struct State {
+    queue: VecDeque<Queued>,
+    /// The worker executes an operation it popped.
+    running: bool,
+    /// First error of an operation; every later call on the stream returns it.
+    sticky: Option<CUresult>,
+    /// `cuStreamDestroy` was called: finish the queue, then exit.
+    shutdown: bool,
+}
+
+/// One stream.
+pub(crate) struct Stream {
+    st: Mutex<State>,
+    /// The worker waits here for work.
+    work: Condvar,
+    /// Synchronizers wait here for the stream to become idle.
+    idle: Condvar,
+    /// Waits give up (the stream is being destroyed).
+    abort: AtomicBool,
+    worker: Mutex<Option<JoinHandle<()>>>,
+}
+
+/// Appends operations while the queue is locked (see [`Stream::enqueue`]).
+pub(crate) struct Pusher<'a> {
+    q: &'a mut VecDeque<Queued>,
+    enq_ns: u64,
+}
+
+impl Pusher<'_> {
+    /// Appends one operation (the capacity was checked by `enqueue`).
+    pub(crate) fn push(&mut self, op: Op) {
+        debug_assert!(self.q.len() < QUEUE_CAPACITY);
+        self.q.push_back(Queued {
+            op,
+            enq_ns: self.enq_ns,
+        });
+    }
+}
+
+static STREAMS: Registry<Stream> = Registry::new();
+
+/// True for the handles of the default stream: NULL, `CU_STREAM_LEGACY` (0x1) and
+/// `CU_STREAM_PER_THREAD` (0x2).
+pub(crate) fn is_default_stream(h: CUstream) -> bool {
+    (h as usize) <= 2
+}
+
+/// The stream behind a handle; the default stream and unknown handles are
+/// `CUDA_ERROR_INVALID_HANDLE`.
+pub(crate) fn stream_of(h: CUstream) -> CuResult<Arc<Stream>> {
+    if is_default_stream(h) {
+        return Err(CUDA_ERROR_INVALID_HANDLE);
+    }
+    STREAMS.get(h as usize).ok_or(CUDA_ERROR_INVALID_HANDLE)
+}
+
+impl Stream {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.st.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The sticky error, if any.
+    pub(crate) fn sticky(&self) -> CuResult<()> {
+        match self.lock().sticky {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Runs `f` with the queue locked after checking the sticky error and that `n` more
+    /// operations fit (else `CUDA_ERROR_OUT_OF_MEMORY`, nothing enqueued), then wakes the
+    /// worker. `f` must push at most `n` operations.
+    pub(crate) fn enqueue<R>(
+        &self,
+        n: usize,
+        f: impl FnOnce(&mut Pusher<'_>) -> CuResult<R>,
+    ) -> CuResult<R> {
+        let mut st = self.lock();
+        if let Some(e) = st.sticky {
+            return Err(e);
+        }
+        if st.shutdown {
+            return Err(CUDA_ERROR_INVALID_HANDLE);
+        }
+        if st.queue.len() + n > QUEUE_CAPACITY {
+            return Err(CUDA_ERROR_OUT_OF_MEMORY);
+        }
+        let mut p = Pusher {
+            q: &mut st.queue,
+            enq_ns: clock::now_ns(),
+        };
+        let r = f(&mut p);
+        drop(st);
+        self.work.notify_one();
+        r
+    }
+
+    fn query(&self) -> CuResult<()> {
+        let st = self.lock();
+        if let Some(e) = st.sticky {
+            return Err(e);
+        }
+        if st.running || !st.queue.is_empty() {
+            return Err(CUDA_ERROR_NOT_READY);
+        }
+        Ok(())
+    }
+
+    /// Blocks until the queue is empty and the worker idle; then the sticky error or `Ok`.
+    pub(crate) fn synchronize(&self) -> CuResult<()> {
+        let mut st = self.lock();
+        while st.running || !st.queue.is_empty() {
+            st = self.idle.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+        match st.sticky {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Repeats `attempt(timeout_us)` until it reports the reached timestamp; once the stream
+    /// is being destroyed, one last non-blocking attempt, then [`DESTROYED`].
+    fn wait_loop(&self, mut attempt: impl FnMut(i64) -> CuResult<Option<u64>>) -> CuResult<u64> {
+        loop {
+            let aborting = self.abort.load(Ordering::Acquire);
+            if let Some(ts) = attempt(if aborting { 0 } else { WAIT_SLICE_US })? {
+                return Ok(ts);
+            }
+            if aborting {
+                return Err(DESTROYED);
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The worker
+// ---------------------------------------------------------------------------------------
+
+fn worker(s: Arc<Stream>) {
+    // The stream clock ("free at") used in virtual time.
+    let mut clock_ns = 0u64;
+    loop {
+        let (q, sticky) = {
+            let mut st = s.lock();
+            loop {
+                if let Some(q) = st.queue.pop_front() {
+                    st.running = true;
+                    break (q, st.sticky);
+                }
+                if st.shutdown {
+                    return;
+                }
+                st = s.work.wait(st).unwrap_or_else(|e| e.into_inner());
+            }
+        };
+        let result = match sticky {
+            Some(e) => {
+                discard(q.op, e);
+                Ok(())
+            }
+            None => execute(&s, q.op, q.enq_ns, &mut clock_ns),
+        };
+        let mut st = s.lock();
+        st.running = false;
+        if let Err(e) = result {
+            st.sticky.get_or_insert(e);
+        }
+        drop(st);
+        s.idle.notify_all();
+    }
+}
+
+/// An operation skipped because of a sticky error: events complete with the error.
+fn discard(op: Op, e: CUresult) {
+    if let Op::Event { ev, generation } = op {
+        ev.complete(generation, 0, Some(e));
+    }
+}
+
+/// The start time of an operation: virtual time `max(clock at submit, stream clock)`, real
+/// time the SIL clock now.
+fn start_of(enq_ns: u64, clock_ns: u64) -> u64 {
+    if clock::is_virtual() {
+        enq_ns.max(clock_ns)
+    } else {
+        clock::now_ns()
+    }
+}
+
+/// The stream clock after a wait that was satisfied by a signal stamped `reached`.
+fn after_wait(enq_ns: u64, clock_ns: u64, reached: u64) -> u64 {
+    if clock::is_virtual() {
+        enq_ns.max(clock_ns).max(reached)
+    } else {
+        clock::now_ns()
+    }
+}
+
+fn execute(s: &Stream, op: Op, enq_ns: u64, clock_ns: &mut u64) -> CuResult<()> {
+    match op {
+        Op::Kernel { kind, args, dur_ns } => {
+            let start = start_of(enq_ns, *clock_ns);
+            let end = start.saturating_add(dur_ns);
+            kernel::run(kind, &args, start)?;
+            clock::sleep_until(end);
+            *clock_ns = end;
+        }
+        Op::WaitValue {
+            addr,
+            value,
+            cond,
+            wide,
+        } => {
+            let reached = wait_value(s, addr, value, cond, wide)?;
+            *clock_ns = after_wait(enq_ns, *clock_ns, reached);
+        }
+        Op::WriteValue { addr, value, wide } => {
+            let ts = start_of(enq_ns, *clock_ns);
+            write_value(addr, value, wide, ts)?;
+            *clock_ns = ts;
+        }
+        Op::ExtSignal { obj } => {
+            let ts = start_of(enq_ns, *clock_ns);
+            // SAFETY: `obj` is an imported NvSciSync object, which the application keeps
+            // alive while it is imported (CUDA's rule).
+            let r = unsafe { NvSciSyncSilObjSignalEngine(obj as NvSciSyncObj, ts) };
+            if r != NvSciError_Success {
+                return Err(CUDA_ERROR_LAUNCH_FAILED);
+            }
+            *clock_ns = ts;
+        }
+        Op::ExtWait { fence } => {
+            let reached = s.wait_loop(|timeout_us| {
+                let mut ts = 0u64;
+                // SAFETY: `fence` is a local copy; `ts` is writable.
+                let r = unsafe { NvSciSyncSilFenceWaitEngine(&fence, timeout_us, &mut ts) };
+                match r {
+                    NvSciError_Success => Ok(Some(ts)),
+                    NvSciError_Timeout => Ok(None),
+                    _ => Err(CUDA_ERROR_LAUNCH_FAILED),
+                }
+            })?;
+            *clock_ns = after_wait(enq_ns, *clock_ns, reached);
+        }
+        Op::Event { ev, generation } => {
+            let ts = start_of(enq_ns, *clock_ns);
+            ev.complete(generation, ts, None);
+            *clock_ns = ts;
+        }
+    }
+    Ok(())
+}
+
+/// Loads the value at a checked, aligned address.
+///
+/// # Safety
+/// `addr` is aligned for the width and lies in known memory.
+unsafe fn load(addr: u64, wide: bool) -> u64 {
+    // SAFETY: caller contract; other threads access it only atomically or not at all.
+    unsafe {
+        if wide {
+            AtomicU64::from_ptr(addr as usize as *mut u64).load(Ordering::Acquire)
+        } else {
+            u64::from(AtomicU32::from_ptr(addr as usize as *mut u32).load(Ordering::Acquire))
+        }
+    }
+}
+
+/// The timestamp of a wait satisfied at `addr` by polling: the signal timestamp if the 8-byte
+/// word at `addr` is a SIL semaphore counter, else the SIL clock now.
+fn polled_timestamp(addr: u64) -> u64 {
+    if addr.is_multiple_of(8) && memory::check_access(&memory::read(), addr, 8, 8, false).is_ok() {
+        // SAFETY: aligned and in known memory (checked just above).
+        let v = unsafe { load(addr, true) };
+        let mut ts = 0u64;
+        // SAFETY: as above; `ts` is writable; timeout 0 never blocks.
+        let r = unsafe { NvSciSyncSilCounterWait(addr as usize as *const u64, v, 0, 0, &mut ts) };
+        if r == NvSciError_Success {
+            return ts;
+        }
+    }
+    clock::now_ns()
+}
+
+fn wait_value(s: &Stream, addr: u64, value: u64, cond: WaitCond, wide: bool) -> CuResult<u64> {
+    let size = if wide { 8 } else { 4 };
+    memory::check_access(&memory::read(), addr, size, size, false)?;
+    if wide && cond != WaitCond::And {
+        let mode = u32::from(cond == WaitCond::Eq);
+        return s.wait_loop(|timeout_us| {
+            let mut ts = 0u64;
+            // SAFETY: `addr` is 8-aligned and in known memory; `ts` is writable.
+            let r = unsafe {
+                NvSciSyncSilCounterWait(
+                    addr as usize as *const u64,
+                    value,
+                    mode,
+                    timeout_us,
+                    &mut ts,
+                )
+            };
+            match r {
+                NvSciError_Success => Ok(Some(ts)),
+                NvSciError_Timeout => Ok(None),
+                _ => Err(CUDA_ERROR_LAUNCH_FAILED),
+            }
+        });
+    }
+    s.wait_loop(|timeout_us| {
+        let deadline = clock::real_ns().saturating_add(timeout_us as u64 * 1_000);
+        loop {
+            // SAFETY: aligned (checked at enqueue) and in known memory (checked above).
+            let cur = unsafe { load(addr, wide) };
+            if cond.holds(cur, value, wide) {
+                return Ok(Some(polled_timestamp(addr)));
+            }
+            if clock::real_ns() >= deadline {
+                return Ok(None);
+            }
+            std::thread::sleep(POLL);
+        }
+    })
+}
+
+fn write_value(addr: u64, value: u64, wide: bool, ts: u64) -> CuResult<()> {
+    let size = if wide { 8 } else { 4 };
+    {
+        let regions = memory::read();
+        memory::check_access(&regions, addr, size, size, true)?;
+        // SAFETY: aligned and in known writable memory, which cannot be freed while the
+        // region table is read-locked; the write is atomic.
+        unsafe {
+            if wide {
+                AtomicU64::from_ptr(addr as usize as *mut u64).store(value, Ordering::Release);
+            } else {
+                AtomicU32::from_ptr(addr as usize as *mut u32)
+                    .store(value as u32, Ordering::Release);
+            }
+        }
+    }
+    // Tell the NvSciSync SIL (a semaphore counter records `ts` and wakes its waiters); any
+    // other address is BadParameter, which is expected and ignored.
+    // SAFETY: the function only looks the address up.
+    let _ = unsafe { NvSciSyncSilCounterWritten((addr & !7) as usize as *const u64, ts) };
+    Ok(())
+}
+
+/// Synchronizes every stream; the first sticky error (all streams are waited for).
+pub(crate) fn synchronize_all() -> CuResult<()> {
+    let mut first = Ok(());
+    for s in STREAMS.snapshot() {
+        let r = s.synchronize();
+        if first.is_ok() {
+            first = r;
+        }
+    }
+    first
+}
+
+// ---------------------------------------------------------------------------------------
+// C API
+// ---------------------------------------------------------------------------------------
+
+/// Creates a stream and its worker thread. `CU_STREAM_DEFAULT` and `CU_STREAM_NON_BLOCKING`
+/// are accepted (there is no default stream to synchronise with); other flags are
+/// `CUDA_ERROR_INVALID_VALUE`.
+///
+/// # Safety
+/// `phStream` must be NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuStreamCreate(phStream: *mut CUstream, Flags: c_uint) -> CUresult {
+    ret((|| {
+        require_ctx()?;
+        if phStream.is_null() || Flags & !CU_STREAM_NON_BLOCKING.0 != 0 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let s = Arc::new(Stream {
+            st: Mutex::new(State {
+                queue: VecDeque::with_capacity(QUEUE_CAPACITY),
+                running: false,
+                sticky: None,
+                shutdown: false,
+            }),
+            work: Condvar::new(),
+            idle: Condvar::new(),
+            abort: AtomicBool::new(false),
+            worker: Mutex::new(None),
+        });
+        let w = s.clone();
+        let jh = std::thread::Builder::new()
+            .name("sil-cuda-stream".into())
+            .spawn(move || worker(w))
+            .map_err(|_| CUDA_ERROR_OUT_OF_MEMORY)?;
+        *s.worker.lock().unwrap_or_else(|e| e.into_inner()) = Some(jh);
+        let h = STREAMS.insert(s);
+        // SAFETY: forwarded caller contract (checked non-null).
+        unsafe { out(phStream, h as CUstream) }
+    })())
+}
+
+/// Destroys a stream without hanging: the handle is invalid at once; queued operations still
+/// run, except that a wait that is not satisfied is abandoned, after which every later
+/// operation is discarded (their events complete with `CUDA_ERROR_INVALID_HANDLE`). Returns
+/// after the worker thread has exited, so no operation touches memory afterwards.
+///
+/// # Safety
+/// Always safe to call.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuStreamDestroy_v2(hStream: CUstream) -> CUresult {
+    ret((|| {
+        require_init()?;
+        if is_default_stream(hStream) {
+            return Err(CUDA_ERROR_INVALID_HANDLE);
+        }
+        let s = STREAMS
+            .remove(hStream as usize)
+            .ok_or(CUDA_ERROR_INVALID_HANDLE)?;
+        s.lock().shutdown = true;
+        s.abort.store(true, Ordering::Release);
+        s.work.notify_all();
+        let jh = s.worker.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(jh) = jh {
+            let _ = jh.join();
+        }
+        Ok(())
+    })())
+}
+
+/// Blocks until the stream is idle (no timeout, like the real driver); returns its sticky
+/// error if it has one.
+///
+/// # Safety
+/// Always safe to call.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuStreamSynchronize(hStream: CUstream) -> CUresult {
+    ret((|| {
+        require_init()?;
+        stream_of(hStream)?.synchronize()
+    })())
+}
+
+/// The sticky error, else `CUDA_ERROR_NOT_READY` while operations are pending, else success.
+///
+/// # Safety
+/// Always safe to call.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuStreamQuery(hStream: CUstream) -> CUresult {
+    ret((|| {
+        require_init()?;
+        stream_of(hStream)?.query()
+    })())
+}
+
+fn launch_dims_ok(grid: [c_uint; 3], block: [c_uint; 3], shared: c_uint) -> bool {
+    let lim = |a: i32| attribute(CUdevice_attribute(a as u32)).unwrap_or(0) as u64;
+    let g = grid.map(u64::from);
+    let b = block.map(u64::from);
+    g.iter().chain(&b).all(|&d| d > 0)
+        && g[0] <= lim(5)
+        && g[1] <= lim(6)
+        && g[2] <= lim(7)
+        && b[0] <= lim(2)
+        && b[1] <= lim(3)
+        && b[2] <= lim(4)
+        && b[0] * b[1] * b[2] <= lim(1)
+        && u64::from(shared) <= lim(8)
+}
+
+/// Enqueues a kernel: its arguments are decoded now (by its `KernelSig`) and its execution
+/// time drawn now; the worker runs the reference model. `extra` must be NULL; grid and block
+/// dimensions must be non-zero and within the device limits.
+///
+/// # Safety
+/// `kernelParams` must hold one valid pointer per kernel parameter (see `cuda.h`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuLaunchKernel(
+    f: CUfunction,
+    gridDimX: c_uint,
+    gridDimY: c_uint,
+    gridDimZ: c_uint,
+    blockDimX: c_uint,
+    blockDimY: c_uint,
+    blockDimZ: c_uint,
+    sharedMemBytes: c_uint,
+    hStream: CUstream,
+    kernelParams: *mut *mut c_void,
+    extra: *mut *mut c_void,
+) -> CUresult {
+    ret((|| {
+        require_init()?;
+        let func = FUNCTIONS.get(f as usize).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
+        let s = stream_of(hStream)?;
+        s.sticky()?;
+        if !extra.is_null()
+            || !launch_dims_ok(
+                [gridDimX, gridDimY, gridDimZ],
+                [blockDimX, blockDimY, blockDimZ],
+                sharedMemBytes,
+            )
+        {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let kind = func.kind;
+        // SAFETY: forwarded caller contract.
+        let args = unsafe { kernel::decode(kind.sig(), kernelParams) }?;
+        s.enqueue(1, |q| {
+            let dur_ns = func.sample_ns();
+            q.push(Op::Kernel { kind, args, dur_ns });
+            Ok(())
+        })
+    })())
+}
+
+fn enqueue_wait(
+    hStream: CUstream,
+    addr: CUdeviceptr,
+    value: u64,
+    flags: c_uint,
+    wide: bool,
+) -> CuResult<()> {
+    require_init()?;
+    let s = stream_of(hStream)?;
+    s.sticky()?;
+    if flags & CU_STREAM_WAIT_VALUE_FLUSH.0 != 0 {
+        return Err(CUDA_ERROR_NOT_SUPPORTED);
+    }
+    let cond = match flags {
+        0 => WaitCond::Geq,
+        1 => WaitCond::Eq,
+        2 => WaitCond::And,
+        3 => return Err(CUDA_ERROR_NOT_SUPPORTED),
+        _ => return Err(CUDA_ERROR_INVALID_VALUE),
+    };
+    let size = if wide { 8 } else { 4 };
+    if addr == 0 || !addr.is_multiple_of(size) {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    s.enqueue(1, |q| {
+        q.push(Op::WaitValue {
+            addr,
+            value,
+            cond,
+            wide,
+        });
+        Ok(())
+    })
+}
+
+fn enqueue_write(
+    hStream: CUstream,
+    addr: CUdeviceptr,
+    value: u64,
+    flags: c_uint,
+    wide: bool,
+) -> CuResult<()> {
+    require_init()?;
+    let s = stream_of(hStream)?;
+    s.sticky()?;
+    if flags & !CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER.0 != 0 {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    let size = if wide { 8 } else { 4 };
+    if addr == 0 || !addr.is_multiple_of(size) {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    s.enqueue(1, |q| {
+        q.push(Op::WriteValue { addr, value, wide });
+        Ok(())
+    })
+}
+
+/// Enqueues a wait until the 32-bit value at `addr` satisfies `flags` (GEQ: cyclic
+/// `(int32_t)(*addr - value) >= 0`, EQ, AND). NOR and FLUSH: `CUDA_ERROR_NOT_SUPPORTED`.
+/// `addr` must be 4-byte aligned; it must lie in known memory when the wait executes, else
+/// the stream gets a sticky `CUDA_ERROR_ILLEGAL_ADDRESS`.
+///
+/// # Safety
+/// Always safe to call (the address is checked when the operation executes).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuStreamWaitValue32_v2(
+    stream: CUstream,
+    addr: CUdeviceptr,
+    value: cuuint32_t,
+    flags: c_uint,
+) -> CUresult {
+    ret(enqueue_wait(stream, addr, u64::from(value), flags, false))
+}
+
+/// Enqueues a write of a 32-bit value (atomic), then tells the NvSciSync SIL
+/// (`NvSciSyncSilCounterWritten` on the enclosing 8-byte word) with the stream time.
+///
+/// # Safety
+/// Always safe to call (the address is checked when the operation executes).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuStreamWriteValue32_v2(
+    stream: CUstream,
+    addr: CUdeviceptr,
+    value: cuuint32_t,
+    flags: c_uint,
+) -> CUresult {
+    ret(enqueue_write(stream, addr, u64::from(value), flags, false))
+}
+
+/// Enqueues a wait until the 64-bit value at `addr` satisfies `flags` (GEQ: cyclic
+/// `(int64_t)(*addr - value) >= 0`, EQ, AND). GEQ and EQ wait through
+/// `NvSciSyncSilCounterWait`, so a SIL semaphore counter reports its signal timestamp.
+///
+/// # Safety
+/// Always safe to call (the address is checked when the operation executes).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuStreamWaitValue64_v2(
+    stream: CUstream,
+    addr: CUdeviceptr,
+    value: cuuint64_t,
+    flags: c_uint,
+) -> CUresult {
+    ret(enqueue_wait(stream, addr, value, flags, true))
+}
+
+/// Enqueues a write of a 64-bit value (atomic), then `NvSciSyncSilCounterWritten(addr, t)`
+/// with the stream time `t` (a SIL semaphore counter records it and wakes its waiters).
+///
+/// # Safety
+/// Always safe to call (the address is checked when the operation executes).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuStreamWriteValue64_v2(
+    stream: CUstream,
+    addr: CUdeviceptr,
+    value: cuuint64_t,
+    flags: c_uint,
+) -> CUresult {
+    ret(enqueue_write(stream, addr, value, flags, true))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn geq_is_cyclic() {
+        use WaitCond::*;
+        assert!(Geq.holds(5, 5, true));
+        assert!(Geq.holds(6, 5, true));
+        assert!(!Geq.holds(4, 5, true));
+        // Wraparound: 2 is "after" u64::MAX - 1.
+        assert!(Geq.holds(2, u64::MAX - 1, true));
+        assert!(!Geq.holds(u64::MAX - 1, 2, true));
+        assert!(Geq.holds(0x0000_0001, 0xFFFF_FFF0, false));
+        assert!(!Geq.holds(0xFFFF_FFF0, 0x0000_0001, false));
+        // Exactly half the range apart: (int)(a - b) = INT_MIN < 0.
+        assert!(!Geq.holds(0, 1 << 63, true));
+        assert!(Geq.holds((1 << 63) - 1, 0, true));
+        // 32-bit compares ignore the high half.
+        assert!(Geq.holds(0xFFFF_FFFF_0000_0005, 5, false));
+        assert!(Eq.holds(7, 7, true) && !Eq.holds(7, 8, true));
+        assert!(Eq.holds(0x1_0000_0007, 7, false));
+        assert!(And.holds(0b0110, 0b0100, true) && !And.holds(0b0110, 0b1001, true));
+    }
+
+    #[test]
+    fn default_stream_handles() {
+        assert!(is_default_stream(core::ptr::null_mut()));
+        assert!(is_default_stream(1 as CUstream));
+        assert!(is_default_stream(2 as CUstream));
+        assert!(!is_default_stream(0x1000 as CUstream));
+    }
+
+    #[test]
+    fn launch_limits() {
+        assert!(launch_dims_ok([1, 1, 1], [256, 1, 1], 0));
+        assert!(!launch_dims_ok([0, 1, 1], [256, 1, 1], 0));
+        assert!(!launch_dims_ok([1, 1, 1], [1, 0, 1], 0));
+        assert!(!launch_dims_ok([1, 1, 1], [32, 32, 2], 0));
+        assert!(!launch_dims_ok([1, 65536, 1], [1, 1, 1], 0));
+        assert!(!launch_dims_ok([1, 1, 1], [1, 1, 1], 49153));
+    }
+}

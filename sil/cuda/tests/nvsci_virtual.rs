@@ -1,0 +1,610 @@
+//! SIL CUDA with the SIL NvSciSync in virtual time: the full pipeline (a wait on a semaphore
+//! the CPU signals later → preprocess on pinned memory → postprocess → signal), exact event
+//! timing, the rig-style counter path (wait/write value on host-registered semaphore
+//! counters), and the external-semaphore and attribute-list error paths.
+//!
+//! Virtual time is process-wide, so the tests of this file run one at a time.
+
+mod common;
+
+use core::ffi::c_void;
+use std::sync::Mutex;
+
+use common::*;
+use nvsci_sys::sil::*;
+use nvsci_sys::*;
+use orin_exec_kernels::PostprocessParams;
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+const T0: u64 = 1_000_000_000;
+
+fn nv(r: NvSciError) {
+    assert_eq!(r, NvSciError_Success);
+}
+
+fn module() -> NvSciSyncModule {
+    let mut m = core::ptr::null_mut();
+    // SAFETY: valid out pointer.
+    nv(unsafe { NvSciSyncModuleOpen(&mut m) });
+    m
+}
+
+/// An unreconciled list with the given (key, bytes) attributes.
+fn list(m: NvSciSyncModule, attrs: &[(NvSciSyncAttrKey, &[u8])]) -> NvSciSyncAttrList {
+    let mut l = core::ptr::null_mut();
+    // SAFETY: valid pointers; the pairs point to live slices.
+    unsafe {
+        nv(NvSciSyncAttrListCreate(m, &mut l));
+        let pairs: Vec<_> = attrs
+            .iter()
+            .map(|(k, v)| NvSciSyncAttrKeyValuePair {
+                attrKey: *k,
+                value: v.as_ptr().cast(),
+                len: v.len(),
+            })
+            .collect();
+        if !pairs.is_empty() {
+            nv(NvSciSyncAttrListSetAttrs(l, pairs.as_ptr(), pairs.len()));
+        }
+    }
+    l
+}
+
+/// A CUDA list for `flags` (`CUDA_NVSCISYNC_ATTR_*`), deterministic.
+fn cuda_list(m: NvSciSyncModule, flags: i32) -> NvSciSyncAttrList {
+    let l = list(m, &[(NvSciSyncAttrKey_RequireDeterministicFences, &[1])]);
+    // SAFETY: a valid unreconciled list.
+    ck(unsafe { cuDeviceGetNvSciSyncAttributes(l.cast(), 0, flags) });
+    l
+}
+
+/// A CPU list: signaler or waiter.
+fn cpu_list(m: NvSciSyncModule, signal: bool, deterministic: bool) -> NvSciSyncAttrList {
+    let perm = if signal {
+        NvSciSyncAccessPerm_SignalOnly
+    } else {
+        NvSciSyncAccessPerm_WaitOnly
+    };
+    list(
+        m,
+        &[
+            (NvSciSyncAttrKey_NeedCpuAccess, &[1]),
+            (NvSciSyncAttrKey_RequiredPerm, &perm.to_ne_bytes()),
+            (
+                NvSciSyncAttrKey_RequireDeterministicFences,
+                &[u8::from(deterministic)],
+            ),
+        ],
+    )
+}
+
+fn obj(lists: &[NvSciSyncAttrList]) -> NvSciSyncObj {
+    let (mut o, mut conflict) = (core::ptr::null_mut(), core::ptr::null_mut());
+    // SAFETY: valid lists and out pointers.
+    nv(unsafe {
+        NvSciSyncAttrListReconcileAndObjAlloc(lists.as_ptr(), lists.len(), &mut o, &mut conflict)
+    });
+    o
+}
+
+fn import(o: NvSciSyncObj) -> (CUresult, CUexternalSemaphore) {
+    let desc = CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC {
+        r#type: CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC,
+        handle: CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_handle {
+            nvSciSyncObj: o.cast_const().cast(),
+        },
+        flags: 0,
+        reserved: [0; 16],
+    };
+    let mut s = core::ptr::null_mut();
+    // SAFETY: valid pointers.
+    let r = unsafe { cuImportExternalSemaphore(&mut s, &desc) };
+    (r, s)
+}
+
+fn signal_params(fence: &mut NvSciSyncFence) -> CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS {
+    CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS {
+        params: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_params {
+            fence: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_params_fence { value: 0 },
+            nvSciSync: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_params_nvSciSync {
+                fence: (fence as *mut NvSciSyncFence).cast(),
+            },
+            keyedMutex: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_params_keyedMutex { key: 0 },
+            reserved: [0; 12],
+        },
+        flags: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC,
+        reserved: [0; 16],
+    }
+}
+
+fn wait_params(fence: &mut NvSciSyncFence) -> CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS {
+    CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS {
+        params: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_params {
+            fence: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_params_fence { value: 0 },
+            nvSciSync: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_params_nvSciSync {
+                fence: (fence as *mut NvSciSyncFence).cast(),
+            },
+            keyedMutex: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_params_keyedMutex {
+                key: 0,
+                timeoutMs: 0,
+            },
+            reserved: [0; 10],
+        },
+        flags: 0,
+        reserved: [0; 16],
+    }
+}
+
+fn fence_for(o: NvSciSyncObj, value: u64) -> NvSciSyncFence {
+    let mut f = NvSciSyncFenceInitializer;
+    // SAFETY: valid object and fence.
+    nv(unsafe { NvSciSyncFenceUpdateFence(o, 0, value, &mut f) });
+    f
+}
+
+fn fence_value(f: &NvSciSyncFence) -> u64 {
+    let (mut id, mut v) = (u64::MAX, 0);
+    // SAFETY: valid pointers.
+    nv(unsafe { NvSciSyncFenceExtractFence(f, &mut id, &mut v) });
+    assert_eq!(id, 0);
+    v
+}
+
+fn signal_ts(o: NvSciSyncObj, value: u64) -> u64 {
+    let mut ts = 0;
+    // SAFETY: valid pointers.
+    nv(unsafe { NvSciSyncSilObjGetSignalTimestamp(o, value, &mut ts) });
+    ts
+}
+
+fn cpu_wait(m: NvSciSyncModule, f: &NvSciSyncFence) {
+    let mut ctx = core::ptr::null_mut();
+    // SAFETY: valid pointers.
+    unsafe {
+        nv(NvSciSyncCpuWaitContextAlloc(m, &mut ctx));
+        nv(NvSciSyncFenceWait(f, ctx, 5_000_000));
+        NvSciSyncCpuWaitContextFree(ctx);
+    }
+}
+
+fn virtual_on() -> std::sync::MutexGuard<'static, ()> {
+    let g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // SAFETY: plain C call.
+    nv(unsafe { NvSciSilClockSetVirtual(true, T0) });
+    g
+}
+
+fn advance(ns: u64) {
+    // SAFETY: plain C call.
+    nv(unsafe { NvSciSilClockAdvanceTo(ns) });
+}
+
+fn set_time(f: CUfunction, ns: u64) {
+    let model = cuda_sys::sil::cuSilTimingModel {
+        kind: 0,
+        numBins: 0,
+        minNs: ns,
+        maxNs: 0,
+        binUpperNs: core::ptr::null(),
+        binWeights: core::ptr::null(),
+        seed: 0,
+    };
+    // SAFETY: valid model.
+    ck(unsafe { cuda_sys::sil::cuSilSetKernelTimingModel(f, &model) });
+}
+
+#[test]
+fn event_timing_is_exact() {
+    let _g = virtual_on();
+    setup();
+    let s = stream();
+    let sel = load("selftest", 87);
+    let tim = load("timing", 87);
+    let (_, fill) = function(sel, "fill_pattern_u32");
+    let (_, stamp) = function(tim, "stamp_globaltimer");
+    set_time(stamp, 5_000);
+    let buf = Pinned::<u32>::new(16);
+    let slots = Pinned::<u64>::new(2);
+    let (e0, e1, e2) = (
+        event(CU_EVENT_DEFAULT),
+        event(CU_EVENT_DEFAULT),
+        event(CU_EVENT_DEFAULT),
+    );
+    ck(record(e0, s));
+    let (mut d, mut n, mut seed) = (buf.dptr(), 16u32, 1u32);
+    ck(launch(fill, s, &mut [p(&mut d), p(&mut n), p(&mut seed)])); // 20 us (default)
+    let mut s0 = slots.dptr();
+    ck(launch(stamp, s, &mut [p(&mut s0)])); // 5 us
+    ck(record(e1, s));
+    ck(sync(s));
+    // Submitted later (clock moved on): work starts at the clock at submit.
+    advance(T0 + 1_000_000);
+    let mut s1 = slots.dptr() + 8;
+    ck(launch(stamp, s, &mut [p(&mut s1)]));
+    ck(record(e2, s));
+    ck(sync(s));
+    let (r, ms) = elapsed(e0, e1);
+    ck(r);
+    assert_eq!(ms, 0.025f32);
+    let (r, ms) = elapsed(e0, e2);
+    ck(r);
+    assert_eq!(ms, 1.005f32);
+    assert_eq!(slots.slice(), &[T0 + 20_000, T0 + 1_000_000]);
+    ck(destroy(s));
+    buf.free();
+    slots.free();
+}
+
+#[test]
+fn full_pipeline_with_nvscisync() {
+    let _g = virtual_on();
+    pipeline(true);
+}
+
+#[test]
+fn full_pipeline_with_nvscisync_in_real_time() {
+    let _g = virtual_on();
+    // SAFETY: plain C call.
+    nv(unsafe { NvSciSilClockSetVirtual(false, 0) });
+    pipeline(false);
+}
+
+fn pipeline(virtual_time: bool) {
+    setup();
+    let m = module();
+    // A: the CPU signals, CUDA waits. B: CUDA signals, the CPU waits.
+    let a = obj(&[
+        cpu_list(m, true, true),
+        cuda_list(m, CUDA_NVSCISYNC_ATTR_WAIT),
+    ]);
+    let b = obj(&[
+        cuda_list(m, CUDA_NVSCISYNC_ATTR_SIGNAL),
+        cpu_list(m, false, true),
+    ]);
+    let (r, ea) = import(a);
+    ck(r);
+    let (r, eb) = import(b);
+    ck(r);
+
+    let aeb = load("aeb", 87);
+    let (_, pre) = function(aeb, "aeb_preprocess");
+    let (_, post) = function(aeb, "aeb_postprocess");
+    set_time(post, 30_000);
+    let (w, h) = (64u32, 32u32);
+    let mut img = Pinned::<u8>::new((w * h) as usize);
+    let map = Pinned::<i8>::new((w / 2 * h / 2) as usize);
+    let det = Pinned::<i32>::new(4);
+    let pp = PostprocessParams {
+        threshold: 50,
+        lane_x0: 8,
+        lane_x1: 24,
+        row_scale: 2.0,
+        row_offset: 0.5,
+        horizon: 2.0,
+        fh: 800.0,
+    };
+    let s = stream();
+    let (e0, e1) = (event(CU_EVENT_DEFAULT), event(CU_EVENT_DEFAULT));
+
+    for frame in 1..=3u64 {
+        let start = T0 + frame * 10_000_000;
+        if virtual_time {
+            advance(start);
+        }
+        // The waiter is enqueued before its signaler exists (deterministic fences).
+        let mut fa = fence_for(a, frame);
+        let mut fb = NvSciSyncFenceInitializer;
+        let wp = [wait_params(&mut fa)];
+        let sp = [signal_params(&mut fb)];
+        ck(record(e0, s));
+        // SAFETY: arrays of one valid element each.
+        ck(unsafe { cuWaitExternalSemaphoresAsync(&ea, wp.as_ptr(), 1, s) });
+        let (mut src, mut dst, mut sw, mut sh) = (img.dptr(), map.dptr(), w, h);
+        ck(launch(
+            pre,
+            s,
+            &mut [p(&mut src), p(&mut dst), p(&mut sw), p(&mut sh)],
+        ));
+        let (mut mp, mut mw, mut mh) = (map.dptr(), w / 2, h / 2);
+        let (mut th, mut x0, mut x1) = (pp.threshold, pp.lane_x0, pp.lane_x1);
+        let (mut rs, mut ro, mut hz, mut fh) = (pp.row_scale, pp.row_offset, pp.horizon, pp.fh);
+        let mut od = det.dptr();
+        let mut params = [
+            p(&mut mp),
+            p(&mut mw),
+            p(&mut mh),
+            p(&mut th),
+            p(&mut x0),
+            p(&mut x1),
+            p(&mut rs),
+            p(&mut ro),
+            p(&mut hz),
+            p(&mut fh),
+            p(&mut od),
+        ];
+        ck(launch(post, s, &mut params));
+        // SAFETY: arrays of one valid element each.
+        ck(unsafe { cuSignalExternalSemaphoresAsync(&eb, sp.as_ptr(), 1, s) });
+        ck(record(e1, s));
+        // The fence was written at enqueue, with the value this signal will produce.
+        assert_eq!(fence_value(&fb), frame);
+        assert_eq!(query(s), CUDA_ERROR_NOT_READY);
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        assert_eq!(query(s), CUDA_ERROR_NOT_READY, "blocked on A");
+
+        // The CPU produces the frame and signals A 1 ms later.
+        for (i, v) in img.slice_mut().iter_mut().enumerate() {
+            *v = ((i as u64 * 13 + frame * 31) % 256) as u8;
+        }
+        let t1 = start + 1_000_000;
+        if virtual_time {
+            advance(t1);
+        }
+        // SAFETY: a CPU-signaler object.
+        nv(unsafe { NvSciSyncObjSignal(a) });
+        cpu_wait(m, &fb);
+        ck(sync(s));
+
+        let mut want_map = vec![0i8; map.len];
+        orin_exec_kernels::aeb_preprocess(img.slice(), &mut want_map, w, h).expect("model");
+        assert_eq!(map.slice(), &want_map[..]);
+        let mut want = [0i32; 4];
+        orin_exec_kernels::aeb_postprocess(&want_map, w / 2, h / 2, &pp, &mut want).expect("model");
+        assert_eq!(det.slice(), &want[..]);
+        // Timeline: A at t1, preprocess 20 us, postprocess 30 us, B signalled at the end.
+        let (ta, tb) = (signal_ts(a, frame), signal_ts(b, frame));
+        let (r, ms) = elapsed(e0, e1);
+        ck(r);
+        if virtual_time {
+            assert_eq!(ta, t1);
+            assert_eq!(tb, t1 + 50_000);
+            assert_eq!(ms, (1_050_000f64 / 1e6) as f32);
+        } else {
+            assert!(tb >= ta + 50_000, "{ta} -> {tb}");
+            assert!(ms >= 0.05, "{ms} ms (two kernels of 20 + 30 us)");
+        }
+        // SAFETY: fences owned by this test.
+        unsafe {
+            NvSciSyncFenceClear(&mut fa);
+            NvSciSyncFenceClear(&mut fb);
+        }
+    }
+    ck(destroy(s));
+    // SAFETY: imported above; objects freed after.
+    unsafe {
+        ck(cuDestroyExternalSemaphore(ea));
+        ck(cuDestroyExternalSemaphore(eb));
+        assert_eq!(cuDestroyExternalSemaphore(eb), CUDA_ERROR_INVALID_HANDLE);
+        NvSciSyncObjFree(a);
+        NvSciSyncObjFree(b);
+    }
+    img.free();
+    map.free();
+    det.free();
+}
+
+#[test]
+fn counter_path_wait_and_write_value() {
+    let _g = virtual_on();
+    setup();
+    let m = module();
+    let c = obj(&[
+        cpu_list(m, true, true),
+        cuda_list(m, CUDA_NVSCISYNC_ATTR_WAIT),
+    ]);
+    let d = obj(&[
+        cuda_list(m, CUDA_NVSCISYNC_ATTR_SIGNAL),
+        cpu_list(m, false, true),
+    ]);
+    let counter = |o: NvSciSyncObj| {
+        let mut p = core::ptr::null_mut();
+        // SAFETY: valid pointers.
+        nv(unsafe { NvSciSyncSilObjGetCounter(o, &mut p) });
+        // SAFETY: the counter's page stays valid for the object's life.
+        ck(unsafe { cuMemHostRegister_v2(p.cast(), 4096, CU_MEMHOSTREGISTER_DEVICEMAP) });
+        let mut dp = 0;
+        // SAFETY: registered above.
+        ck(unsafe { cuMemHostGetDevicePointer_v2(&mut dp, p.cast(), 0) });
+        (p, dp)
+    };
+    let (cp, cd) = counter(c);
+    let (dp, dd) = counter(d);
+    let tim = load("timing", 87);
+    let (_, stamp) = function(tim, "stamp_globaltimer");
+    let slots = Pinned::<u64>::new(2);
+    let s = stream();
+
+    // Frame 1: 64-bit GEQ wait (through NvSciSyncSilCounterWait).
+    ck(wait64(s, cd, 1, CU_STREAM_WAIT_VALUE_GEQ.0));
+    let mut s0 = slots.dptr();
+    ck(launch(stamp, s, &mut [p(&mut s0)]));
+    ck(write64(s, dd, 1));
+    // Frame 2: 32-bit wait on the counter's low half (polled; the signal timestamp is still
+    // found).
+    ck(wait32(s, cd, 2, CU_STREAM_WAIT_VALUE_GEQ.0));
+    let mut s1 = slots.dptr() + 8;
+    ck(launch(stamp, s, &mut [p(&mut s1)]));
+    ck(write64(s, dd, 2));
+
+    advance(T0 + 500_000);
+    // SAFETY: CPU signaler.
+    nv(unsafe { NvSciSyncObjSignal(c) });
+    cpu_wait(m, &fence_for(d, 1));
+    assert_eq!(signal_ts(d, 1), T0 + 520_000);
+    advance(T0 + 900_000);
+    // SAFETY: CPU signaler.
+    nv(unsafe { NvSciSyncObjSignal(c) });
+    cpu_wait(m, &fence_for(d, 2));
+    ck(sync(s));
+    assert_eq!(signal_ts(d, 2), T0 + 920_000);
+    assert_eq!(slots.slice(), &[T0 + 500_000, T0 + 900_000]);
+    assert_eq!(load_u64(dp), 2);
+    assert_eq!(load_u64(cp), 2);
+    ck(destroy(s));
+    // SAFETY: registered above.
+    unsafe {
+        ck(cuMemHostUnregister(cp.cast()));
+        ck(cuMemHostUnregister(dp.cast()));
+        NvSciSyncObjFree(c);
+        NvSciSyncObjFree(d);
+    }
+    slots.free();
+}
+
+#[test]
+fn semaphore_and_attribute_errors() {
+    let _g = virtual_on();
+    setup();
+    let m = module();
+    // SAFETY: valid lists and pointers throughout.
+    unsafe {
+        // cuDeviceGetNvSciSyncAttributes
+        let l = list(m, &[]);
+        assert_eq!(
+            cuDeviceGetNvSciSyncAttributes(l.cast(), 0, 0),
+            CUDA_ERROR_INVALID_VALUE
+        );
+        assert_eq!(
+            cuDeviceGetNvSciSyncAttributes(l.cast(), 0, 4),
+            CUDA_ERROR_INVALID_VALUE
+        );
+        assert_eq!(
+            cuDeviceGetNvSciSyncAttributes(l.cast(), 1, 1),
+            CUDA_ERROR_INVALID_DEVICE
+        );
+        assert_eq!(
+            cuDeviceGetNvSciSyncAttributes(core::ptr::null_mut(), 0, 1),
+            CUDA_ERROR_INVALID_HANDLE
+        );
+        assert_eq!(
+            cuDeviceGetNvSciSyncAttributes(0x1234 as *mut c_void, 0, 1),
+            CUDA_ERROR_INVALID_HANDLE
+        );
+        ck(cuDeviceGetNvSciSyncAttributes(l.cast(), 0, 3));
+        assert_eq!(
+            cuDeviceGetNvSciSyncAttributes(l.cast(), 0, 1),
+            CUDA_ERROR_INVALID_VALUE
+        );
+        let get = |k| {
+            let (mut v, mut len) = (core::ptr::null::<c_void>(), 0usize);
+            nv(NvSciSyncAttrListGetAttr(l, k, &mut v, &mut len));
+            core::slice::from_raw_parts(v.cast::<u8>(), len).to_vec()
+        };
+        assert_eq!(
+            get(NvSciSyncAttrKey_RequiredPerm),
+            NvSciSyncAccessPerm_WaitSignal.to_ne_bytes()
+        );
+        assert_eq!(get(NvSciSyncAttrKey_GpuId), b"orin-exec-silgpu");
+        assert_eq!(
+            get(NvSciSyncAttrKey_PrimitiveInfo),
+            NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b
+                .0
+                .to_ne_bytes()
+        );
+        for (f, perm) in [
+            (CUDA_NVSCISYNC_ATTR_SIGNAL, NvSciSyncAccessPerm_SignalOnly),
+            (CUDA_NVSCISYNC_ATTR_WAIT, NvSciSyncAccessPerm_WaitOnly),
+        ] {
+            let l = list(m, &[]);
+            ck(cuDeviceGetNvSciSyncAttributes(l.cast(), 0, f));
+            let (mut v, mut len) = (core::ptr::null::<c_void>(), 0usize);
+            nv(NvSciSyncAttrListGetAttr(
+                l,
+                NvSciSyncAttrKey_RequiredPerm,
+                &mut v,
+                &mut len,
+            ));
+            assert_eq!(*v.cast::<u64>(), perm);
+        }
+
+        // cuImportExternalSemaphore
+        let nd = obj(&[cpu_list(m, true, false), cpu_list(m, false, false)]);
+        assert_eq!(import(nd).0, CUDA_ERROR_NOT_SUPPORTED, "not deterministic");
+        assert_eq!(import(core::ptr::null_mut()).0, CUDA_ERROR_INVALID_HANDLE);
+        assert_eq!(import(0x4321 as NvSciSyncObj).0, CUDA_ERROR_INVALID_HANDLE);
+        let ok = obj(&[
+            cpu_list(m, true, true),
+            cuda_list(m, CUDA_NVSCISYNC_ATTR_WAIT),
+        ]);
+        let mut desc = CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC {
+            r#type: CUexternalSemaphoreHandleType(1),
+            handle: CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_handle {
+                nvSciSyncObj: ok.cast_const().cast(),
+            },
+            flags: 0,
+            reserved: [0; 16],
+        };
+        let mut es = core::ptr::null_mut();
+        assert_eq!(
+            cuImportExternalSemaphore(&mut es, &desc),
+            CUDA_ERROR_NOT_SUPPORTED
+        );
+        desc.r#type = CUexternalSemaphoreHandleType(99);
+        assert_eq!(
+            cuImportExternalSemaphore(&mut es, &desc),
+            CUDA_ERROR_INVALID_VALUE
+        );
+        desc.r#type = CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC;
+        desc.flags = 1;
+        assert_eq!(
+            cuImportExternalSemaphore(&mut es, &desc),
+            CUDA_ERROR_INVALID_VALUE
+        );
+        assert_eq!(
+            cuImportExternalSemaphore(core::ptr::null_mut(), &desc),
+            CUDA_ERROR_INVALID_VALUE
+        );
+        let (r, es) = import(ok);
+        ck(r);
+
+        // Signal / wait argument errors.
+        let s = stream();
+        let mut f = NvSciSyncFenceInitializer;
+        let mut sp = [signal_params(&mut f)];
+        let mut wp = [wait_params(&mut f)];
+        let bogus = 0x55 as CUexternalSemaphore;
+        assert_eq!(
+            cuSignalExternalSemaphoresAsync(&bogus, sp.as_ptr(), 1, s),
+            CUDA_ERROR_INVALID_HANDLE
+        );
+        assert_eq!(
+            cuWaitExternalSemaphoresAsync(&bogus, wp.as_ptr(), 1, s),
+            CUDA_ERROR_INVALID_HANDLE
+        );
+        assert_eq!(
+            cuSignalExternalSemaphoresAsync(&es, core::ptr::null(), 1, s),
+            CUDA_ERROR_INVALID_VALUE
+        );
+        ck(cuSignalExternalSemaphoresAsync(
+            &es,
+            core::ptr::null(),
+            0,
+            s,
+        ));
+        sp[0].flags = 0x80;
+        assert_eq!(
+            cuSignalExternalSemaphoresAsync(&es, sp.as_ptr(), 1, s),
+            CUDA_ERROR_INVALID_VALUE
+        );
+        sp[0].flags = 0;
+        sp[0].params.nvSciSync.fence = core::ptr::null_mut();
+        assert_eq!(
+            cuSignalExternalSemaphoresAsync(&es, sp.as_ptr(), 1, s),
+            CUDA_ERROR_INVALID_VALUE
+        );
+        wp[0].flags = CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC; // the signal flag
+        assert_eq!(
+            cuWaitExternalSemaphoresAsync(&es, wp.as_ptr(), 1, s),
+            CUDA_ERROR_INVALID_VALUE
+        );
+        wp[0].flags = CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC;
+        // A cleared fence is already expired.
+        ck(cuWaitExternalSemaphoresAsync(&es, wp.as_ptr(), 1, s));
+        ck(sync(s));
+        ck(destroy(s));
+        ck(cuDestroyExternalSemaphore(es));
+        NvSciSyncObjFree(ok);
+        NvSciSyncObjFree(nd);
+    }
+}

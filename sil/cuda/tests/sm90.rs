@@ -1,0 +1,51 @@
+//! `SIL_CUDA_SM=90` (read once by `cuInit`): the device is sm_90, so the sm_90 cubins load
+//! and the sm_87 ones do not. Its own process, because the variable must be set before the
+//! first `cuInit`.
+
+mod common;
+
+use common::*;
+
+#[test]
+fn sm_from_environment() {
+    // SAFETY: the only thread of this test process that touches the environment, before
+    // any other thread reads it.
+    unsafe { std::env::set_var("SIL_CUDA_SM", "sm_90") };
+    setup();
+    let mut v = 0;
+    // SAFETY: valid out pointers.
+    unsafe {
+        ck(cuDeviceGetAttribute(
+            &mut v,
+            CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+            0,
+        ));
+        assert_eq!(v, 9);
+        ck(cuDeviceGetAttribute(
+            &mut v,
+            CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+            0,
+        ));
+        assert_eq!(v, 0);
+        let mut name = [0 as core::ffi::c_char; 64];
+        ck(cuDeviceGetName(name.as_mut_ptr(), 64, 0));
+        assert_eq!(
+            core::ffi::CStr::from_ptr(name.as_ptr()).to_str(),
+            Ok("orin-exec SIL GPU (sm_90)")
+        );
+    }
+    // Read once: changing it later has no effect.
+    // SAFETY: as above.
+    unsafe { std::env::set_var("SIL_CUDA_SM", "87") };
+    // SAFETY: plain C call.
+    ck(unsafe { cuInit(0) });
+    let m = load("aeb", 90);
+    assert_eq!(function(m, "aeb_preprocess").0, CUDA_SUCCESS);
+    let sm87 = orin_exec_kernels::cubin("aeb", 87).expect("cubin").image;
+    assert_eq!(load_image(sm87).0, CUDA_ERROR_NO_BINARY_FOR_GPU);
+    // An sm_90 cubin whose kernel has no reference model.
+    let tiny = include_bytes!("../../../kernels/cubin-check/tests/data/tiny.sm_90.cubin");
+    let (r, t) = load_image(tiny);
+    ck(r);
+    assert_eq!(function(t, "tiny").0, CUDA_ERROR_NOT_FOUND);
+}

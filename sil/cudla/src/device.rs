@@ -1,0 +1,555 @@
+//! Device handles, their imports, the loaded module, the task queue and the fault table.
+
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+
+use cudla_sys::{cudlaModuleTensorDescriptor, cudlaStatus};
+use nvsci_sys::{NvSciBufObj, NvSciSyncObj};
+use sil_common::timing::{TimingModel, TimingSampler};
+use sil_loadable::Loadable;
+
+use crate::limits::*;
+use crate::nvsci::{self, OwnedFence};
+
+/// Locks a mutex, ignoring poisoning (a panic elsewhere must not take the library down).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+static NEXT_TOKEN: AtomicU64 = AtomicU64::new(1);
+
+/// A fresh, process-unique device pointer token (4 KiB aligned, never a CPU address).
+pub(crate) fn new_token() -> u64 {
+    TOKEN_BASE + NEXT_TOKEN.fetch_add(1, Ordering::Relaxed) * TOKEN_STRIDE
+}
+
+/// An imported NvSciBuf object.
+pub(crate) struct Mem {
+    /// The device pointer token handed to the application.
+    pub token: u64,
+    /// Our duplicate of the application's handle (freed on drop).
+    obj: NvSciBufObj,
+    /// Backing memory (from `NvSciBufSilObjGetMemory`).
+    pub ptr: *mut u8,
+    /// Bytes usable by the DLA: the `size` given at import.
+    pub size: u64,
+    /// Imported with `CUDLA_READ_ONLY_PERM`.
+    pub read_only: bool,
+}
+
+// SAFETY: `obj` is an NvSciBuf handle (thread-safe by NvSciBuf's contract) and `ptr` points
+// to memory owned by that object, which our duplicate keeps alive; this type never hands out
+// references to the memory itself.
+unsafe impl Send for Mem {}
+// SAFETY: as above; all fields are read-only after construction.
+unsafe impl Sync for Mem {}
+
+impl Mem {
+    /// Wraps an imported buffer.
+    pub(crate) fn new(obj: NvSciBufObj, ptr: *mut u8, size: u64, read_only: bool) -> Self {
+        Mem {
+            token: new_token(),
+            obj,
+            ptr,
+            size,
+            read_only,
+        }
+    }
+
+    /// Whether `[ptr, ptr + size)` overlaps another import's range.
+    pub(crate) fn overlaps(&self, other: &Mem) -> bool {
+        let (a0, a1) = (self.ptr as usize, self.ptr as usize + self.size as usize);
+        let (b0, b1) = (other.ptr as usize, other.ptr as usize + other.size as usize);
+        a0 < b1 && b0 < a1
+    }
+}
+
+impl Drop for Mem {
+    fn drop(&mut self) {
+        // SAFETY: `obj` is the duplicate made at import; this is its only free.
+        unsafe { nvsci::buf_obj_free(self.obj) };
+    }
+}
+
+/// An imported NvSciSync object (a deterministic semaphore).
+pub(crate) struct Sem {
+    /// The device pointer token handed to the application.
+    pub token: u64,
+    /// Our duplicate of the application's handle (freed on drop).
+    pub obj: NvSciSyncObj,
+    /// The semaphore's 64-bit counter (identity and current value).
+    pub counter: *const u64,
+    /// Highest value this handle has promised (a fence was written for it) so far.
+    pub scheduled: AtomicU64,
+}
+
+// SAFETY: `obj` is an NvSciSync handle (thread-safe by NvSciSync's contract); `counter` is
+// only read atomically and stays valid while our duplicate keeps the object alive.
+unsafe impl Send for Sem {}
+// SAFETY: as above.
+unsafe impl Sync for Sem {}
+
+impl Sem {
+    /// Wraps an imported semaphore.
+    pub(crate) fn new(obj: NvSciSyncObj, counter: *const u64) -> Self {
+        let s = Sem {
+            token: new_token(),
+            obj,
+            counter,
+            scheduled: AtomicU64::new(0),
+        };
+        s.scheduled.store(s.counter_value(), Ordering::Relaxed);
+        s
+    }
+
+    /// The counter's current value.
+    pub(crate) fn counter_value(&self) -> u64 {
+        // SAFETY: the counter is an 8-byte aligned u64 in its own page that lives as long as
+        // the object (NvSciSyncSilObjGetCounter); other parties write it atomically.
+        unsafe { AtomicU64::from_ptr(self.counter as *mut u64) }.load(Ordering::Acquire)
+    }
+
+    /// Promises the next signal: returns the value the semaphore will have after it.
+    pub(crate) fn reserve(&self) -> u64 {
+        let now = self.counter_value();
+        let next = self
+            .scheduled
+            .load(Ordering::Relaxed)
+            .max(now)
+            .wrapping_add(1);
+        self.scheduled.store(next, Ordering::Relaxed);
+        next
+    }
+
+    /// Withdraws the promise made by the latest [`Sem::reserve`] (queued events overwritten).
+    pub(crate) fn unreserve(&self) {
+        let v = self.scheduled.load(Ordering::Relaxed);
+        self.scheduled.store(v.wrapping_sub(1), Ordering::Relaxed);
+    }
+}
+
+impl Drop for Sem {
+    fn drop(&mut self) {
+        // SAFETY: `obj` is the duplicate made at import; this is its only free.
+        unsafe { nvsci::sync_obj_free(self.obj) };
+    }
+}
+
+/// One entry of a handle's import registry.
+pub(crate) enum Import {
+    /// Memory from `cudlaImportExternalMemory`.
+    Mem(Arc<Mem>),
+    /// A semaphore from `cudlaImportExternalSemaphore`.
+    Sem(Arc<Sem>),
+}
+
+impl Import {
+    /// The device pointer token.
+    pub(crate) fn token(&self) -> u64 {
+        match self {
+            Import::Mem(m) => m.token,
+            Import::Sem(s) => s.token,
+        }
+    }
+}
+
+/// A loaded SIL loadable.
+pub(crate) struct Module {
+    /// The parsed view; borrows the allocation behind `bytes`.
+    loadable: Loadable<'static>,
+    /// The module bytes (our own copy), freed on drop.
+    bytes: *mut [u8],
+    /// Interpreter scratch memory, sized at load time.
+    pub scratch: Mutex<Box<[u8]>>,
+    /// Input descriptors as cuDLA reports them.
+    pub inputs: Vec<cudlaModuleTensorDescriptor>,
+    /// Output descriptors as cuDLA reports them.
+    pub outputs: Vec<cudlaModuleTensorDescriptor>,
+}
+
+// SAFETY: `bytes` is an allocation owned by this module and never written after load;
+// `loadable` only reads it. The scratch buffer is behind a mutex.
+unsafe impl Send for Module {}
+// SAFETY: as above.
+unsafe impl Sync for Module {}
+
+fn to_desc(d: &sil_loadable::TensorDesc<'_>) -> cudlaModuleTensorDescriptor {
+    let name_c = d.name_c();
+    let mut name = [0 as core::ffi::c_char; 81];
+    for (dst, src) in name.iter_mut().zip(name_c.iter()) {
+        *dst = *src as core::ffi::c_char;
+    }
+    cudlaModuleTensorDescriptor {
+        name,
+        size: d.size,
+        n: d.n,
+        c: d.c,
+        h: d.h,
+        w: d.w,
+        dataFormat: d.data_format,
+        dataType: d.data_type,
+        dataCategory: d.data_category,
+        pixelFormat: d.pixel_format,
+        pixelMapping: d.pixel_mapping,
+        stride: d.stride,
+    }
+}
+
+impl Module {
+    /// Copies, parses and validates a loadable.
+    pub(crate) fn load(image: &[u8]) -> Result<Self, sil_loadable::LoadableError> {
+        let bytes: *mut [u8] = Box::into_raw(image.to_vec().into_boxed_slice());
+        // SAFETY: `bytes` is a live allocation owned by the module being built; it is only
+        // freed in `Drop`, after which `loadable` is never used.
+        let view: &'static [u8] = unsafe { &*bytes };
+        let loadable = match Loadable::parse(view) {
+            Ok(l) => l,
+            Err(e) => {
+                // SAFETY: `bytes` came from `Box::into_raw` above and nothing borrows it now.
+                drop(unsafe { Box::from_raw(bytes) });
+                return Err(e);
+            }
+        };
+        let scratch = vec![0u8; loadable.scratch_size()].into_boxed_slice();
+        let inputs = loadable.inputs().map(|d| to_desc(&d)).collect();
+        let outputs = loadable.outputs().map(|d| to_desc(&d)).collect();
+        Ok(Module {
+            loadable,
+            bytes,
+            scratch: Mutex::new(scratch),
+            inputs,
+            outputs,
+        })
+    }
+
+    /// The parsed loadable.
+    pub(crate) fn loadable(&self) -> &Loadable<'static> {
+        &self.loadable
+    }
+}
+
+impl Drop for Module {
+    fn drop(&mut self) {
+        // SAFETY: `bytes` came from `Box::into_raw` in `load` and is freed exactly once, here.
+        drop(unsafe { Box::from_raw(self.bytes) });
+    }
+}
+
+/// A semaphore a task signals, and when.
+pub(crate) struct Signal {
+    /// The semaphore.
+    pub sem: Arc<Sem>,
+    /// Signal at start of frame (`CUDLA_NVSCISYNC_FENCE_SOF`) instead of at the end.
+    pub sof: bool,
+}
+
+/// Fault effects resolved for one task at submit time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct FaultEffect {
+    /// Never completes (until the device is destroyed).
+    pub hang: bool,
+    /// Extra execution time.
+    pub extra_ns: u64,
+    /// Asynchronous error to report after completion (0 = none).
+    pub async_status: i32,
+    /// Flip the bytes of output tensor 0 after the run.
+    pub corrupt: bool,
+}
+
+/// An injected fault rule (`cudlaSilFault`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FaultRule {
+    /// `CUDLA_SIL_FAULT_*`.
+    pub kind: u32,
+    /// Status for the async-error kind.
+    pub status: i32,
+    /// Tasks still to pass before the rule applies.
+    pub skip: u64,
+    /// Tasks still to affect (0 = unlimited).
+    pub remaining: u64,
+    /// Delay for the late kind.
+    pub extra_ns: u64,
+}
+
+/// One queued task.
+pub(crate) struct Entry {
+    /// Submission sequence number on this handle.
+    pub seq: u64,
+    /// SIL clock at submission.
+    pub submit_ns: u64,
+    /// `CUDLA_SUBMIT_NOOP`.
+    pub noop: bool,
+    /// The module to run.
+    pub module: Option<Arc<Module>>,
+    /// Input buffers (first `n_in`).
+    pub inputs: [Option<Arc<Mem>>; MAX_IO],
+    /// Output buffers (first `n_out`).
+    pub outputs: [Option<Arc<Mem>>; MAX_IO],
+    /// Number of inputs.
+    pub n_in: usize,
+    /// Number of outputs.
+    pub n_out: usize,
+    /// Pre-fences (our duplicates; first `n_waits`).
+    pub waits: [OwnedFence; MAX_ENTRY_WAITS],
+    /// Number of pre-fences.
+    pub n_waits: usize,
+    /// Semaphores to signal.
+    pub signals: [Option<Signal>; MAX_ENTRY_SIGNALS],
+    /// Injected faults.
+    pub fault: FaultEffect,
+}
+
+impl Entry {
+    /// An empty entry.
+    pub(crate) fn new() -> Self {
+        Entry {
+            seq: 0,
+            submit_ns: 0,
+            noop: false,
+            module: None,
+            inputs: [const { None }; MAX_IO],
+            outputs: [const { None }; MAX_IO],
+            n_in: 0,
+            n_out: 0,
+            waits: [const { OwnedFence::CLEARED }; MAX_ENTRY_WAITS],
+            n_waits: 0,
+            signals: [const { None }; MAX_ENTRY_SIGNALS],
+            fault: FaultEffect::default(),
+        }
+    }
+}
+
+/// Waits and signals queued by an event-only submission for the next real task.
+pub(crate) struct Pending {
+    /// Pre-fences for the first task of the next submission.
+    pub waits: [OwnedFence; MAX_WAIT_EVENTS],
+    /// Number of queued pre-fences.
+    pub n_waits: usize,
+    /// Signals for the last task of the next submission (their values are reserved).
+    pub signals: [Option<Signal>; MAX_SIGNAL_EVENTS],
+}
+
+impl Pending {
+    fn new() -> Self {
+        Pending {
+            waits: [const { OwnedFence::CLEARED }; MAX_WAIT_EVENTS],
+            n_waits: 0,
+            signals: [const { None }; MAX_SIGNAL_EVENTS],
+        }
+    }
+
+    /// Drops the queued events, withdrawing the reserved signal values.
+    pub(crate) fn reset(&mut self) {
+        for w in &mut self.waits[..self.n_waits] {
+            w.clear();
+        }
+        self.n_waits = 0;
+        for s in &mut self.signals {
+            if let Some(sig) = s.take() {
+                sig.sem.unreserve();
+            }
+        }
+    }
+}
+
+/// State changed by API calls (under the device lock).
+pub(crate) struct DevState {
+    /// The loaded module.
+    pub module: Option<Arc<Module>>,
+    /// A module was loaded at some point (only one load per handle lifetime).
+    pub module_loaded_once: bool,
+    /// Imported memory and semaphores.
+    pub imports: Vec<Import>,
+    /// Event-only submission state.
+    pub pending: Pending,
+    /// Injected fault rules.
+    pub faults: [Option<FaultRule>; MAX_FAULTS],
+    /// Next submission sequence number.
+    pub next_seq: u64,
+}
+
+impl DevState {
+    /// Finds an imported memory token.
+    pub(crate) fn find_mem(&self, token: u64) -> Option<&Arc<Mem>> {
+        self.imports.iter().find_map(|i| match i {
+            Import::Mem(m) if m.token == token => Some(m),
+            _ => None,
+        })
+    }
+
+    /// Finds an imported semaphore token.
+    pub(crate) fn find_sem(&self, token: u64) -> Option<&Arc<Sem>> {
+        self.imports.iter().find_map(|i| match i {
+            Import::Sem(s) if s.token == token => Some(s),
+            _ => None,
+        })
+    }
+
+    /// Resolves the fault rules for the next submitted task and advances them.
+    pub(crate) fn next_fault(&mut self) -> FaultEffect {
+        let mut eff = FaultEffect::default();
+        for slot in &mut self.faults {
+            let Some(rule) = slot else { continue };
+            if rule.skip > 0 {
+                rule.skip -= 1;
+                continue;
+            }
+            match rule.kind {
+                cudla_sys::sil::CUDLA_SIL_FAULT_HANG => eff.hang = true,
+                cudla_sys::sil::CUDLA_SIL_FAULT_LATE => {
+                    eff.extra_ns = eff.extra_ns.saturating_add(rule.extra_ns)
+                }
+                cudla_sys::sil::CUDLA_SIL_FAULT_ASYNC_ERROR => eff.async_status = rule.status,
+                cudla_sys::sil::CUDLA_SIL_FAULT_CORRUPT_OUTPUT => eff.corrupt = true,
+                _ => {}
+            }
+            if rule.remaining > 0 {
+                rule.remaining -= 1;
+                if rule.remaining == 0 {
+                    *slot = None;
+                }
+            }
+        }
+        eff
+    }
+}
+
+/// The bounded FIFO between `cudlaSubmitTask` and the worker.
+pub(crate) struct Ring {
+    slots: Box<[Option<Entry>]>,
+    head: usize,
+    len: usize,
+}
+
+impl Ring {
+    fn new(cap: usize) -> Self {
+        Ring {
+            slots: (0..cap).map(|_| None).collect(),
+            head: 0,
+            len: 0,
+        }
+    }
+
+    /// Free slots.
+    pub(crate) fn free(&self) -> usize {
+        self.slots.len() - self.len
+    }
+
+    /// Appends; `false` (dropping the entry) when full (the caller checks [`Ring::free`]).
+    pub(crate) fn push(&mut self, e: Entry) -> bool {
+        if self.len == self.slots.len() {
+            return false;
+        }
+        let i = (self.head + self.len) % self.slots.len();
+        self.slots[i] = Some(e);
+        self.len += 1;
+        true
+    }
+
+    /// Removes the oldest entry.
+    pub(crate) fn pop(&mut self) -> Option<Entry> {
+        if self.len == 0 {
+            return None;
+        }
+        let e = self.slots[self.head].take();
+        self.head = (self.head + 1) % self.slots.len();
+        self.len -= 1;
+        e
+    }
+}
+
+/// The worker's view of the queue.
+pub(crate) struct Queue {
+    /// The ring.
+    pub ring: Mutex<Ring>,
+    /// Signalled on push, on stop, and when the worker finishes a task.
+    pub cv: Condvar,
+}
+
+/// A device handle (`cudlaDevHandle` points to one of these).
+pub(crate) struct Device {
+    /// The DLA instance (0-based).
+    pub dla: u64,
+    /// API-side state.
+    pub state: Mutex<DevState>,
+    /// Address of the loaded module (0 = none), for lock-free module-handle lookup.
+    pub module_addr: AtomicUsize,
+    /// Task queue.
+    pub queue: Queue,
+    /// Set by `cudlaDestroyDevice`.
+    pub stop: AtomicBool,
+    /// Execution-time sampler.
+    pub sampler: Mutex<TimingSampler>,
+    /// Task timeout in ms.
+    pub timeout_ms: AtomicU32,
+    /// Latched asynchronous error (`cudlaSuccess` = none).
+    pub last_error: AtomicI32,
+    /// Tasks the worker has finished (completed or timed out).
+    pub completed: AtomicU64,
+    /// Whether the worker is running a task right now.
+    pub busy: AtomicBool,
+    /// The worker thread.
+    pub worker: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Device {
+    /// A new handle on DLA `dla` (the worker is started by the caller).
+    pub(crate) fn new(dla: u64) -> Self {
+        let mut imports = Vec::new();
+        imports.reserve_exact(MAX_IMPORTS);
+        Device {
+            dla,
+            state: Mutex::new(DevState {
+                module: None,
+                module_loaded_once: false,
+                imports,
+                pending: Pending::new(),
+                faults: [None; MAX_FAULTS],
+                next_seq: 0,
+            }),
+            module_addr: AtomicUsize::new(0),
+            queue: Queue {
+                ring: Mutex::new(Ring::new(QUEUE_CAPACITY)),
+                cv: Condvar::new(),
+            },
+            stop: AtomicBool::new(false),
+            sampler: Mutex::new(TimingSampler::new(
+                TimingModel::Fixed(DEFAULT_EXEC_NS),
+                DEFAULT_SEED,
+            )),
+            timeout_ms: AtomicU32::new(DEFAULT_TIMEOUT_MS),
+            last_error: AtomicI32::new(0),
+            completed: AtomicU64::new(0),
+            busy: AtomicBool::new(false),
+            worker: Mutex::new(None),
+        }
+    }
+
+    /// Latches an asynchronous error.
+    pub(crate) fn set_error(&self, s: cudlaStatus) {
+        self.last_error.store(s.0, Ordering::Release);
+    }
+
+    /// Stops the worker and waits for it (never blocks on a hung task).
+    pub(crate) fn shutdown(&self) {
+        self.stop.store(true, Ordering::Release);
+        {
+            let _g = lock(&self.queue.ring);
+            self.queue.cv.notify_all();
+        }
+        let handle = lock(&self.worker).take();
+        if let Some(h) = handle
+            && h.thread().id() != std::thread::current().id()
+        {
+            let _ = h.join();
+        }
+        // Drop queued tasks (clears their fence duplicates) and the handle's imports.
+        while lock(&self.queue.ring).pop().is_some() {}
+        let mut st = lock(&self.state);
+        st.pending.reset();
+        st.imports.clear();
+        st.module = None;
+        self.module_addr.store(0, Ordering::Release);
+    }
+}

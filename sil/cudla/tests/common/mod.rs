@@ -1,0 +1,399 @@
+//! Helpers shared by the sil-cudla integration tests: everything goes through the C ABI
+//! (`cudla-sys`, `nvsci-sys`), as a C client would.
+#![allow(dead_code, missing_docs)]
+
+use std::ffi::c_void;
+use std::ptr::{null, null_mut};
+use std::sync::{Mutex, MutexGuard};
+
+pub use cudla_sys::sil::*;
+pub use cudla_sys::*;
+pub use nvsci_sys::sil::*;
+pub use nvsci_sys::*;
+
+use cudla as _;
+use nvscibuf as _;
+use nvscisync as _;
+
+/// The committed AEB detector loadable and its golden data.
+pub const AEB: &[u8] = include_bytes!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../loadables/aeb_detector.sildla"
+));
+pub const GOLDEN_IN: &[u8] = include_bytes!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../loadables/aeb_detector.golden_input.bin"
+));
+pub const GOLDEN_OUT: &[u8] = include_bytes!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../loadables/aeb_detector.golden_output.bin"
+));
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// Tests of one binary share the DLA handles (16 per DLA) and the clock: run them one at
+/// a time.
+pub fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[track_caller]
+pub fn ok(s: cudlaStatus) {
+    assert_eq!(s, cudlaSuccess);
+}
+
+#[track_caller]
+pub fn sok(e: NvSciError) {
+    assert_eq!(e, NvSciError_Success);
+}
+
+/// NvSci modules and a CPU wait context.
+pub struct Sci {
+    pub sync: NvSciSyncModule,
+    pub buf: NvSciBufModule,
+    pub ctx: NvSciSyncCpuWaitContext,
+}
+
+impl Sci {
+    pub fn new() -> Self {
+        let mut s = Sci {
+            sync: null_mut(),
+            buf: null_mut(),
+            ctx: null_mut(),
+        };
+        // SAFETY: C ABI calls with live handles from this test and pointers to live locals.
+        unsafe {
+            sok(NvSciSyncModuleOpen(&mut s.sync));
+            sok(NvSciBufModuleOpen(&mut s.buf));
+            sok(NvSciSyncCpuWaitContextAlloc(s.sync, &mut s.ctx));
+        }
+        s
+    }
+
+    fn buf_alloc(&self, pairs: &mut [NvSciBufAttrKeyValuePair]) -> NvSciBufObj {
+        // SAFETY: C ABI calls with live handles from this test and pointers to live locals.
+        unsafe {
+            let mut list = null_mut();
+            sok(NvSciBufAttrListCreate(self.buf, &mut list));
+            sok(NvSciBufAttrListSetAttrs(
+                list,
+                pairs.as_mut_ptr(),
+                pairs.len(),
+            ));
+            let (mut rec, mut conflict) = (null_mut(), null_mut());
+            sok(NvSciBufAttrListReconcile(&list, 1, &mut rec, &mut conflict));
+            let mut obj = null_mut();
+            sok(NvSciBufObjAlloc(rec, &mut obj));
+            NvSciBufAttrListFree(list);
+            NvSciBufAttrListFree(rec);
+            obj
+        }
+    }
+
+    /// A CPU-accessible Tensor buffer as NVIDIA's standalone sample allocates it.
+    pub fn tensor(&self, size: u64) -> NvSciBufObj {
+        let ty = NvSciBufType_Tensor;
+        let dt = NvSciDataType_Int8;
+        let dims = 1u32;
+        let sizes = [size];
+        let align = [1u32];
+        let base = 512u64;
+        let perm = NvSciBufAccessPerm_ReadWrite;
+        let cpu = true;
+        let mut pairs = [
+            pair(NvSciBufGeneralAttrKey_Types, &ty),
+            pair(NvSciBufTensorAttrKey_DataType, &dt),
+            pair(NvSciBufTensorAttrKey_NumDims, &dims),
+            pair(NvSciBufTensorAttrKey_SizePerDim, &sizes),
+            pair(NvSciBufTensorAttrKey_AlignmentPerDim, &align),
+            pair(NvSciBufTensorAttrKey_BaseAddrAlign, &base),
+            pair(NvSciBufGeneralAttrKey_RequiredPerm, &perm),
+            pair(NvSciBufGeneralAttrKey_NeedCpuAccess, &cpu),
+        ];
+        self.buf_alloc(&mut pairs)
+    }
+
+    /// A CPU-accessible raw buffer.
+    pub fn raw(&self, size: u64) -> NvSciBufObj {
+        let ty = NvSciBufType_RawBuffer;
+        let perm = NvSciBufAccessPerm_ReadWrite;
+        let cpu = true;
+        let mut pairs = [
+            pair(NvSciBufGeneralAttrKey_Types, &ty),
+            pair(NvSciBufRawBufferAttrKey_Size, &size),
+            pair(NvSciBufGeneralAttrKey_RequiredPerm, &perm),
+            pair(NvSciBufGeneralAttrKey_NeedCpuAccess, &cpu),
+        ];
+        self.buf_alloc(&mut pairs)
+    }
+
+    /// A semaphore between the CPU and a DLA. `dla` is `CUDLA_NVSCISYNC_ATTR_WAIT` (the CPU
+    /// signals, the DLA waits) or `_SIGNAL` (the DLA signals, the CPU waits).
+    pub fn sem(&self, dla: cudlaNvSciSyncAttributes, deterministic: bool) -> NvSciSyncObj {
+        // SAFETY: C ABI calls with live handles from this test and pointers to live locals.
+        unsafe {
+            let (mut dla_list, mut cpu_list) = (null_mut(), null_mut());
+            sok(NvSciSyncAttrListCreate(self.sync, &mut dla_list));
+            ok(cudlaGetNvSciSyncAttributes(dla_list as *mut u64, dla.0));
+            sok(NvSciSyncAttrListCreate(self.sync, &mut cpu_list));
+            let cpu = true;
+            let perm: NvSciSyncAccessPerm = if dla == CUDLA_NVSCISYNC_ATTR_WAIT {
+                NvSciSyncAccessPerm_SignalOnly
+            } else {
+                NvSciSyncAccessPerm_WaitOnly
+            };
+            let det = deterministic;
+            let pairs = [
+                spair(NvSciSyncAttrKey_NeedCpuAccess, &cpu),
+                spair(NvSciSyncAttrKey_RequiredPerm, &perm),
+                spair(NvSciSyncAttrKey_RequireDeterministicFences, &det),
+            ];
+            let n = if deterministic { 3 } else { 2 };
+            sok(NvSciSyncAttrListSetAttrs(cpu_list, pairs.as_ptr(), n));
+            if deterministic {
+                sok(NvSciSyncAttrListSetAttrs(dla_list, pairs[2..].as_ptr(), 1));
+            }
+            let lists = [cpu_list, dla_list];
+            let (mut rec, mut conflict) = (null_mut(), null_mut());
+            sok(NvSciSyncAttrListReconcile(
+                lists.as_ptr(),
+                2,
+                &mut rec,
+                &mut conflict,
+            ));
+            let mut obj = null_mut();
+            sok(NvSciSyncObjAlloc(rec, &mut obj));
+            NvSciSyncAttrListFree(dla_list);
+            NvSciSyncAttrListFree(cpu_list);
+            NvSciSyncAttrListFree(rec);
+            obj
+        }
+    }
+
+    /// Waits on a fence from the CPU.
+    pub fn wait(&self, f: &NvSciSyncFence, timeout_us: i64) -> NvSciError {
+        // SAFETY: C ABI calls with live handles from this test and pointers to live locals.
+        unsafe { NvSciSyncFenceWait(f, self.ctx, timeout_us) }
+    }
+}
+
+pub fn pair<T: ?Sized>(key: NvSciBufAttrKey, v: &T) -> NvSciBufAttrKeyValuePair {
+    NvSciBufAttrKeyValuePair {
+        key,
+        value: v as *const T as *const c_void,
+        len: std::mem::size_of_val(v),
+    }
+}
+
+pub fn spair<T>(key: NvSciSyncAttrKey, v: &T) -> NvSciSyncAttrKeyValuePair {
+    NvSciSyncAttrKeyValuePair {
+        attrKey: key,
+        value: v as *const T as *const c_void,
+        len: std::mem::size_of::<T>(),
+    }
+}
+
+pub fn cpu_ptr(obj: NvSciBufObj) -> *mut u8 {
+    let mut p = null_mut();
+    // SAFETY: C ABI calls with live handles from this test and pointers to live locals.
+    unsafe { sok(NvSciBufObjGetCpuPtr(obj, &mut p)) };
+    p as *mut u8
+}
+
+/// Reads `len` bytes of a buffer.
+pub fn read(obj: NvSciBufObj, len: usize) -> Vec<u8> {
+    // SAFETY: C ABI calls with live handles from this test and pointers to live locals.
+    unsafe { std::slice::from_raw_parts(cpu_ptr(obj), len).to_vec() }
+}
+
+/// Writes bytes into a buffer.
+pub fn write(obj: NvSciBufObj, data: &[u8]) {
+    // SAFETY: C ABI calls with live handles from this test and pointers to live locals.
+    unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), cpu_ptr(obj), data.len()) };
+}
+
+pub fn create(device: u64) -> cudlaDevHandle {
+    let mut h = null_mut();
+    // SAFETY: C ABI calls with live handles from this test and pointers to live locals.
+    unsafe { ok(cudlaCreateDevice(device, &mut h, CUDLA_STANDALONE.0)) };
+    h
+}
+
+pub fn import_mem(dev: cudlaDevHandle, obj: NvSciBufObj, size: u64, flags: u32) -> *mut u64 {
+    let desc = cudlaExternalMemoryHandleDesc {
+        extBufObject: obj as *const c_void,
+        size,
+    };
+    let mut p = null_mut();
+    // SAFETY: C ABI calls with live handles from this test and pointers to live locals.
+    unsafe { ok(cudlaImportExternalMemory(dev, &desc, &mut p, flags)) };
+    p
+}
+
+pub fn import_sem(dev: cudlaDevHandle, obj: NvSciSyncObj) -> *mut u64 {
+    let desc = cudlaExternalSemaphoreHandleDesc {
+        extSyncObject: obj as *const c_void,
+    };
+    let mut p = null_mut();
+    // SAFETY: C ABI calls with live handles from this test and pointers to live locals.
+    unsafe { ok(cudlaImportExternalSemaphore(dev, &desc, &mut p, 0)) };
+    p
+}
+
+pub fn fence_value(f: &NvSciSyncFence) -> u64 {
+    let (mut id, mut v) = (0, 0);
+    // SAFETY: C ABI calls with live handles from this test and pointers to live locals.
+    unsafe { sok(NvSciSyncFenceExtractFence(f, &mut id, &mut v)) };
+    v
+}
+
+pub fn signal_ts(obj: NvSciSyncObj, value: u64) -> u64 {
+    let mut ts = 0;
+    // SAFETY: C ABI calls with live handles from this test and pointers to live locals.
+    unsafe { sok(NvSciSyncSilObjGetSignalTimestamp(obj, value, &mut ts)) };
+    ts
+}
+
+pub fn counter(obj: NvSciSyncObj) -> u64 {
+    let mut c = null_mut();
+    // SAFETY: C ABI calls with live handles from this test and pointers to live locals.
+    unsafe {
+        sok(NvSciSyncSilObjGetCounter(obj, &mut c));
+        std::ptr::read_volatile(c)
+    }
+}
+
+/// A handle with the AEB module loaded and its three tensors imported.
+pub struct Dla {
+    pub dev: cudlaDevHandle,
+    pub module: cudlaModule,
+    pub input: NvSciBufObj,
+    pub outputs: [NvSciBufObj; 2],
+    pub in_ptrs: [*const u64; 1],
+    pub out_ptrs: [*mut u64; 2],
+    pub in_size: usize,
+    pub out_sizes: [usize; 2],
+}
+
+impl Dla {
+    pub fn new(sci: &Sci, device: u64) -> Self {
+        let dev = create(device);
+        let mut module = null_mut();
+        // SAFETY: C ABI calls with live handles from this test and pointers to live locals.
+        unsafe {
+            ok(cudlaModuleLoadFromMemory(
+                dev,
+                AEB.as_ptr(),
+                AEB.len(),
+                &mut module,
+                0,
+            ))
+        };
+        let (in_size, out_sizes) = (3072usize, [1536usize, 128usize]);
+        let input = sci.tensor(in_size as u64);
+        let outputs = [
+            sci.tensor(out_sizes[0] as u64),
+            sci.tensor(out_sizes[1] as u64),
+        ];
+        let in_ptrs = [import_mem(dev, input, in_size as u64, 0) as *const u64];
+        let out_ptrs = [
+            import_mem(dev, outputs[0], out_sizes[0] as u64, 0),
+            import_mem(dev, outputs[1], out_sizes[1] as u64, 0),
+        ];
+        write(input, &GOLDEN_IN[..in_size]);
+        Dla {
+            dev,
+            module,
+            input,
+            outputs,
+            in_ptrs,
+            out_ptrs,
+            in_size,
+            out_sizes,
+        }
+    }
+
+    /// A task over the imported tensors.
+    pub fn task(
+        &self,
+        waits: Option<&cudlaWaitEvents>,
+        signals: Option<&mut cudlaSignalEvents>,
+    ) -> cudlaTask {
+        cudlaTask {
+            moduleHandle: self.module,
+            outputTensor: self.out_ptrs.as_ptr(),
+            numOutputTensors: 2,
+            numInputTensors: 1,
+            inputTensor: self.in_ptrs.as_ptr(),
+            waitEvents: waits.map_or(null(), |w| w as *const _),
+            signalEvents: signals.map_or(null_mut(), |s| s as *mut _),
+        }
+    }
+
+    /// Both outputs, concatenated as the golden file is.
+    pub fn outputs(&self) -> Vec<u8> {
+        let mut v = read(self.outputs[0], self.out_sizes[0]);
+        v.extend(read(self.outputs[1], self.out_sizes[1]));
+        v
+    }
+
+    pub fn submit(&self, task: &cudlaTask, flags: u32) -> cudlaStatus {
+        // SAFETY: C ABI calls with live handles from this test and pointers to live locals.
+        unsafe { cudlaSubmitTask(self.dev, task, 1, null_mut(), flags) }
+    }
+
+    pub fn destroy(self) {
+        // SAFETY: C ABI calls with live handles from this test and pointers to live locals.
+        unsafe { ok(cudlaDestroyDevice(self.dev)) };
+    }
+}
+
+/// Wait events over `fences`.
+pub fn waits(fences: &[CudlaFence]) -> cudlaWaitEvents {
+    cudlaWaitEvents {
+        preFences: fences.as_ptr(),
+        numEvents: fences.len() as u32,
+    }
+}
+
+/// One signal event.
+pub fn signals(dev_ptr: &[*mut u64; 1], eof: &mut [CudlaFence; 1]) -> cudlaSignalEvents {
+    cudlaSignalEvents {
+        devPtrs: dev_ptr.as_ptr(),
+        eofFences: eof.as_mut_ptr(),
+        numEvents: 1,
+    }
+}
+
+pub fn cfence(f: &mut NvSciSyncFence, ty: cudlaFenceType) -> CudlaFence {
+    CudlaFence {
+        fence: f as *mut NvSciSyncFence as *mut c_void,
+        r#type: ty,
+    }
+}
+
+pub fn timing(dev: cudlaDevHandle, kind: u32, min: u64, max: u64, seed: u64) {
+    let m = cudlaSilTimingModel {
+        kind,
+        numBins: 0,
+        minNs: min,
+        maxNs: max,
+        binUpperNs: null(),
+        binWeights: null(),
+        seed,
+    };
+    // SAFETY: C ABI calls with live handles from this test and pointers to live locals.
+    unsafe { ok(cudlaSilSetTimingModel(dev, &m)) };
+}
+
+pub fn fault(dev: cudlaDevHandle, kind: u32, status: i32, skip: u64, count: u64, extra: u64) {
+    let f = cudlaSilFault {
+        kind,
+        status,
+        skipTasks: skip,
+        count,
+        extraDelayNs: extra,
+    };
+    // SAFETY: C ABI calls with live handles from this test and pointers to live locals.
+    unsafe { ok(cudlaSilInjectFault(dev, &f)) };
+}

@@ -1,0 +1,1136 @@
+//! The NvSciSync C API (`nvscisync.h`), as declared in `nvsci-sys`.
+//!
+//! Every function validates its handles against the registry first: unknown, freed or
+//! NULL handles give `NvSciError_BadParameter`; the `void` functions ignore them.
+
+use std::ffi::c_void;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use nvsci_sys::{
+    NvSciError, NvSciError_BadParameter, NvSciError_ClearedFence, NvSciError_Overflow,
+    NvSciError_ReconciliationFailed, NvSciError_Success, NvSciError_Timeout,
+    NvSciError_UnsupportedConfig, NvSciSyncAttrKey, NvSciSyncAttrKeyValuePair, NvSciSyncAttrList,
+    NvSciSyncCpuWaitContext, NvSciSyncFence, NvSciSyncModule, NvSciSyncObj, NvSciSyncTaskStatus,
+    NvSciSyncTaskStatus_Invalid, NvSciSyncTaskStatus_Success, NvSciSyncWaitMode,
+    NvSciSyncWaitMode_Blocking, NvSciSyncWaitMode_BusyNoYield, NvSciSyncWaitMode_BusyWithYield,
+    NvSciSyncWaitMode_Default,
+};
+use sil_common::clock;
+
+use crate::attr::{self, AttrList, ListData, NUM_TIMESTAMP_SLOTS, ReconInfo, Slot, Value};
+use crate::fence::{self, Decoded, FenceData, NO_SLOT};
+use crate::ffi;
+use crate::obj::{Cmp, ObjCore, RING, Strategy};
+use crate::registry::{
+    CoreEntry, ListEntry, State, TAG_CONTEXT, TAG_LIST, TAG_MODULE, TAG_OBJ, WaitContext,
+    handle_of, next_id, ptr_of, state,
+};
+
+const BAD: NvSciError = NvSciError_BadParameter;
+
+/// Registers a new attribute list and returns its handle.
+fn add_list(st: &mut State, module: u64, data: ListData, owner: Option<u64>) -> u64 {
+    let h = TAG_LIST | next_id();
+    st.lists.insert(
+        h,
+        ListEntry {
+            list: Arc::new(AttrList::new(module, data)),
+            owner,
+        },
+    );
+    h
+}
+
+/// Allocates an object from reconciled contents; returns the new object handle.
+fn alloc_obj(st: &mut State, module: u64, data: &ListData, info: ReconInfo) -> u64 {
+    let id = next_id();
+    let mut own = data.clone();
+    own.writable = false;
+    own.retired.clear();
+    let list_handle = add_list(st, module, own, Some(id));
+    let core = Arc::new(ObjCore::new(id, module, info, list_handle));
+    st.counters.insert(core.counter_addr(), id);
+    st.cores.insert(id, CoreEntry { core, refs: 1 });
+    let h = TAG_OBJ | next_id();
+    st.objects.insert(h, id);
+    h
+}
+
+// ---------------------------------------------------------------------------------------
+// Module and wait context
+// ---------------------------------------------------------------------------------------
+
+/// Opens a new module.
+///
+/// # Safety
+/// `newModule` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncModuleOpen(newModule: *mut NvSciSyncModule) -> NvSciError {
+    if newModule.is_null() {
+        return BAD;
+    }
+    let h = TAG_MODULE | next_id();
+    // SAFETY: checked non-NULL; the caller passes a writable pointer.
+    if !unsafe { ffi::write(newModule, ptr_of(h)) } {
+        return BAD;
+    }
+    state().modules.insert(h, ());
+    NvSciError_Success
+}
+
+/// Closes a module. Lists, contexts and objects of the module stay usable until freed;
+/// the module handle itself is invalid from now on. Unknown handles are ignored.
+///
+/// # Safety
+/// None beyond the C contract.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncModuleClose(module: NvSciSyncModule) {
+    state().modules.remove(&handle_of(module));
+}
+
+/// Allocates a CPU wait context.
+///
+/// # Safety
+/// `newContext` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncCpuWaitContextAlloc(
+    module: NvSciSyncModule,
+    newContext: *mut NvSciSyncCpuWaitContext,
+) -> NvSciError {
+    let m = handle_of(module);
+    if newContext.is_null() || !newContext.is_aligned() {
+        return BAD;
+    }
+    let mut st = state();
+    if !st.modules.contains_key(&m) {
+        return BAD;
+    }
+    let h = TAG_CONTEXT | next_id();
+    st.contexts.insert(
+        h,
+        Arc::new(WaitContext {
+            module: m,
+            in_use: AtomicBool::new(false),
+        }),
+    );
+    drop(st);
+    // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
+    unsafe { ffi::write(newContext, ptr_of(h)) };
+    NvSciError_Success
+}
+
+/// Frees a CPU wait context (unknown handles are ignored).
+///
+/// # Safety
+/// None beyond the C contract.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncCpuWaitContextFree(context: NvSciSyncCpuWaitContext) {
+    state().contexts.remove(&handle_of(context));
+}
+
+// ---------------------------------------------------------------------------------------
+// Attribute lists
+// ---------------------------------------------------------------------------------------
+
+/// Creates an empty, writable, single-slot unreconciled list.
+///
+/// # Safety
+/// `attrList` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncAttrListCreate(
+    module: NvSciSyncModule,
+    attrList: *mut NvSciSyncAttrList,
+) -> NvSciError {
+    let m = handle_of(module);
+    if attrList.is_null() || !attrList.is_aligned() {
+        return BAD;
+    }
+    let mut st = state();
+    if !st.modules.contains_key(&m) {
+        return BAD;
+    }
+    let h = add_list(&mut st, m, ListData::new_unreconciled(), None);
+    drop(st);
+    // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
+    unsafe { ffi::write(attrList, ptr_of(h)) };
+    NvSciError_Success
+}
+
+/// Frees a list. Unknown handles and the lists of objects (`NvSciSyncObjGetAttrList`)
+/// are ignored.
+///
+/// # Safety
+/// None beyond the C contract.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncAttrListFree(attrList: NvSciSyncAttrList) {
+    let h = handle_of(attrList);
+    let mut st = state();
+    if st.lists.get(&h).is_some_and(|e| e.owner.is_none()) {
+        st.lists.remove(&h);
+    }
+}
+
+/// Sets keys in slot 0 of a writable unreconciled list.
+///
+/// `BadParameter` for: a NULL/unknown list, a reconciled or non-writable list, NULL
+/// `pairArray`, `pairCount` 0, a key outside (LowerBound, UpperBound), an output-only key,
+/// the late-peer keys (not supported by the SIL), a NULL value, a wrong length or an
+/// invalid value, a key twice in `pairArray`, a key already set in the list. Nothing is set
+/// unless every pair is valid.
+///
+/// # Safety
+/// `pairArray` is NULL or points to `pairCount` pairs whose values are readable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncAttrListSetAttrs(
+    attrList: NvSciSyncAttrList,
+    pairArray: *const NvSciSyncAttrKeyValuePair,
+    pairCount: usize,
+) -> NvSciError {
+    if pairCount == 0 {
+        return BAD;
+    }
+    // SAFETY: the caller guarantees `pairCount` readable pairs (NULL is refused).
+    let Some(pairs) = (unsafe { ffi::slice(pairArray, pairCount) }) else {
+        return BAD;
+    };
+    let Some(list) = state().list(handle_of(attrList)).cloned() else {
+        return BAD;
+    };
+    let mut vals: Vec<(usize, Value)> = Vec::with_capacity(pairs.len());
+    for p in pairs {
+        let bytes = if p.value.is_null() {
+            None
+        } else {
+            // SAFETY: the caller guarantees `len` readable bytes at a non-NULL `value`.
+            Some(unsafe { std::slice::from_raw_parts(p.value.cast::<u8>(), p.len) })
+        };
+        let v = match attr::validate_set(p.attrKey.0, bytes) {
+            Ok(v) => v,
+            Err(e) => return e,
+        };
+        let k = p.attrKey.0 as usize;
+        if vals.iter().any(|(kk, _)| *kk == k) {
+            return BAD;
+        }
+        vals.push((k, v));
+    }
+    let mut data = list.lock();
+    if data.recon.is_some() || !data.writable || data.slots.len() != 1 {
+        return BAD;
+    }
+    let slot = &mut data.slots[0];
+    if vals.iter().any(|(k, _)| slot.locked & (1 << k) != 0) {
+        return BAD;
+    }
+    let mut retired = Vec::new();
+    for (k, v) in vals {
+        if let Some(old) = slot.vals[k].replace(v) {
+            retired.push(old);
+        }
+        slot.locked |= 1 << k;
+    }
+    data.retired.extend(retired);
+    NvSciError_Success
+}
+
+/// Fills `pairs` from `slot` (unset keys: NULL, 0).
+fn fill_pairs(slot: &Slot, pairs: &mut [NvSciSyncAttrKeyValuePair]) {
+    for p in pairs {
+        match slot.get(p.attrKey.0 as usize) {
+            Some(v) => {
+                p.value = v.as_ptr().cast();
+                p.len = v.len();
+            }
+            None => {
+                p.value = std::ptr::null();
+                p.len = 0;
+            }
+        }
+    }
+}
+
+/// Reads keys from slot `slot_index` of a list.
+///
+/// # Safety
+/// `pairArray` is NULL or points to `pairCount` writable pairs.
+unsafe fn slot_get_attrs(
+    attrList: NvSciSyncAttrList,
+    slot_index: usize,
+    pairArray: *mut NvSciSyncAttrKeyValuePair,
+    pairCount: usize,
+) -> NvSciError {
+    if pairCount == 0 {
+        return BAD;
+    }
+    // SAFETY: the caller guarantees `pairCount` writable pairs (NULL is refused).
+    let Some(pairs) = (unsafe { ffi::slice_mut(pairArray, pairCount) }) else {
+        return BAD;
+    };
+    let Some(list) = state().list(handle_of(attrList)).cloned() else {
+        return BAD;
+    };
+    if pairs.iter().any(|p| !attr::key_in_range(p.attrKey.0)) {
+        return BAD;
+    }
+    let data = list.lock();
+    let Some(slot) = data.slots.get(slot_index) else {
+        return BAD;
+    };
+    fill_pairs(slot, pairs);
+    NvSciError_Success
+}
+
+/// Reads keys from slot 0 (unset keys: NULL value, length 0). The pointers stay valid
+/// while the list lives.
+///
+/// # Safety
+/// `pairArray` is NULL or points to `pairCount` writable pairs.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncAttrListGetAttrs(
+    attrList: NvSciSyncAttrList,
+    pairArray: *mut NvSciSyncAttrKeyValuePair,
+    pairCount: usize,
+) -> NvSciError {
+    // SAFETY: forwarded caller guarantee.
+    unsafe { slot_get_attrs(attrList, 0, pairArray, pairCount) }
+}
+
+/// Reads keys from one slot of a (multi-slot) list. Real NvSciSync API, not declared in
+/// `nvsci-sys`; useful to read every slot of a SIL conflict list.
+///
+/// # Safety
+/// `pairArray` is NULL or points to `pairCount` writable pairs.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncAttrListSlotGetAttrs(
+    attrList: NvSciSyncAttrList,
+    slotIndex: usize,
+    pairArray: *mut NvSciSyncAttrKeyValuePair,
+    pairCount: usize,
+) -> NvSciError {
+    // SAFETY: forwarded caller guarantee.
+    unsafe { slot_get_attrs(attrList, slotIndex, pairArray, pairCount) }
+}
+
+/// Number of slots of a list (0 for NULL or unknown handles). Real NvSciSync API, not
+/// declared in `nvsci-sys`.
+///
+/// # Safety
+/// None beyond the C contract.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncAttrListGetSlotCount(attrList: NvSciSyncAttrList) -> usize {
+    match state().list(handle_of(attrList)).cloned() {
+        Some(l) => l.lock().slots.len(),
+        None => 0,
+    }
+}
+
+/// Reads one key from slot 0 (unset: `*value` NULL, `*len` 0).
+///
+/// # Safety
+/// `value` and `len` are NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncAttrListGetAttr(
+    attrList: NvSciSyncAttrList,
+    key: NvSciSyncAttrKey,
+    value: *mut *const c_void,
+    len: *mut usize,
+) -> NvSciError {
+    if value.is_null() || len.is_null() || !value.is_aligned() || !len.is_aligned() {
+        return BAD;
+    }
+    let mut pair = [NvSciSyncAttrKeyValuePair {
+        attrKey: key,
+        value: std::ptr::null(),
+        len: 0,
+    }];
+    // SAFETY: `pair` is a local array of one pair.
+    let rc = unsafe { slot_get_attrs(attrList, 0, pair.as_mut_ptr(), 1) };
+    if rc != NvSciError_Success {
+        return rc;
+    }
+    // SAFETY: both checked non-NULL and aligned; the caller passes writable pointers.
+    unsafe {
+        ffi::write(value, pair[0].value);
+        ffi::write(len, pair[0].len);
+    }
+    NvSciError_Success
+}
+
+/// Collects the slots of the input lists for reconciliation, with their module.
+///
+/// # Safety
+/// `inputArray` is NULL or points to `inputCount` handles.
+unsafe fn gather_inputs(
+    inputArray: *const NvSciSyncAttrList,
+    inputCount: usize,
+) -> Result<(u64, Vec<Slot>), NvSciError> {
+    if inputCount == 0 {
+        return Err(BAD);
+    }
+    // SAFETY: the caller guarantees `inputCount` readable handles (NULL is refused).
+    let handles = unsafe { ffi::slice(inputArray, inputCount) }.ok_or(BAD)?;
+    let mut lists = Vec::with_capacity(handles.len());
+    {
+        let st = state();
+        for (i, &h) in handles.iter().enumerate() {
+            if handles[..i].contains(&h) {
+                return Err(BAD);
+            }
+            lists.push(st.list(handle_of(h)).cloned().ok_or(BAD)?);
+        }
+    }
+    let module = lists[0].module;
+    let mut slots = Vec::new();
+    for l in &lists {
+        if l.module != module {
+            return Err(BAD);
+        }
+        let d = l.lock();
+        if d.recon.is_some() {
+            return Err(BAD);
+        }
+        slots.extend(d.slots.iter().cloned());
+    }
+    Ok((module, slots))
+}
+
+/// Reconciles; on a conflict registers the conflict list and returns its handle.
+fn reconcile_slots(module: u64, slots: &[Slot]) -> Result<(ListData, ReconInfo), u64> {
+    match attr::reconcile(slots) {
+        Ok((slot, info)) => Ok((
+            ListData {
+                slots: vec![slot],
+                writable: false,
+                recon: Some(info),
+                retired: Vec::new(),
+            },
+            info,
+        )),
+        Err(conflict) => {
+            let data = ListData {
+                slots: conflict,
+                writable: false,
+                recon: None,
+                retired: Vec::new(),
+            };
+            Err(add_list(&mut state(), module, data, None))
+        }
+    }
+}
+
+/// Reconciles unreconciled lists (see `sil/README.md` for the rules and the conflict
+/// list).
+///
+/// # Safety
+/// `inputArray` is NULL or points to `inputCount` handles; the out pointers are NULL or
+/// writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncAttrListReconcile(
+    inputArray: *const NvSciSyncAttrList,
+    inputCount: usize,
+    newReconciledList: *mut NvSciSyncAttrList,
+    newConflictList: *mut NvSciSyncAttrList,
+) -> NvSciError {
+    if newReconciledList.is_null()
+        || newConflictList.is_null()
+        || !newReconciledList.is_aligned()
+        || !newConflictList.is_aligned()
+    {
+        return BAD;
+    }
+    // SAFETY: forwarded caller guarantee.
+    let (module, slots) = match unsafe { gather_inputs(inputArray, inputCount) } {
+        Ok(x) => x,
+        Err(e) => return e,
+    };
+    match reconcile_slots(module, &slots) {
+        Ok((data, _)) => {
+            let h = add_list(&mut state(), module, data, None);
+            // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
+            unsafe { ffi::write(newReconciledList, ptr_of(h)) };
+            NvSciError_Success
+        }
+        Err(conflict) => {
+            // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
+            unsafe { ffi::write(newConflictList, ptr_of(conflict)) };
+            NvSciError_ReconciliationFailed
+        }
+    }
+}
+
+/// Tells whether a list is reconciled.
+///
+/// # Safety
+/// `isReconciled` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncAttrListIsReconciled(
+    attrList: NvSciSyncAttrList,
+    isReconciled: *mut bool,
+) -> NvSciError {
+    let Some(list) = state().list(handle_of(attrList)).cloned() else {
+        return BAD;
+    };
+    let r = list.lock().recon.is_some();
+    // SAFETY: the caller passes NULL or a writable pointer (NULL is refused).
+    if unsafe { ffi::write(isReconciled, r) } {
+        NvSciError_Success
+    } else {
+        BAD
+    }
+}
+
+/// Appends unreconciled lists into a new, non-writable, multi-slot unreconciled list.
+///
+/// # Safety
+/// `inputUnreconciledAttrListArray` is NULL or points to `inputUnreconciledAttrListCount`
+/// handles; `newUnreconciledAttrList` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncAttrListAppendUnreconciled(
+    inputUnreconciledAttrListArray: *const NvSciSyncAttrList,
+    inputUnreconciledAttrListCount: usize,
+    newUnreconciledAttrList: *mut NvSciSyncAttrList,
+) -> NvSciError {
+    if newUnreconciledAttrList.is_null() || !newUnreconciledAttrList.is_aligned() {
+        return BAD;
+    }
+    // SAFETY: forwarded caller guarantee.
+    let (module, slots) = match unsafe {
+        gather_inputs(
+            inputUnreconciledAttrListArray,
+            inputUnreconciledAttrListCount,
+        )
+    } {
+        Ok(x) => x,
+        Err(e) => return e,
+    };
+    let data = ListData {
+        slots,
+        writable: false,
+        recon: None,
+        retired: Vec::new(),
+    };
+    let h = add_list(&mut state(), module, data, None);
+    // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
+    unsafe { ffi::write(newUnreconciledAttrList, ptr_of(h)) };
+    NvSciError_Success
+}
+
+/// Clones a list. The clone of a single-slot unreconciled list is writable again, every
+/// key included.
+///
+/// # Safety
+/// `newAttrList` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncAttrListClone(
+    origAttrList: NvSciSyncAttrList,
+    newAttrList: *mut NvSciSyncAttrList,
+) -> NvSciError {
+    if newAttrList.is_null() || !newAttrList.is_aligned() {
+        return BAD;
+    }
+    let Some(list) = state().list(handle_of(origAttrList)).cloned() else {
+        return BAD;
+    };
+    let mut data = list.lock().clone();
+    data.retired.clear();
+    if data.recon.is_none() && data.slots.len() == 1 {
+        data.writable = true;
+        data.slots[0].locked = 0;
+    }
+    let h = add_list(&mut state(), list.module, data, None);
+    // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
+    unsafe { ffi::write(newAttrList, ptr_of(h)) };
+    NvSciError_Success
+}
+
+// ---------------------------------------------------------------------------------------
+// Objects
+// ---------------------------------------------------------------------------------------
+
+/// Allocates an object from a reconciled list (unreconciled: `BadParameter`).
+///
+/// # Safety
+/// `syncObj` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncObjAlloc(
+    reconciledList: NvSciSyncAttrList,
+    syncObj: *mut NvSciSyncObj,
+) -> NvSciError {
+    if syncObj.is_null() || !syncObj.is_aligned() {
+        return BAD;
+    }
+    let Some(list) = state().list(handle_of(reconciledList)).cloned() else {
+        return BAD;
+    };
+    let data = list.lock().clone();
+    let Some(info) = data.recon else {
+        return BAD;
+    };
+    let h = alloc_obj(&mut state(), list.module, &data, info);
+    // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
+    unsafe { ffi::write(syncObj, ptr_of(h)) };
+    NvSciError_Success
+}
+
+/// Reconciles and allocates in one call.
+///
+/// # Safety
+/// As [`NvSciSyncAttrListReconcile`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncAttrListReconcileAndObjAlloc(
+    attrListArray: *const NvSciSyncAttrList,
+    attrListCount: usize,
+    syncObj: *mut NvSciSyncObj,
+    newConflictList: *mut NvSciSyncAttrList,
+) -> NvSciError {
+    if syncObj.is_null()
+        || newConflictList.is_null()
+        || !syncObj.is_aligned()
+        || !newConflictList.is_aligned()
+    {
+        return BAD;
+    }
+    // SAFETY: forwarded caller guarantee.
+    let (module, slots) = match unsafe { gather_inputs(attrListArray, attrListCount) } {
+        Ok(x) => x,
+        Err(e) => return e,
+    };
+    match reconcile_slots(module, &slots) {
+        Ok((data, info)) => {
+            let h = alloc_obj(&mut state(), module, &data, info);
+            // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
+            unsafe { ffi::write(syncObj, ptr_of(h)) };
+            NvSciError_Success
+        }
+        Err(conflict) => {
+            // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
+            unsafe { ffi::write(newConflictList, ptr_of(conflict)) };
+            NvSciError_ReconciliationFailed
+        }
+    }
+}
+
+/// Frees an object handle; the object goes with its last handle or fence. Unknown and
+/// already freed handles are ignored.
+///
+/// # Safety
+/// None beyond the C contract.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncObjFree(syncObj: NvSciSyncObj) {
+    let mut st = state();
+    if let Some(id) = st.objects.remove(&handle_of(syncObj)) {
+        st.release(id);
+    }
+}
+
+/// A new handle on the same object (freed separately).
+///
+/// # Safety
+/// `dupObj` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncObjDup(
+    syncObj: NvSciSyncObj,
+    dupObj: *mut NvSciSyncObj,
+) -> NvSciError {
+    if dupObj.is_null() || !dupObj.is_aligned() {
+        return BAD;
+    }
+    let mut st = state();
+    let Some(&id) = st.objects.get(&handle_of(syncObj)) else {
+        return BAD;
+    };
+    if !st.add_ref(id) {
+        return BAD;
+    }
+    let h = TAG_OBJ | next_id();
+    st.objects.insert(h, id);
+    drop(st);
+    // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
+    unsafe { ffi::write(dupObj, ptr_of(h)) };
+    NvSciError_Success
+}
+
+/// The object's reconciled list (lives as long as the object; `NvSciSyncAttrListFree`
+/// ignores it).
+///
+/// # Safety
+/// `syncAttrList` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncObjGetAttrList(
+    syncObj: NvSciSyncObj,
+    syncAttrList: *mut NvSciSyncAttrList,
+) -> NvSciError {
+    let Some(h) = state().obj(handle_of(syncObj)).map(|c| c.list_handle) else {
+        return BAD;
+    };
+    // SAFETY: the caller passes NULL or a writable pointer (NULL is refused).
+    if unsafe { ffi::write(syncAttrList, ptr_of(h)) } {
+        NvSciError_Success
+    } else {
+        BAD
+    }
+}
+
+/// Reads the fence at `p` (NULL or misaligned: `None`).
+///
+/// # Safety
+/// `p` is NULL or readable.
+unsafe fn read_fence(p: *const NvSciSyncFence) -> Option<Decoded> {
+    // SAFETY: forwarded caller guarantee.
+    unsafe { ffi::read(p) }.map(|f| fence::decode(&f))
+}
+
+/// Drops the reference of a decoded fence (under the registry lock).
+fn drop_fence_ref(st: &mut State, d: Option<Decoded>) {
+    if let Some(Decoded::Valid(f)) = d {
+        st.release(f.obj_id);
+    }
+}
+
+/// The fence contents for `value` on `core`.
+fn fence_for(core: &ObjCore, value: u64) -> NvSciSyncFence {
+    fence::encode(FenceData {
+        obj_id: core.id,
+        prim_id: 0,
+        value,
+        ts_slot: if core.info.timestamps {
+            (value % RING as u64) as u32
+        } else {
+            NO_SLOT
+        },
+        task_slot: 0,
+    })
+}
+
+/// CPU signaler only: the next point on the timeline, as a fence (the destination is
+/// cleared first). `BadParameter` unless the signaler's list had `NeedCpuAccess`.
+///
+/// # Safety
+/// `syncFence` is NULL or a readable and writable fence.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncObjGenerateFence(
+    syncObj: NvSciSyncObj,
+    syncFence: *mut NvSciSyncFence,
+) -> NvSciError {
+    // SAFETY: the caller passes NULL or a readable fence.
+    let Some(old) = (unsafe { read_fence(syncFence) }) else {
+        return BAD;
+    };
+    let mut st = state();
+    let Some(core) = st.obj(handle_of(syncObj)).cloned() else {
+        return BAD;
+    };
+    if !core.info.cpu_signaler {
+        return BAD;
+    }
+    st.add_ref(core.id);
+    drop_fence_ref(&mut st, Some(old));
+    drop(st);
+    let f = fence_for(&core, core.generate());
+    // SAFETY: checked readable above (non-NULL, aligned); the caller passes a writable fence.
+    unsafe { ffi::write(syncFence, f) };
+    NvSciError_Success
+}
+
+/// CPU signaler only: adds 1 to the counter and records the SIL clock as the timestamp
+/// of the new value. `BadParameter` unless the signaler's list had `NeedCpuAccess`.
+///
+/// # Safety
+/// None beyond the C contract.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncObjSignal(syncObj: NvSciSyncObj) -> NvSciError {
+    let Some(core) = state().obj(handle_of(syncObj)).cloned() else {
+        return BAD;
+    };
+    if !core.info.cpu_signaler {
+        return BAD;
+    }
+    core.signal(clock::now_ns());
+    NvSciError_Success
+}
+
+// ---------------------------------------------------------------------------------------
+// Fences
+// ---------------------------------------------------------------------------------------
+
+/// Resets a context's in-use flag when a wait ends.
+struct InUse<'a>(&'a AtomicBool);
+
+impl Drop for InUse<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
+}
+
+/// The common CPU fence wait.
+///
+/// # Safety
+/// `syncFence` is NULL or readable.
+unsafe fn fence_wait(
+    syncFence: *const NvSciSyncFence,
+    context: NvSciSyncCpuWaitContext,
+    timeout_us: i64,
+    mode: NvSciSyncWaitMode,
+) -> NvSciError {
+    if syncFence.is_null() || context.is_null() {
+        return BAD;
+    }
+    let timeout = match ffi::timeout_ns(timeout_us) {
+        Ok(t) => t,
+        Err(e) => return e,
+    };
+    let strategy = match mode {
+        NvSciSyncWaitMode_Default | NvSciSyncWaitMode_BusyWithYield => Some(Strategy::Sleep),
+        NvSciSyncWaitMode_BusyNoYield => Some(Strategy::Spin),
+        NvSciSyncWaitMode_Blocking => None,
+        _ => return BAD,
+    };
+    // SAFETY: the caller passes NULL or a readable fence.
+    let Some(decoded) = (unsafe { read_fence(syncFence) }) else {
+        return BAD;
+    };
+    let (ctx, core, f) = {
+        let st = state();
+        let Some(ctx) = st.contexts.get(&handle_of(context)).cloned() else {
+            return BAD;
+        };
+        let f = match decoded {
+            Decoded::Cleared => return NvSciError_Success,
+            Decoded::Invalid => return BAD,
+            Decoded::Valid(f) => f,
+        };
+        let Some(core) = st.core(f.obj_id).cloned() else {
+            return BAD;
+        };
+        (ctx, core, f)
+    };
+    if core.module != ctx.module || !core.info.cpu_waiter {
+        return BAD;
+    }
+    if f.prim_id != 0 {
+        return NvSciError_Overflow;
+    }
+    let Some(strategy) = strategy else {
+        return NvSciError_UnsupportedConfig;
+    };
+    if ctx
+        .in_use
+        .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+        .is_err()
+    {
+        return BAD;
+    }
+    let _guard = InUse(&ctx.in_use);
+    match core.wait(f.value, Cmp::Geq, timeout, strategy) {
+        Some(_) => NvSciError_Success,
+        None => NvSciError_Timeout,
+    }
+}
+
+/// Waits on a fence from the CPU (timeout in µs, −1 forever).
+///
+/// `Success` for a cleared or expired fence; `Timeout` on expiry; `BadParameter` for NULL
+/// arguments, an invalid timeout, fence or context, a context of another module, an object
+/// without a CPU waiter, or a context that is already waiting in another thread.
+///
+/// # Safety
+/// `syncFence` is NULL or readable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncFenceWait(
+    syncFence: *const NvSciSyncFence,
+    context: NvSciSyncCpuWaitContext,
+    timeoutUs: i64,
+) -> NvSciError {
+    // SAFETY: forwarded caller guarantee.
+    unsafe { fence_wait(syncFence, context, timeoutUs, NvSciSyncWaitMode_Default) }
+}
+
+/// [`NvSciSyncFenceWait`] with a strategy: Default and BusyWithYield sleep (polling the
+/// counter at least every 50 µs), BusyNoYield spins, Blocking is `UnsupportedConfig`
+/// (semaphores do not support it), other values `BadParameter`.
+///
+/// # Safety
+/// `syncFence` is NULL or readable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncFenceWaitWithMode(
+    syncFence: *const NvSciSyncFence,
+    context: NvSciSyncCpuWaitContext,
+    timeoutUs: i64,
+    waitMode: NvSciSyncWaitMode,
+) -> NvSciError {
+    // SAFETY: forwarded caller guarantee.
+    unsafe { fence_wait(syncFence, context, timeoutUs, waitMode) }
+}
+
+/// Drops the fence's reference and zeroes it (NULL is ignored; an invalid fence is just
+/// zeroed).
+///
+/// # Safety
+/// `syncFence` is NULL or a readable and writable fence.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncFenceClear(syncFence: *mut NvSciSyncFence) {
+    // SAFETY: the caller passes NULL or a readable fence.
+    let Some(old) = (unsafe { read_fence(syncFence) }) else {
+        return;
+    };
+    if old == Decoded::Cleared {
+        return;
+    }
+    drop_fence_ref(&mut state(), Some(old));
+    // SAFETY: checked readable above (non-NULL, aligned); the caller passes a writable fence.
+    unsafe { ffi::write(syncFence, NvSciSyncFence { payload: [0; 6] }) };
+}
+
+/// Duplicates a fence: `dst` is cleared first and then takes its own reference.
+/// `BadParameter` for NULL arguments, `src == dst` or an invalid `src`.
+///
+/// # Safety
+/// `srcSyncFence` is NULL or readable; `dstSyncFence` is NULL or readable and writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncFenceDup(
+    srcSyncFence: *const NvSciSyncFence,
+    dstSyncFence: *mut NvSciSyncFence,
+) -> NvSciError {
+    if std::ptr::eq(srcSyncFence, dstSyncFence) {
+        return BAD;
+    }
+    // SAFETY: the caller passes NULL or readable fences.
+    let (Some(src), Some(dst)) = (unsafe { ffi::read(srcSyncFence) }, unsafe {
+        read_fence(dstSyncFence)
+    }) else {
+        return BAD;
+    };
+    let mut st = state();
+    match fence::decode(&src) {
+        Decoded::Invalid => return BAD,
+        Decoded::Cleared => {}
+        Decoded::Valid(f) => {
+            if !st.add_ref(f.obj_id) {
+                return BAD;
+            }
+        }
+    }
+    drop_fence_ref(&mut st, Some(dst));
+    drop(st);
+    // SAFETY: checked readable above (non-NULL, aligned); the caller passes a writable fence.
+    unsafe { ffi::write(dstSyncFence, src) };
+    NvSciError_Success
+}
+
+/// The fence's (id, value); `ClearedFence` for a cleared fence.
+///
+/// # Safety
+/// `syncFence` is NULL or readable; `id` and `value` are NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncFenceExtractFence(
+    syncFence: *const NvSciSyncFence,
+    id: *mut u64,
+    value: *mut u64,
+) -> NvSciError {
+    if id.is_null() || value.is_null() || !id.is_aligned() || !value.is_aligned() {
+        return BAD;
+    }
+    // SAFETY: the caller passes NULL or a readable fence.
+    let f = match unsafe { read_fence(syncFence) } {
+        None | Some(Decoded::Invalid) => return BAD,
+        Some(Decoded::Cleared) => return NvSciError_ClearedFence,
+        Some(Decoded::Valid(f)) => f,
+    };
+    if state().core(f.obj_id).is_none() {
+        return BAD;
+    }
+    // SAFETY: checked non-NULL and aligned; the caller passes writable pointers.
+    unsafe {
+        ffi::write(id, f.prim_id);
+        ffi::write(value, f.value);
+    }
+    NvSciError_Success
+}
+
+/// Builds a fence for (id, value) on `syncObj` (the destination is cleared first). The
+/// SIL object has one primitive: `id` other than 0 is `Overflow`; every u64 value is valid.
+/// No permission check (this is how waiters make deterministic fences).
+///
+/// # Safety
+/// `syncFence` is NULL or a readable and writable fence.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncFenceUpdateFence(
+    syncObj: NvSciSyncObj,
+    id: u64,
+    value: u64,
+    syncFence: *mut NvSciSyncFence,
+) -> NvSciError {
+    // SAFETY: the caller passes NULL or a readable fence.
+    let Some(old) = (unsafe { read_fence(syncFence) }) else {
+        return BAD;
+    };
+    let mut st = state();
+    let Some(core) = st.obj(handle_of(syncObj)).cloned() else {
+        return BAD;
+    };
+    if id != 0 {
+        return NvSciError_Overflow;
+    }
+    st.add_ref(core.id);
+    drop_fence_ref(&mut st, Some(old));
+    drop(st);
+    let f = fence_for(&core, value);
+    // SAFETY: checked readable above (non-NULL, aligned); the caller passes a writable fence.
+    unsafe { ffi::write(syncFence, f) };
+    NvSciError_Success
+}
+
+/// Resolves a non-cleared fence to its data and object.
+///
+/// # Safety
+/// `p` is NULL or readable.
+unsafe fn resolve(p: *const NvSciSyncFence) -> Result<(FenceData, Arc<ObjCore>), NvSciError> {
+    // SAFETY: forwarded caller guarantee.
+    let f = match unsafe { read_fence(p) } {
+        None | Some(Decoded::Invalid) => return Err(BAD),
+        Some(Decoded::Cleared) => return Err(NvSciError_ClearedFence),
+        Some(Decoded::Valid(f)) => f,
+    };
+    let core = state().core(f.obj_id).cloned().ok_or(BAD)?;
+    Ok((f, core))
+}
+
+/// Timestamp (µs, SIL clock) of the signal that expired the fence. `ClearedFence` for a
+/// cleared fence; `BadParameter` if timestamps are off for the object, the fence has not
+/// expired, or its value is older than the last 512 signals.
+///
+/// # Safety
+/// `syncFence` is NULL or readable; `timestampUS` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncFenceGetTimestamp(
+    syncFence: *const NvSciSyncFence,
+    timestampUS: *mut u64,
+) -> NvSciError {
+    if timestampUS.is_null() || !timestampUS.is_aligned() {
+        return BAD;
+    }
+    // SAFETY: forwarded caller guarantee.
+    let (f, core) = match unsafe { resolve(syncFence) } {
+        Ok(x) => x,
+        Err(e) => return e,
+    };
+    if !core.info.timestamps || !core.reached(f.value) {
+        return BAD;
+    }
+    let Some(ts) = core.timestamp_of(f.value) else {
+        return BAD;
+    };
+    // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
+    unsafe { ffi::write(timestampUS, ts / 1000) };
+    NvSciError_Success
+}
+
+/// Task status of a fence. The SIL engines report no task status, so the SIL
+/// synthesises one: `Success` with the signal timestamp (µs) once the fence expired,
+/// `Invalid` (0xFFFF) with timestamp 0 before. `ClearedFence` for a cleared fence.
+///
+/// # Safety
+/// `syncFence` is NULL or readable; `taskStatus` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncFenceGetTaskStatus(
+    syncFence: *const NvSciSyncFence,
+    taskStatus: *mut NvSciSyncTaskStatus,
+) -> NvSciError {
+    if taskStatus.is_null() {
+        return BAD;
+    }
+    // SAFETY: forwarded caller guarantee.
+    let (f, core) = match unsafe { resolve(syncFence) } {
+        Ok(x) => x,
+        Err(e) => return e,
+    };
+    let (status, ts) = if core.reached(f.value) {
+        (
+            NvSciSyncTaskStatus_Success.0 as u16,
+            core.timestamp_of(f.value).map_or(0, |t| t / 1000),
+        )
+    } else {
+        (NvSciSyncTaskStatus_Invalid.0 as u16, 0)
+    };
+    let s = NvSciSyncTaskStatus {
+        timestamp: ts,
+        statusEngine: 0,
+        subframe: 0,
+        status,
+    };
+    // SAFETY: checked non-NULL; `NvSciSyncTaskStatus` is packed (align 1); the caller
+    // passes a writable pointer.
+    unsafe { taskStatus.write(s) };
+    NvSciError_Success
+}
+
+/// Records a timestamp slot index in the fence (`0..512`). The SIL keeps timestamps by
+/// fence value, so the slot only changes what `NvSciSyncFenceExtractTimestampSlot` reads.
+/// `ClearedFence` for a cleared fence; `BadParameter` without timestamps or for a slot
+/// out of range.
+///
+/// # Safety
+/// `syncFence` is NULL or a readable and writable fence.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncFenceAddTimestampSlot(
+    syncFence: *mut NvSciSyncFence,
+    timestampSlot: u32,
+) -> NvSciError {
+    // SAFETY: forwarded caller guarantee.
+    let (mut f, core) = match unsafe { resolve(syncFence) } {
+        Ok(x) => x,
+        Err(e) => return e,
+    };
+    if !core.info.timestamps || timestampSlot >= NUM_TIMESTAMP_SLOTS {
+        return BAD;
+    }
+    f.ts_slot = timestampSlot;
+    // SAFETY: read above (non-NULL, aligned); the caller passes a writable fence.
+    unsafe { ffi::write(syncFence, fence::encode(f)) };
+    NvSciError_Success
+}
+
+/// The SIL objects have no task-status slots (`NumTaskStatusSlots` = 0): `BadParameter`
+/// for every slot (`ClearedFence` for a cleared fence).
+///
+/// # Safety
+/// `syncFence` is NULL or readable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncFenceAddTaskStatusSlot(
+    syncFence: *mut NvSciSyncFence,
+    taskStatusSlot: u32,
+) -> NvSciError {
+    let _ = taskStatusSlot;
+    // SAFETY: forwarded caller guarantee.
+    match unsafe { resolve(syncFence) } {
+        Ok(_) => BAD,
+        Err(e) => e,
+    }
+}
+
+/// The fence's timestamp slot (by default the fence value modulo 512). `ClearedFence`
+/// for a cleared fence; `BadParameter` without timestamps.
+///
+/// # Safety
+/// `syncFence` is NULL or readable; `timeStampSlot` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncFenceExtractTimestampSlot(
+    syncFence: *mut NvSciSyncFence,
+    timeStampSlot: *mut u32,
+) -> NvSciError {
+    if timeStampSlot.is_null() || !timeStampSlot.is_aligned() {
+        return BAD;
+    }
+    // SAFETY: forwarded caller guarantee.
+    let (f, core) = match unsafe { resolve(syncFence) } {
+        Ok(x) => x,
+        Err(e) => return e,
+    };
+    if !core.info.timestamps {
+        return BAD;
+    }
+    // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
+    unsafe { ffi::write(timeStampSlot, f.ts_slot) };
+    NvSciError_Success
+}

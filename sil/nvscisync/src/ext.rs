@@ -1,0 +1,223 @@
+//! The SIL-only extension calls (`nvsci-sys::sil`, docs/architecture.md "SIL extension
+//! calls").
+
+use std::sync::atomic::AtomicU64;
+
+use nvsci_sys::{
+    NvSciError, NvSciError_BadParameter, NvSciError_InvalidState, NvSciError_Success,
+    NvSciError_Timeout, NvSciSyncFence, NvSciSyncObj,
+};
+use sil_common::clock;
+use sil_common::wait::Notifier;
+
+use crate::fence::{self, Decoded};
+use crate::ffi;
+use crate::obj::{Cmp, Strategy, wait_counter};
+use crate::registry::{handle_of, state};
+
+const BAD: NvSciError = NvSciError_BadParameter;
+
+/// Never notified: waits on addresses that are not SIL counters only poll.
+static POLL_ONLY: Notifier = Notifier::new();
+
+/// The SIL clock in ns (`CLOCK_MONOTONIC` unless virtual time is on).
+#[unsafe(no_mangle)]
+pub extern "C" fn NvSciSilClockNowNs() -> u64 {
+    clock::now_ns()
+}
+
+/// Turns virtual time on (starting at `startNs`) or off. Always `Success`.
+#[unsafe(no_mangle)]
+pub extern "C" fn NvSciSilClockSetVirtual(enable: bool, startNs: u64) -> NvSciError {
+    clock::set_virtual(enable, startNs);
+    NvSciError_Success
+}
+
+/// Virtual time only: moves the clock forward to `ns` (never backwards; an earlier `ns` is
+/// a no-op). `InvalidState` when virtual time is off.
+#[unsafe(no_mangle)]
+pub extern "C" fn NvSciSilClockAdvanceTo(ns: u64) -> NvSciError {
+    if clock::advance_to(ns) {
+        NvSciError_Success
+    } else {
+        NvSciError_InvalidState
+    }
+}
+
+/// The address of the object's 64-bit counter (alone in its own page-aligned 4 KiB
+/// allocation, stable for the object's life).
+///
+/// # Safety
+/// `counter` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncSilObjGetCounter(
+    obj: NvSciSyncObj,
+    counter: *mut *mut u64,
+) -> NvSciError {
+    let Some(p) = state().obj(handle_of(obj)).map(|c| c.counter_ptr()) else {
+        return BAD;
+    };
+    // SAFETY: the caller passes NULL or a writable pointer (NULL is refused).
+    if unsafe { ffi::write(counter, p) } {
+        NvSciError_Success
+    } else {
+        BAD
+    }
+}
+
+/// An engine signals: +1, records `timestampNs` for the new value, wakes waiters. No
+/// permission check.
+#[unsafe(no_mangle)]
+pub extern "C" fn NvSciSyncSilObjSignalEngine(obj: NvSciSyncObj, timestampNs: u64) -> NvSciError {
+    let Some(core) = state().obj(handle_of(obj)).cloned() else {
+        return BAD;
+    };
+    core.signal(timestampNs);
+    NvSciError_Success
+}
+
+/// After a direct write of a SIL counter: records `timestampNs` for the value now in it
+/// (and for values skipped since the last record) and wakes waiters. An address that is
+/// not a live SIL counter: `BadParameter`.
+#[unsafe(no_mangle)]
+pub extern "C" fn NvSciSyncSilCounterWritten(counter: *const u64, timestampNs: u64) -> NvSciError {
+    let core = {
+        let st = state();
+        let Some(id) = st.counters.get(&counter.addr()) else {
+            return BAD;
+        };
+        st.core(*id).cloned()
+    };
+    match core {
+        Some(c) => {
+            c.written(timestampNs);
+            NvSciError_Success
+        }
+        None => BAD,
+    }
+}
+
+/// Engine-side fence wait, no CPU-permission check. On success `*reachedAtNs` (if not
+/// NULL) is the timestamp recorded for the fence value (the SIL clock when none was
+/// recorded; 0 for a cleared fence).
+///
+/// # Safety
+/// `fence` is NULL or readable; `reachedAtNs` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncSilFenceWaitEngine(
+    fence: *const NvSciSyncFence,
+    timeoutUs: i64,
+    reachedAtNs: *mut u64,
+) -> NvSciError {
+    let timeout = match ffi::timeout_ns(timeoutUs) {
+        Ok(t) => t,
+        Err(e) => return e,
+    };
+    // SAFETY: the caller passes NULL or a readable fence (NULL is refused).
+    let Some(f) = (unsafe { ffi::read(fence) }) else {
+        return BAD;
+    };
+    let f = match fence::decode(&f) {
+        Decoded::Cleared => {
+            // SAFETY: the caller passes NULL or a writable pointer.
+            unsafe { ffi::write(reachedAtNs, 0) };
+            return NvSciError_Success;
+        }
+        Decoded::Invalid => return BAD,
+        Decoded::Valid(f) => f,
+    };
+    let Some(core) = state().core(f.obj_id).cloned() else {
+        return BAD;
+    };
+    match core.wait(f.value, Cmp::Geq, timeout, Strategy::Sleep) {
+        Some(ts) => {
+            // SAFETY: the caller passes NULL or a writable pointer.
+            unsafe { ffi::write(reachedAtNs, ts) };
+            NvSciError_Success
+        }
+        None => NvSciError_Timeout,
+    }
+}
+
+/// Waits until `*counter >= value` (mode 0, cyclic: `(int64_t)(*counter - value) >= 0`)
+/// or `*counter == value` (mode 1). A SIL counter also wakes on its signals and reports
+/// the recorded timestamp of `value`; any other address is polled and reports the SIL
+/// clock when the value was seen. `reachedAtNs` may be NULL.
+///
+/// # Safety
+/// `counter` is NULL or an 8-byte aligned address readable for the whole wait (accessed
+/// atomically); `reachedAtNs` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncSilCounterWait(
+    counter: *const u64,
+    value: u64,
+    mode: u32,
+    timeoutUs: i64,
+    reachedAtNs: *mut u64,
+) -> NvSciError {
+    if counter.is_null() || !counter.is_aligned() {
+        return BAD;
+    }
+    let cmp = match mode {
+        0 => Cmp::Geq,
+        1 => Cmp::Eq,
+        _ => return BAD,
+    };
+    let timeout = match ffi::timeout_ns(timeoutUs) {
+        Ok(t) => t,
+        Err(e) => return e,
+    };
+    let sil = {
+        let st = state();
+        st.counters
+            .get(&counter.addr())
+            .and_then(|id| st.core(*id).cloned())
+    };
+    let reached = match sil {
+        Some(core) => core.wait(value, cmp, timeout, Strategy::Sleep),
+        None => {
+            // SAFETY: non-NULL and aligned; the caller guarantees the address stays
+            // readable for the wait and is only accessed atomically meanwhile.
+            let atomic = unsafe { AtomicU64::from_ptr(counter.cast_mut()) };
+            wait_counter(atomic, value, cmp, timeout, &POLL_ONLY, Strategy::Sleep)
+                .then(clock::now_ns)
+        }
+    };
+    match reached {
+        Some(ts) => {
+            // SAFETY: the caller passes NULL or a writable pointer.
+            unsafe { ffi::write(reachedAtNs, ts) };
+            NvSciError_Success
+        }
+        None => NvSciError_Timeout,
+    }
+}
+
+/// Nanosecond timestamp of the signal that produced `value`. `BadParameter` for an
+/// unknown object, a NULL `tsNs`, or a value not among the last 512 recorded (not reached
+/// yet, or overwritten).
+///
+/// # Safety
+/// `tsNs` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncSilObjGetSignalTimestamp(
+    obj: NvSciSyncObj,
+    value: u64,
+    tsNs: *mut u64,
+) -> NvSciError {
+    if tsNs.is_null() || !tsNs.is_aligned() {
+        return BAD;
+    }
+    let Some(core) = state().obj(handle_of(obj)).cloned() else {
+        return BAD;
+    };
+    if !core.reached(value) {
+        return BAD;
+    }
+    let Some(ts) = core.timestamp_of(value) else {
+        return BAD;
+    };
+    // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
+    unsafe { ffi::write(tsNs, ts) };
+    NvSciError_Success
+}

@@ -1,0 +1,309 @@
+//! A sync object: the deterministic 64-bit counter, the signal timestamp ring and the
+//! waiting.
+//!
+//! Everything an object needs in the steady state (counter page, ring, notifier) is
+//! allocated by `NvSciSyncObjAlloc`; signalling, recording and waiting never allocate.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use sil_common::clock;
+use sil_common::wait::{Notifier, WaitOutcome};
+
+use crate::attr::ReconInfo;
+
+/// Size of the counter page.
+pub(crate) const PAGE: usize = 4096;
+/// Number of signal timestamps kept per object (indexed by value modulo this).
+pub(crate) const RING: usize = 512;
+
+/// The counter, alone in its own 4 KiB page (so the rig can host-register it and map it
+/// into a GPU without sharing the page with anything else).
+#[repr(C, align(4096))]
+pub(crate) struct CounterPage {
+    counter: AtomicU64,
+    _pad: [u8; PAGE - 8],
+}
+
+const _: () = assert!(std::mem::size_of::<CounterPage>() == PAGE);
+const _: () = assert!(std::mem::align_of::<CounterPage>() == PAGE);
+
+/// One recorded signal.
+#[derive(Clone, Copy, Default)]
+struct Stamp {
+    value: u64,
+    ts_ns: u64,
+    valid: bool,
+}
+
+/// The last [`RING`] signal timestamps, indexed by value.
+struct Ring {
+    entries: [Stamp; RING],
+    /// The last value recorded.
+    last: u64,
+}
+
+impl Ring {
+    /// Records `ts_ns` for `value`. Values skipped since the last record (a direct counter
+    /// write that went up by more than one) get the same timestamp; a value already
+    /// recorded keeps its first timestamp.
+    fn record(&mut self, value: u64, ts_ns: u64) {
+        let gap = value.wrapping_sub(self.last);
+        if gap == 0 {
+            return;
+        }
+        let n = if gap <= RING as u64 { gap } else { 1 };
+        for k in 0..n {
+            let v = value.wrapping_sub(k);
+            let e = &mut self.entries[(v % RING as u64) as usize];
+            if k == 0 || !(e.valid && e.value == v) {
+                *e = Stamp {
+                    value: v,
+                    ts_ns,
+                    valid: true,
+                };
+            }
+        }
+        self.last = value;
+    }
+
+    fn get(&self, value: u64) -> Option<u64> {
+        let e = self.entries[(value % RING as u64) as usize];
+        (e.valid && e.value == value).then_some(e.ts_ns)
+    }
+}
+
+/// `cur` has reached `value` in the cyclic 64-bit sense of CUDA's stream wait
+/// (`(int64_t)(cur - value) >= 0`).
+pub(crate) fn geq(cur: u64, value: u64) -> bool {
+    (cur.wrapping_sub(value) as i64) >= 0
+}
+
+/// How a wait compares the counter with the target value.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Cmp {
+    /// Cyclic greater-or-equal.
+    Geq,
+    /// Equal.
+    Eq,
+}
+
+impl Cmp {
+    pub(crate) fn holds(self, cur: u64, value: u64) -> bool {
+        match self {
+            Cmp::Geq => geq(cur, value),
+            Cmp::Eq => cur == value,
+        }
+    }
+}
+
+/// How a wait passes the time.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Strategy {
+    /// Sleep on the notifier, re-checking at least every `sil_common::wait::POLL_NS`.
+    Sleep,
+    /// Spin without yielding.
+    Spin,
+}
+
+/// Waits until `cmp` holds for the counter at `counter` (re-read on every check, since a
+/// GPU may write it without notifying) or `timeout_ns` of real time passed (`u64::MAX`:
+/// forever). Never allocates.
+pub(crate) fn wait_counter(
+    counter: &AtomicU64,
+    value: u64,
+    cmp: Cmp,
+    timeout_ns: u64,
+    notifier: &Notifier,
+    strategy: Strategy,
+) -> bool {
+    let ready = || cmp.holds(counter.load(Ordering::Acquire), value);
+    match strategy {
+        Strategy::Sleep => notifier.wait_until(ready, timeout_ns) == WaitOutcome::Ready,
+        Strategy::Spin => {
+            let deadline = clock::real_ns().saturating_add(timeout_ns);
+            loop {
+                if ready() {
+                    return true;
+                }
+                if clock::real_ns() >= deadline {
+                    return false;
+                }
+                for _ in 0..64 {
+                    std::hint::spin_loop();
+                }
+            }
+        }
+    }
+}
+
+/// A sync object (shared by its handles and by the fences that reference it).
+pub(crate) struct ObjCore {
+    /// Registry id (also the id stored in fences).
+    pub id: u64,
+    /// Handle of the module of the list it was allocated from.
+    pub module: u64,
+    /// What the reconciled list allows.
+    pub info: ReconInfo,
+    /// Handle of the object's own reconciled list (`NvSciSyncObjGetAttrList`).
+    pub list_handle: u64,
+    page: Box<CounterPage>,
+    /// The last value handed out by `NvSciSyncObjGenerateFence`.
+    next_fence: AtomicU64,
+    ring: Mutex<Ring>,
+    /// Wakes waiters after a signal.
+    pub notifier: Notifier,
+}
+
+impl ObjCore {
+    /// A new object at value 0 (value 0 is recorded with the current SIL time).
+    pub(crate) fn new(id: u64, module: u64, info: ReconInfo, list_handle: u64) -> Self {
+        let page = Box::new(CounterPage {
+            counter: AtomicU64::new(0),
+            _pad: [0; PAGE - 8],
+        });
+        let mut entries = [Stamp::default(); RING];
+        entries[0] = Stamp {
+            value: 0,
+            ts_ns: clock::now_ns(),
+            valid: true,
+        };
+        ObjCore {
+            id,
+            module,
+            info,
+            list_handle,
+            page,
+            next_fence: AtomicU64::new(0),
+            ring: Mutex::new(Ring { entries, last: 0 }),
+            notifier: Notifier::new(),
+        }
+    }
+
+    /// The counter.
+    pub(crate) fn counter(&self) -> &AtomicU64 {
+        &self.page.counter
+    }
+
+    /// The counter's address (stable for the object's life).
+    pub(crate) fn counter_ptr(&self) -> *mut u64 {
+        self.page.counter.as_ptr()
+    }
+
+    /// The counter's address as a registry key.
+    pub(crate) fn counter_addr(&self) -> usize {
+        self.counter_ptr().addr()
+    }
+
+    fn ring(&self) -> MutexGuard<'_, Ring> {
+        self.ring.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The next point on the CPU signaler's timeline (`NvSciSyncObjGenerateFence`).
+    pub(crate) fn generate(&self) -> u64 {
+        self.next_fence
+            .fetch_add(1, Ordering::AcqRel)
+            .wrapping_add(1)
+    }
+
+    /// Adds exactly 1, records `ts_ns` for the new value, wakes waiters. Returns the new
+    /// value.
+    pub(crate) fn signal(&self, ts_ns: u64) -> u64 {
+        let new = {
+            let mut ring = self.ring();
+            let new = self
+                .counter()
+                .fetch_add(1, Ordering::AcqRel)
+                .wrapping_add(1);
+            ring.record(new, ts_ns);
+            new
+        };
+        self.notifier.notify();
+        new
+    }
+
+    /// After a direct write of the counter: records `ts_ns` for the value now in it, wakes
+    /// waiters.
+    pub(crate) fn written(&self, ts_ns: u64) {
+        {
+            let mut ring = self.ring();
+            let v = self.counter().load(Ordering::Acquire);
+            ring.record(v, ts_ns);
+        }
+        self.notifier.notify();
+    }
+
+    /// The recorded timestamp of `value`, if it is among the last [`RING`] recorded.
+    pub(crate) fn timestamp_of(&self, value: u64) -> Option<u64> {
+        self.ring().get(value)
+    }
+
+    /// Whether the counter has reached `value` (cyclic).
+    pub(crate) fn reached(&self, value: u64) -> bool {
+        geq(self.counter().load(Ordering::Acquire), value)
+    }
+
+    /// Waits for `value`; `Some(timestamp of the value, or the SIL clock when none was
+    /// recorded)` on success.
+    pub(crate) fn wait(
+        &self,
+        value: u64,
+        cmp: Cmp,
+        timeout_ns: u64,
+        strategy: Strategy,
+    ) -> Option<u64> {
+        if wait_counter(
+            self.counter(),
+            value,
+            cmp,
+            timeout_ns,
+            &self.notifier,
+            strategy,
+        ) {
+            Some(self.timestamp_of(value).unwrap_or_else(clock::now_ns))
+        } else {
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cyclic_compare() {
+        assert!(geq(5, 5));
+        assert!(geq(6, 5));
+        assert!(!geq(4, 5));
+        assert!(geq(1, u64::MAX)); // wrapped past
+        assert!(!geq(u64::MAX, 1));
+        assert!(geq(0, u64::MAX - 10));
+    }
+
+    #[test]
+    fn ring_fills_gaps_and_keeps_first_record() {
+        let mut r = Ring {
+            entries: [Stamp::default(); RING],
+            last: 0,
+        };
+        r.record(1, 10);
+        r.record(4, 40);
+        assert_eq!(r.get(1), Some(10));
+        assert_eq!(r.get(2), Some(40));
+        assert_eq!(r.get(4), Some(40));
+        r.record(4, 99);
+        assert_eq!(r.get(4), Some(40));
+        r.record(4 + RING as u64, 50);
+        assert_eq!(r.get(4), None);
+        assert_eq!(r.get(4 + RING as u64), Some(50));
+    }
+
+    #[test]
+    fn counter_page_is_page_aligned() {
+        let c = ObjCore::new(1, 1, ReconInfo::default(), 0);
+        assert_eq!(c.counter_addr() % PAGE, 0);
+        assert_eq!(c.signal(7), 1);
+        assert_eq!(c.timestamp_of(1), Some(7));
+    }
+}

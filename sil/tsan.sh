@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# ThreadSanitizer run of the SIL NvSciSync / NvSciBuf tests (std rebuilt with TSan).
+#
+#   sil/tsan.sh                 # both crates, every test
+#   sil/tsan.sh --test stress   # extra arguments go to `cargo test`
+#
+# Needs the nightly toolchain with rust-src (`rustup component add rust-src --toolchain
+# nightly`). No TSAN_OPTIONS or suppressions are needed: with -Zbuild-std the standard
+# library (Mutex, Condvar, Arc, thread) is instrumented too, so TSan sees its
+# synchronisation. `halt_on_error=1` makes the first report fail the run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR="${TSAN_TARGET_DIR:-${CARGO_TARGET_DIR:-target}-tsan}"
+export RUSTFLAGS="-Zsanitizer=thread ${RUSTFLAGS:-}"
+export RUSTDOCFLAGS="-Zsanitizer=thread ${RUSTDOCFLAGS:-}"
+export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
+exec cargo +nightly test -Zbuild-std --target x86_64-unknown-linux-gnu \
+    -p sil-nvscisync -p sil-nvscibuf --lib --tests "$@"
