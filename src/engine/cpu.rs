@@ -202,9 +202,7 @@ impl<'a> CpuCtx<'a> {
     /// Read `buffer` as elements of `T` (its address must be aligned for `T`).
     pub fn read_as<T: Element>(&self, buffer: BufferId) -> Result<&'a [T]> {
         let bytes = self.read(buffer)?;
-        let (head, body, _) = cast_parts::<T>(bytes, self.gate.buffer_name(buffer))?;
-        let _ = head;
-        Ok(body)
+        cast::<T>(bytes, self.gate.buffer_name(buffer))
     }
 
     /// Write `buffer` as elements of `T` (its address must be aligned for `T`).
@@ -212,7 +210,7 @@ impl<'a> CpuCtx<'a> {
         let bytes = self.write(buffer)?;
         let name = self.gate.buffer_name(buffer);
         let align = align_of::<T>();
-        if (bytes.as_ptr() as usize) % align != 0 {
+        if !(bytes.as_ptr() as usize).is_multiple_of(align) {
             return Err(Error::BufferMisaligned {
                 buffer: name,
                 align: align as u64,
@@ -227,9 +225,9 @@ impl<'a> CpuCtx<'a> {
     }
 }
 
-fn cast_parts<'s, T: Element>(bytes: &'s [u8], name: &'static str) -> Result<((), &'s [T], ())> {
+fn cast<'s, T: Element>(bytes: &'s [u8], name: &'static str) -> Result<&'s [T]> {
     let align = align_of::<T>();
-    if (bytes.as_ptr() as usize) % align != 0 {
+    if !(bytes.as_ptr() as usize).is_multiple_of(align) {
         return Err(Error::BufferMisaligned {
             buffer: name,
             align: align as u64,
@@ -238,9 +236,5 @@ fn cast_parts<'s, T: Element>(bytes: &'s [u8], name: &'static str) -> Result<(()
     }
     let len = bytes.len() / size_of::<T>();
     // SAFETY: aligned (checked), in bounds, every bit pattern is a valid T (sealed Element).
-    Ok((
-        (),
-        unsafe { core::slice::from_raw_parts(bytes.as_ptr().cast::<T>(), len) },
-        (),
-    ))
+    Ok(unsafe { core::slice::from_raw_parts(bytes.as_ptr().cast::<T>(), len) })
 }

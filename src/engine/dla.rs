@@ -113,11 +113,9 @@ impl DlaDevice {
         }
         let mut handle = ptr::null_mut();
         // SAFETY: valid out-pointer; CUDLA_STANDALONE needs no CUDA context.
-        check(
-            "cudlaCreateDevice",
-            unsafe { cd::cudlaCreateDevice(core as u64, &mut handle, cd::CUDLA_STANDALONE.0) },
-            ctx,
-        )?;
+        let status =
+            unsafe { cd::cudlaCreateDevice(core as u64, &mut handle, cd::CUDLA_STANDALONE.0) };
+        check("cudlaCreateDevice", status, ctx)?;
         let mut module = ptr::null_mut();
         // SAFETY: live handle; the image is 'static and outlives the module.
         let status = unsafe {
@@ -277,11 +275,8 @@ impl DlaDevice {
     /// Release an imported buffer or semaphore.
     pub fn unregister(&self, p: DlaPtr, context: Context) -> Result<()> {
         // SAFETY: `p` was returned by an import on this handle.
-        check(
-            "cudlaMemUnregister",
-            unsafe { cd::cudlaMemUnregister(self.handle, p.0) },
-            context,
-        )
+        let status = unsafe { cd::cudlaMemUnregister(self.handle, p.0) };
+        check("cudlaMemUnregister", status, context)
     }
 
     /// Submit one task. Never allocates.
@@ -369,17 +364,11 @@ impl DlaDevice {
     pub fn close(self) -> Result<()> {
         let context = Context::Engine(self.engine);
         // SAFETY: the module was loaded on this handle; flags must be 0.
-        let unload = check(
-            "cudlaModuleUnload",
-            unsafe { cd::cudlaModuleUnload(self.module, 0) },
-            context,
-        );
+        let status = unsafe { cd::cudlaModuleUnload(self.module, 0) };
+        let unload = check("cudlaModuleUnload", status, context);
         // SAFETY: the handle is destroyed once (self is consumed).
-        let destroy = check(
-            "cudlaDestroyDevice",
-            unsafe { cd::cudlaDestroyDevice(self.handle) },
-            context,
-        );
+        let status = unsafe { cd::cudlaDestroyDevice(self.handle) };
+        let destroy = check("cudlaDestroyDevice", status, context);
         unload.and(destroy)
     }
 }

@@ -112,11 +112,8 @@ impl Gpu {
     /// Bind the primary context to the calling thread.
     pub fn make_current(&self) -> Result<()> {
         // SAFETY: the context is retained for the life of `self`.
-        check(
-            "cuCtxSetCurrent",
-            unsafe { cu::cuCtxSetCurrent(self.context) },
-            Context::Platform,
-        )
+        let status = unsafe { cu::cuCtxSetCurrent(self.context) };
+        check("cuCtxSetCurrent", status, Context::Platform)
     }
 
     /// The device's SM, e.g. 87 for Orin, 90 for H100/H200.
@@ -163,21 +160,15 @@ impl Gpu {
     /// Wait until all work of the context is done.
     pub fn synchronize(&self) -> Result<()> {
         // SAFETY: plain driver call on the current context.
-        check(
-            "cuCtxSynchronize",
-            unsafe { cu::cuCtxSynchronize() },
-            Context::Platform,
-        )
+        let status = unsafe { cu::cuCtxSynchronize() };
+        check("cuCtxSynchronize", status, Context::Platform)
     }
 
     /// Release the primary context.
     pub fn close(self) -> Result<()> {
         // SAFETY: retained in `open`, released once (self is consumed).
-        check(
-            "cuDevicePrimaryCtxRelease",
-            unsafe { cu::cuDevicePrimaryCtxRelease_v2(self.device) },
-            Context::Platform,
-        )
+        let status = unsafe { cu::cuDevicePrimaryCtxRelease_v2(self.device) };
+        check("cuDevicePrimaryCtxRelease", status, Context::Platform)
     }
 }
 
@@ -251,11 +242,8 @@ impl GpuModule {
     /// Unload the module.
     pub fn unload(self) -> Result<()> {
         // SAFETY: loaded in `load`, unloaded once.
-        check(
-            "cuModuleUnload",
-            unsafe { cu::cuModuleUnload(self.raw) },
-            Context::Cubin(self.name),
-        )
+        let status = unsafe { cu::cuModuleUnload(self.raw) };
+        check("cuModuleUnload", status, Context::Cubin(self.name))
     }
 }
 
@@ -331,18 +319,16 @@ impl GpuSemaphore {
         };
         let mut raw = ptr::null_mut();
         // SAFETY: valid descriptor for a live object; valid out-pointer.
-        check(
-            "cuImportExternalSemaphore",
-            unsafe { cu::cuImportExternalSemaphore(&mut raw, &desc) },
-            context,
-        )?;
+        let status = unsafe { cu::cuImportExternalSemaphore(&mut raw, &desc) };
+        check("cuImportExternalSemaphore", status, context)?;
         Ok(GpuSemaphore::External(raw))
     }
 
-    /// Map a counter in host memory (`rig`). It must sit alone in its page.
-    pub fn map_counter(counter: *mut u64, context: Context) -> Result<Self> {
-        let host = counter.cast::<c_void>();
-        // SAFETY: the counter lives in its own page for the life of the semaphore object.
+    /// Map the SIL semaphore's counter into the GPU (`rig`; it sits alone in its page).
+    pub fn map_counter(obj: &SyncObj, context: Context) -> Result<Self> {
+        let host = crate::engine::platform::sil_counter(obj, context)?.cast::<c_void>();
+        // SAFETY: the counter lives in its own page for the life of the semaphore object,
+        // which outlives this registration (released before the object is freed).
         unsafe {
             check(
                 "cuMemHostRegister",
@@ -427,11 +413,8 @@ impl GpuMemory {
         };
         let mut raw = ptr::null_mut();
         // SAFETY: valid descriptor for a live buffer; valid out-pointer.
-        check(
-            "cuImportExternalMemory",
-            unsafe { cu::cuImportExternalMemory(&mut raw, &desc) },
-            context,
-        )?;
+        let status = unsafe { cu::cuImportExternalMemory(&mut raw, &desc) };
+        check("cuImportExternalMemory", status, context)?;
         let map = cu::CUDA_EXTERNAL_MEMORY_BUFFER_DESC {
             offset: 0,
             size: buf.size(),
@@ -449,10 +432,11 @@ impl GpuMemory {
         Ok(GpuMemory::External { raw, device_addr })
     }
 
-    /// Register host memory of `len` bytes (`rig`); it must not share a page with another
-    /// registration.
-    pub fn register(host: *mut c_void, len: u64, context: Context) -> Result<Self> {
-        // SAFETY: the caller passes memory that stays allocated until `release`.
+    /// Register a SIL buffer's memory with the GPU (`rig`). SIL buffers are page-aligned
+    /// and padded to whole pages, so no two registrations share a page.
+    pub fn register(buf: &BufObj, context: Context) -> Result<Self> {
+        let (host, len) = crate::engine::platform::sil_buffer_memory(buf, context)?;
+        // SAFETY: the buffer's memory stays allocated until it is freed, after `release`.
         unsafe {
             check(
                 "cuMemHostRegister",
@@ -526,17 +510,11 @@ impl GpuMemory {
         match self {
             GpuMemory::External { raw, device_addr } => {
                 // SAFETY: the mapping and the import were made in `import`; released once.
-                let unmap = check(
-                    "cuMemFree",
-                    unsafe { cu::cuMemFree_v2(device_addr) },
-                    context,
-                );
+                let status = unsafe { cu::cuMemFree_v2(device_addr) };
+                let unmap = check("cuMemFree", status, context);
                 // SAFETY: as above.
-                let destroy = check(
-                    "cuDestroyExternalMemory",
-                    unsafe { cu::cuDestroyExternalMemory(raw) },
-                    context,
-                );
+                let status = unsafe { cu::cuDestroyExternalMemory(raw) };
+                let destroy = check("cuDestroyExternalMemory", status, context);
                 unmap.and(destroy)
             }
             // SAFETY: registered in `register`; unregistered once.
@@ -580,6 +558,11 @@ impl Stream {
 
     fn ctx(&self) -> Context {
         Context::Engine(self.engine)
+    }
+
+    /// The engine instance this stream is.
+    pub fn engine(&self) -> &'static str {
+        self.engine
     }
 
     /// Launch a kernel with a prepared parameter block. Never allocates.
@@ -694,11 +677,8 @@ impl Stream {
     /// Wait until the stream is idle.
     pub fn synchronize(&self) -> Result<()> {
         // SAFETY: live stream.
-        check(
-            "cuStreamSynchronize",
-            unsafe { cu::cuStreamSynchronize(self.raw) },
-            self.ctx(),
-        )
+        let status = unsafe { cu::cuStreamSynchronize(self.raw) };
+        check("cuStreamSynchronize", status, self.ctx())
     }
 
     /// Whether the stream is idle (`Err` carries a sticky stream error).
@@ -714,11 +694,8 @@ impl Stream {
     /// Destroy the stream.
     pub fn destroy(self) -> Result<()> {
         // SAFETY: created in `create`, destroyed once.
-        check(
-            "cuStreamDestroy",
-            unsafe { cu::cuStreamDestroy_v2(self.raw) },
-            Context::Engine(self.engine),
-        )
+        let status = unsafe { cu::cuStreamDestroy_v2(self.raw) };
+        check("cuStreamDestroy", status, Context::Engine(self.engine))
     }
 }
 

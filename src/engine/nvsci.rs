@@ -40,11 +40,8 @@ impl SyncModule {
     pub fn open() -> Result<Self> {
         let mut raw = ptr::null_mut();
         // SAFETY: `raw` is a valid out-pointer.
-        check(
-            "NvSciSyncModuleOpen",
-            unsafe { ns::NvSciSyncModuleOpen(&mut raw) },
-            Context::Platform,
-        )?;
+        let status = unsafe { ns::NvSciSyncModuleOpen(&mut raw) };
+        check("NvSciSyncModuleOpen", status, Context::Platform)?;
         Ok(SyncModule { raw })
     }
 
@@ -83,11 +80,8 @@ impl SyncAttrList {
     pub fn create(module: &SyncModule, context: Context) -> Result<Self> {
         let mut raw = ptr::null_mut();
         // SAFETY: valid module handle and out-pointer.
-        check(
-            "NvSciSyncAttrListCreate",
-            unsafe { ns::NvSciSyncAttrListCreate(module.raw, &mut raw) },
-            context,
-        )?;
+        let status = unsafe { ns::NvSciSyncAttrListCreate(module.raw, &mut raw) };
+        check("NvSciSyncAttrListCreate", status, context)?;
         Ok(SyncAttrList { raw })
     }
 
@@ -203,22 +197,16 @@ impl SyncObj {
     pub fn dup(&self, context: Context) -> Result<SyncObj> {
         let mut raw = ptr::null_mut();
         // SAFETY: live object handle; valid out-pointer.
-        check(
-            "NvSciSyncObjDup",
-            unsafe { ns::NvSciSyncObjDup(self.raw, &mut raw) },
-            context,
-        )?;
+        let status = unsafe { ns::NvSciSyncObjDup(self.raw, &mut raw) };
+        check("NvSciSyncObjDup", status, context)?;
         Ok(SyncObj { raw })
     }
 
     /// CPU signal: +1.
     pub fn signal(&self, context: Context) -> Result<()> {
         // SAFETY: live object handle.
-        check(
-            "NvSciSyncObjSignal",
-            unsafe { ns::NvSciSyncObjSignal(self.raw) },
-            context,
-        )
+        let status = unsafe { ns::NvSciSyncObjSignal(self.raw) };
+        check("NvSciSyncObjSignal", status, context)
     }
 
     /// Write the fence for counter value `value` into `fence` (clearing what it held).
@@ -334,11 +322,8 @@ impl BufModule {
     pub fn open() -> Result<Self> {
         let mut raw = ptr::null_mut();
         // SAFETY: valid out-pointer.
-        check(
-            "NvSciBufModuleOpen",
-            unsafe { ns::NvSciBufModuleOpen(&mut raw) },
-            Context::Platform,
-        )?;
+        let status = unsafe { ns::NvSciBufModuleOpen(&mut raw) };
+        check("NvSciBufModuleOpen", status, Context::Platform)?;
         Ok(BufModule { raw })
     }
 
@@ -390,11 +375,8 @@ impl BufObj {
     pub fn alloc(module: &BufModule, spec: &BufSpec, context: Context) -> Result<Self> {
         let mut list = ptr::null_mut();
         // SAFETY: valid module and out-pointer.
-        check(
-            "NvSciBufAttrListCreate",
-            unsafe { ns::NvSciBufAttrListCreate(module.raw, &mut list) },
-            context,
-        )?;
+        let status = unsafe { ns::NvSciBufAttrListCreate(module.raw, &mut list) };
+        check("NvSciBufAttrListCreate", status, context)?;
         let result = Self::alloc_from(list, spec, context);
         // SAFETY: the list is ours; the object (if any) keeps what it needs.
         unsafe { ns::NvSciBufAttrListFree(list) };

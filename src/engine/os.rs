@@ -57,10 +57,8 @@ fn errno() -> i32 {
 /// Ask for `SCHED_FIFO` at `priority` for the calling thread and lock all memory. Failures
 /// are reported, not fatal: a desktop user usually lacks the permission.
 pub fn request_realtime(priority: i32) -> RealtimeStatus {
-    let param = libc::sched_param {
-        sched_priority: priority,
-        ..zeroed_param()
-    };
+    let mut param = zeroed_param();
+    param.sched_priority = priority;
     // SAFETY: valid sched_param for the calling thread.
     let rc = unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_FIFO, &param) };
     let (fifo, fifo_errno) = (rc == 0, rc);
@@ -82,10 +80,8 @@ fn zeroed_param() -> libc::sched_param {
 
 /// Ask for `SCHED_FIFO` at `priority` for the calling thread only (CPU workers).
 pub fn request_fifo(priority: i32) -> bool {
-    let param = libc::sched_param {
-        sched_priority: priority,
-        ..zeroed_param()
-    };
+    let mut param = zeroed_param();
+    param.sched_priority = priority;
     // SAFETY: valid sched_param for the calling thread.
     unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_FIFO, &param) == 0 }
 }
@@ -123,10 +119,8 @@ pub fn enforce_cuda_environment() -> Result<()> {
 /// locking would be granted (tried on a short-lived thread and one locked page).
 pub fn probe_realtime() -> RealtimeStatus {
     let fifo = std::thread::spawn(|| {
-        let param = libc::sched_param {
-            sched_priority: 1,
-            ..zeroed_param()
-        };
+        let mut param = zeroed_param();
+        param.sched_priority = 1;
         // SAFETY: valid sched_param for the calling (throwaway) thread.
         unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_FIFO, &param) }
     })

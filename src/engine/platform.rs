@@ -94,11 +94,8 @@ pub mod sil {
     /// Turn the SIL virtual clock on or off.
     pub fn set_virtual(enable: bool, start_ns: u64) -> Result<()> {
         // SAFETY: plain SIL call.
-        check(
-            "NvSciSilClockSetVirtual",
-            unsafe { ns::sil::NvSciSilClockSetVirtual(enable, start_ns) },
-            Context::Platform,
-        )
+        let status = unsafe { ns::sil::NvSciSilClockSetVirtual(enable, start_ns) };
+        check("NvSciSilClockSetVirtual", status, Context::Platform)
     }
 
     /// The SIL clock.
@@ -116,11 +113,8 @@ pub mod sil {
     /// Signal as an engine with an explicit timestamp (virtual-time CPU tasks).
     pub fn signal_at(obj: &SyncObj, timestamp_ns: u64, context: Context) -> Result<()> {
         // SAFETY: live object.
-        check(
-            "NvSciSyncSilObjSignalEngine",
-            unsafe { ns::sil::NvSciSyncSilObjSignalEngine(obj.raw(), timestamp_ns) },
-            context,
-        )
+        let status = unsafe { ns::sil::NvSciSyncSilObjSignalEngine(obj.raw(), timestamp_ns) };
+        check("NvSciSyncSilObjSignalEngine", status, context)
     }
 
     /// Nanosecond timestamp of the signal that produced `value`.
@@ -136,11 +130,8 @@ pub mod sil {
     pub fn counter(obj: &SyncObj, context: Context) -> Result<*mut u64> {
         let mut p = core::ptr::null_mut();
         // SAFETY: live object, valid out-pointer.
-        check(
-            "NvSciSyncSilObjGetCounter",
-            unsafe { ns::sil::NvSciSyncSilObjGetCounter(obj.raw(), &mut p) },
-            context,
-        )?;
+        let status = unsafe { ns::sil::NvSciSyncSilObjGetCounter(obj.raw(), &mut p) };
+        check("NvSciSyncSilObjGetCounter", status, context)?;
         Ok(p)
     }
 
@@ -148,11 +139,8 @@ pub mod sil {
     pub fn buffer_memory(buf: &BufObj, context: Context) -> Result<(*mut core::ffi::c_void, u64)> {
         let (mut p, mut size) = (core::ptr::null_mut(), 0);
         // SAFETY: live buffer, valid out-pointers.
-        check(
-            "NvSciBufSilObjGetMemory",
-            unsafe { ns::sil::NvSciBufSilObjGetMemory(buf.raw(), &mut p, &mut size) },
-            context,
-        )?;
+        let status = unsafe { ns::sil::NvSciBufSilObjGetMemory(buf.raw(), &mut p, &mut size) };
+        check("NvSciBufSilObjGetMemory", status, context)?;
         Ok((p, size))
     }
 }
@@ -196,6 +184,46 @@ pub mod sil {
     ) -> Result<u64> {
         Err(NOT_SIL)
     }
+}
+
+/// The SIL semaphore counter (`rig` maps it into the GPU).
+#[cfg(any(platform = "sil", platform = "rig"))]
+pub(crate) fn sil_counter(
+    obj: &crate::engine::nvsci::SyncObj,
+    context: Context,
+) -> Result<*mut u64> {
+    sil::counter(obj, context)
+}
+
+/// Not on `orin`: the GPU imports NvSciSync objects there.
+#[cfg(not(any(platform = "sil", platform = "rig")))]
+pub(crate) fn sil_counter(
+    _obj: &crate::engine::nvsci::SyncObj,
+    _context: Context,
+) -> Result<*mut u64> {
+    Err(Error::Platform {
+        what: "semaphore counters are mapped only on the rig",
+    })
+}
+
+/// A SIL buffer's memory (`rig` host-registers it).
+#[cfg(any(platform = "sil", platform = "rig"))]
+pub(crate) fn sil_buffer_memory(
+    buf: &crate::engine::nvsci::BufObj,
+    context: Context,
+) -> Result<(*mut core::ffi::c_void, u64)> {
+    sil::buffer_memory(buf, context)
+}
+
+/// Not on `orin`: the GPU imports NvSciBuf buffers there.
+#[cfg(not(any(platform = "sil", platform = "rig")))]
+pub(crate) fn sil_buffer_memory(
+    _buf: &crate::engine::nvsci::BufObj,
+    _context: Context,
+) -> Result<(*mut core::ffi::c_void, u64)> {
+    Err(Error::Platform {
+        what: "buffers are host-registered only on the rig",
+    })
 }
 
 /// DLA fault injection and timing models (SIL cuDLA on `sil` and `rig`).

@@ -84,6 +84,7 @@ pub struct Board {
     plans: [Slot; FENCE_HISTORY],
     fences: [[Slot; FENCE_HISTORY]; MAX_TASKS],
     results: [[Slot; FENCE_HISTORY]; MAX_TASKS],
+    injections: [[Slot; FENCE_HISTORY]; MAX_TASKS],
     stop: AtomicBool,
 }
 
@@ -101,6 +102,7 @@ impl Board {
             plans: [const { Slot::new() }; FENCE_HISTORY],
             fences: [const { [const { Slot::new() }; FENCE_HISTORY] }; MAX_TASKS],
             results: [const { [const { Slot::new() }; FENCE_HISTORY] }; MAX_TASKS],
+            injections: [const { [const { Slot::new() }; FENCE_HISTORY] }; MAX_TASKS],
             stop: AtomicBool::new(false),
         }
     }
@@ -176,6 +178,21 @@ impl Board {
                 end_ns,
                 status,
             })
+    }
+
+    /// Fault injection: make `task` run `extra_ns` longer in `frame`.
+    pub fn inject_overrun(&self, task: TaskId, frame: u64, extra_ns: u64) {
+        if let Some(row) = self.injections.get(task.0 as usize) {
+            row[Self::index(frame)].write(frame, extra_ns, 0, 0);
+        }
+    }
+
+    /// The injected extra execution time of `task` in `frame` (0 if none).
+    pub fn injected_overrun(&self, task: TaskId, frame: u64) -> u64 {
+        self.injections
+            .get(task.0 as usize)
+            .and_then(|row| row[Self::index(frame)].read(frame))
+            .map_or(0, |(v, _, _)| v)
     }
 
     /// Ask the workers to stop.

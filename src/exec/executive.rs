@@ -336,8 +336,7 @@ impl Executive {
             let p = self.pending[i];
             if p.task == task && p.frame == f {
                 if let Injection::CpuOverrun { extra_ns } = p.injection {
-                    self.shared.injected_ns[task.0 as usize]
-                        .store(extra_ns, core::sync::atomic::Ordering::Release);
+                    self.shared.board.inject_overrun(task, f, extra_ns);
                 }
                 self.pending.swap_remove(i);
             } else {
@@ -816,7 +815,7 @@ pub(crate) fn release_engines(st: &mut State) -> Result<()> {
         }
         if !idle {
             keep(Err(Error::Shutdown {
-                context: Context::Engine("gpu stream still busy"),
+                context: Context::Engine(e.stream.engine()),
             }));
         }
     }

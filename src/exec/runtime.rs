@@ -16,7 +16,6 @@
 //! # Ok::<(), orin_exec::Error>(())
 //! ```
 
-use core::sync::atomic::AtomicU64;
 use std::thread;
 
 use crate::engine::cpu::BufferView;
@@ -29,7 +28,7 @@ use crate::engine::nvsci::{
     SyncObj, Waited,
 };
 use crate::engine::os::{self, RealtimeStatus};
-use crate::engine::platform::{self, Clock, GPU_SYNC, GpuSyncMode};
+use crate::engine::platform::{Clock, GPU_SYNC, GpuSyncMode};
 use crate::error::{Context, Error, Result};
 use crate::exec::board::Board;
 use crate::exec::executive::Executive;
@@ -96,7 +95,6 @@ pub struct Storage {
     pub(crate) ledger: AccessLedger,
     pub(crate) views: [[BufferView; MAX_COPIES]; MAX_BUFFERS],
     pub(crate) virtual_costs: VirtualCosts,
-    pub(crate) injected_ns: [AtomicU64; MAX_TASKS],
     pub(crate) state: State,
 }
 
@@ -115,7 +113,6 @@ impl Storage {
             ledger: AccessLedger::empty(),
             views: [[BufferView::NONE; MAX_COPIES]; MAX_BUFFERS],
             virtual_costs: [0; MAX_TASKS],
-            injected_ns: [const { AtomicU64::new(0) }; MAX_TASKS],
             state: State::new(),
         }
     }
@@ -307,17 +304,13 @@ impl Builder {
             ledger,
             views,
             virtual_costs,
-            injected_ns,
             state,
         } = storage;
         *ledger = AccessLedger::new(s)?;
         for (i, t) in s.tasks.iter().enumerate() {
             virtual_costs[i] = self.virtual_costs[i].unwrap_or(t.wcet_ns / 2);
         }
-        let realtime = match self.config.realtime_priority {
-            Some(p) => Some(os::request_realtime(p)),
-            None => None,
-        };
+        let realtime = self.config.realtime_priority.map(os::request_realtime);
         // The clock starts first: warm-up timestamps and the engines' "free at" times are on it.
         let clock = Clock::start(self.config.virtual_clock, 1_000_000_000)?;
         let mut init = Init {
@@ -340,7 +333,6 @@ impl Builder {
             views,
             clock,
             virtual_costs,
-            injected_ns,
         };
         let state = init.state;
         if let Err(e) = spawn_workers(s, state, shared, self.bodies, self.config) {
@@ -518,7 +510,7 @@ fn check_table(s: &Schedule) -> Result<()> {
     for b in s.buffers {
         // Submission data is prepared per copy index `f % MAX_COPIES`, so the multiplicity
         // must divide MAX_COPIES (1, 2 or 4).
-        if b.multiplicity == 0 || MAX_COPIES % b.multiplicity as usize != 0 {
+        if b.multiplicity == 0 || !MAX_COPIES.is_multiple_of(b.multiplicity as usize) {
             return Err(Error::BadSchedule {
                 what: "buffer multiplicity must be 1, 2 or 4",
                 context: Context::Buffer(b.name),
@@ -688,7 +680,7 @@ impl Init {
                 });
             }
             let mut copies = heapless::Vec::new();
-            for c in 0..b.multiplicity as usize {
+            for view in views[bi].iter_mut().take(b.multiplicity as usize) {
                 let mut copy = BufferCopy {
                     obj: None,
                     gpu: None,
@@ -697,7 +689,7 @@ impl Init {
                 if let BufferKind::Pinned { size } = b.kind {
                     let mem = GpuMemory::pinned(size, context)?;
                     if let Some(host) = mem.pinned_host() {
-                        views[bi][c] = BufferView::new(host, size as usize);
+                        *view = BufferView::new(host, size as usize);
                     }
                     copy.gpu = Some(mem);
                 } else {
@@ -712,7 +704,7 @@ impl Init {
                     })?;
                     let obj = BufObj::alloc(buf_module, &spec, context)?;
                     if let Some(p) = obj.cpu_addr() {
-                        if (p as u64) % b.kind.align() != 0 {
+                        if !(p as u64).is_multiple_of(b.kind.align()) {
                             let addr = p as u64;
                             obj.free();
                             return Err(Error::BufferMisaligned {
@@ -721,15 +713,12 @@ impl Init {
                                 addr,
                             });
                         }
-                        views[bi][c] = BufferView::new(p, b.kind.size() as usize);
+                        *view = BufferView::new(p, b.kind.size() as usize);
                     }
                     if on_gpu {
                         copy.gpu = Some(match GPU_SYNC {
                             GpuSyncMode::External => GpuMemory::import(&obj, context)?,
-                            GpuSyncMode::Counter => {
-                                let (host, len) = platform_buffer_memory(&obj, context)?;
-                                GpuMemory::register(host, len, context)?
-                            }
+                            GpuSyncMode::Counter => GpuMemory::register(&obj, context)?,
                         });
                     }
                     for (di, dla) in self.state.dlas.iter().enumerate() {
@@ -923,9 +912,7 @@ impl Init {
                 if kind == EngineKind::Gpu || gpu_waits {
                     gpu_sem = Some(match GPU_SYNC {
                         GpuSyncMode::External => GpuSemaphore::import(&sem, context)?,
-                        GpuSyncMode::Counter => {
-                            GpuSemaphore::map_counter(platform_counter(&sem, context)?, context)?
-                        }
+                        GpuSyncMode::Counter => GpuSemaphore::map_counter(&sem, context)?,
                     });
                 }
                 rt.submit = self.submission(id)?;
@@ -1182,33 +1169,6 @@ impl Init {
     fn release_all(&mut self) -> Result<()> {
         crate::exec::executive::release_engines(self.state)
     }
-}
-
-#[cfg(any(platform = "sil", platform = "rig"))]
-fn platform_counter(sem: &SyncObj, context: Context) -> Result<*mut u64> {
-    platform::sil::counter(sem, context)
-}
-
-#[cfg(not(any(platform = "sil", platform = "rig")))]
-fn platform_counter(_sem: &SyncObj, _context: Context) -> Result<*mut u64> {
-    Err(Error::Platform {
-        what: "semaphore counters are mapped only on the rig",
-    })
-}
-
-#[cfg(any(platform = "sil", platform = "rig"))]
-fn platform_buffer_memory(buf: &BufObj, context: Context) -> Result<(*mut core::ffi::c_void, u64)> {
-    platform::sil::buffer_memory(buf, context)
-}
-
-#[cfg(not(any(platform = "sil", platform = "rig")))]
-fn platform_buffer_memory(
-    _buf: &BufObj,
-    _context: Context,
-) -> Result<(*mut core::ffi::c_void, u64)> {
-    Err(Error::Platform {
-        what: "buffers are host-registered only on the rig",
-    })
 }
 
 fn spawn_workers(

@@ -69,7 +69,6 @@ pub(crate) struct Shared {
     pub clock: Clock,
     pub virtual_costs: &'static VirtualCosts,
     pub virtual_wait_cap_us: u64,
-    pub injected_ns: &'static [core::sync::atomic::AtomicU64; MAX_TASKS],
 }
 
 pub(crate) struct WorkerTask {
@@ -271,8 +270,7 @@ impl Worker {
                 event: Event::TaskStart,
                 value: 0,
             });
-            let extra =
-                shared.injected_ns[id.0 as usize].swap(0, core::sync::atomic::Ordering::AcqRel);
+            let extra = shared.board.injected_overrun(id, frame);
             if plan.skipped(id) {
                 status_bits |= status::SKIPPED;
             } else {

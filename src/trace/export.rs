@@ -550,35 +550,42 @@ fn ms(ns: u64) -> String {
 
 /// The per-task summary as a text table (times in ms).
 pub fn summary_table(tasks: &[TaskSummary]) -> String {
-    let mut out = format!(
-        "{:<18} {:<7} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>7} {:>7}\n",
-        "task",
-        "engine",
-        "runs",
-        "min ms",
-        "p50 ms",
-        "p99 ms",
-        "max ms",
-        "budget",
-        "deadline",
-        "misses",
-        "faults"
-    );
+    let w = tasks.iter().map(|t| t.task.len()).max().unwrap_or(4).max(4);
+    let row = |cells: [&str; 11]| {
+        format!(
+            "{:<w$} {:<7} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>7} {:>7}\n",
+            cells[0],
+            cells[1],
+            cells[2],
+            cells[3],
+            cells[4],
+            cells[5],
+            cells[6],
+            cells[7],
+            cells[8],
+            cells[9],
+            cells[10]
+        )
+    };
+    let mut out = row([
+        "task", "engine", "runs", "min", "p50", "p99", "max", "budget", "deadline", "misses",
+        "faults",
+    ]);
     for t in tasks {
-        out.push_str(&format!(
-            "{:<18} {:<7} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>7} {:>7}\n",
-            t.task,
-            t.engine,
-            t.runs,
-            ms(t.min_ns),
-            ms(t.p50_ns),
-            ms(t.p99_ns),
-            ms(t.max_ns),
-            ms(t.budget_ns),
-            ms(t.deadline_ns),
-            t.deadline_misses,
-            t.budget_overruns + t.fence_timeouts + t.errors,
-        ));
+        let faults = (t.budget_overruns + t.fence_timeouts + t.errors).to_string();
+        out.push_str(&row([
+            &t.task,
+            &t.engine,
+            &t.runs.to_string(),
+            &ms(t.min_ns),
+            &ms(t.p50_ns),
+            &ms(t.p99_ns),
+            &ms(t.max_ns),
+            &ms(t.budget_ns),
+            &ms(t.deadline_ns),
+            &t.deadline_misses.to_string(),
+            &faults,
+        ]));
     }
     out
 }

@@ -12,7 +12,7 @@ mod schedule {
     include!(concat!(env!("OUT_DIR"), "/schedule.rs"));
 }
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -144,6 +144,7 @@ fn run(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let runtime = Builder::new(s)
         .config(Config {
             virtual_clock: args.virtual_clock,
+            virtual_wait_cap_us: 300_000,
             ..Config::default()
         })
         .bind(
@@ -235,23 +236,26 @@ fn run(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
         },
         init_ms
     );
-    if let Some(rt) = realtime {
-        if !rt.fifo || !rt.locked {
-            println!(
-                "note: running without {}{}{} (not permitted for this user); timing is best effort",
-                if rt.fifo { "" } else { "SCHED_FIFO" },
-                if !rt.fifo && !rt.locked { " and " } else { "" },
-                if rt.locked { "" } else { "mlockall" }
-            );
-        }
+    if let Some(rt) = realtime
+        && (!rt.fifo || !rt.locked)
+    {
+        println!(
+            "note: running without {}{}{} (not permitted for this user); timing is best effort",
+            if rt.fifo { "" } else { "SCHED_FIFO" },
+            if !rt.fifo && !rt.locked { " and " } else { "" },
+            if rt.locked { "" } else { "mlockall" }
+        );
     }
 
     let outcome = run_frames(&mut exec, args)?;
     let stopped = exec.stopped();
     let recorded_faults = exec.health().total();
-    exec.shutdown()?;
+    if let Err(e) = exec.shutdown() {
+        // E.g. a hung DLA leaves the GPU stream behind it blocked: report it, keep the evidence.
+        println!("\nwarning: {e}");
+    }
     let records = drainer.finish()?;
-    if !args.quiet {
+    if !args.quiet && std::io::stdout().is_terminal() {
         println!();
     }
 
@@ -356,7 +360,8 @@ fn run_frames(exec: &mut Executive, args: &Args) -> Result<Outcome, orin_exec::E
                     Action::SafeStop => "safe stop".to_string(),
                 };
                 println!(
-                    "\rframe {:>4}: detected {} on `{}` ({}) -> {}",
+                    "\r{:<90}\rframe {:>4}: detected {} on `{}` ({}) -> {}",
+                    "",
                     fault.frame,
                     fault.kind.name(),
                     s.task(fault.task).name,
@@ -372,7 +377,9 @@ fn run_frames(exec: &mut Executive, args: &Args) -> Result<Outcome, orin_exec::E
                 }));
             }
         }
-        if !args.quiet {
+        // A live progress line on a terminal; one line a second otherwise (logs, CI).
+        let live = std::io::stdout().is_terminal();
+        if !args.quiet && (live || f % 30 == 29) {
             let mode = s.modes.get(report.mode.0 as usize).map_or("?", |m| m.name);
             let d = decision.map_or("-".to_string(), |d| {
                 let dist = if d.distance_mm >= 0 {
@@ -383,7 +390,8 @@ fn run_frames(exec: &mut Executive, args: &Args) -> Result<Outcome, orin_exec::E
                 format!("{} {dist}", if d.brake { "BRAKE" } else { "coast" })
             });
             print!(
-                "\rframe {:>4}/{:<4} mode {:<8} obstacle {:<7} decision {:<14} matched {:>4}/{:<4}",
+                "{}frame {:>4}/{:<4} mode {:<8} obstacle {:<7} decision {:<14} matched {:>4}/{:<4}{}",
+                if live { "\r" } else { "" },
                 f + 1,
                 args.frames,
                 mode,
@@ -391,7 +399,8 @@ fn run_frames(exec: &mut Executive, args: &Args) -> Result<Outcome, orin_exec::E
                     .map_or("none".to_string(), |d| format!("{d:.1} m")),
                 d,
                 o.matched,
-                o.decided
+                o.decided,
+                if live { "" } else { "\n" }
             );
             let _ = std::io::stdout().flush();
         }
