@@ -65,6 +65,8 @@ pub mod status {
     pub const SKIPPED: u64 = 4;
     /// A buffer access was refused (e.g. an engine still held it).
     pub const ACCESS_REFUSED: u64 = 8;
+    /// The worker reached the task after its deadline (it was late itself): not run.
+    pub const MISSED: u64 = 16;
 }
 
 /// Result of one CPU task run.

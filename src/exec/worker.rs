@@ -197,10 +197,12 @@ impl Worker {
     pub fn run(mut self) -> Result<()> {
         let mut next = 0u64;
         while !self.shared.board.stopping() {
+            // Every released frame, in order, even late: each planned task signals exactly
+            // once per frame, or the fence values of all later frames would be off by one.
             match self.shared.board.released() {
                 Some(f) if f >= next => {
-                    self.frame(f)?;
-                    next = f + 1;
+                    self.frame(next)?;
+                    next += 1;
                 }
                 _ => thread::park_timeout(std::time::Duration::from_millis(5)),
             }
@@ -215,7 +217,9 @@ impl Worker {
 
     fn frame(&mut self, frame: u64) -> Result<()> {
         let Some((plan, release)) = self.shared.board.plan(frame) else {
-            return Ok(());
+            return Err(Error::Phase {
+                what: "a CPU worker fell too many frames behind to stay in step",
+            });
         };
         let shared = self.shared;
         for i in 0..self.tasks.len() {
@@ -232,10 +236,15 @@ impl Worker {
             if !virtual_clock {
                 shared.clock.sleep_until(release + desc.release_ns);
             }
-            // Dependencies, with the task's deadline as the limit.
-            let mut status_bits = 0;
+            // A frame that ended before the worker got to it: signal without running.
+            let missed = !virtual_clock && shared.clock.now_ns() > deadline;
+            let mut status_bits = if missed {
+                status::SKIPPED | status::MISSED
+            } else {
+                0
+            };
             let mut ready_at = release + desc.release_ns;
-            for w in desc.waits {
+            for w in desc.waits.iter().filter(|_| !missed) {
                 let Some(dep_frame) = frame.checked_sub(w.lag as u64) else {
                     continue;
                 };
@@ -271,7 +280,7 @@ impl Worker {
                 value: 0,
             });
             let extra = shared.board.injected_overrun(id, frame);
-            if plan.skipped(id) {
+            if plan.skipped(id) || missed {
                 status_bits |= status::SKIPPED;
             } else {
                 let gate = make_gate(shared, frame, &self.sems, &mut self.wait, &mut self.fence);

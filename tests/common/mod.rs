@@ -53,6 +53,8 @@ pub struct Variant {
     pub period_ns: u64,
     /// Whether `check` waits for `postprocess` (without it, it races with the engines).
     pub check_waits: bool,
+    /// Health-monitor table (mode 1, `degraded`, runs only `input`).
+    pub health: &'static [HealthRule],
 }
 
 impl Default for Variant {
@@ -63,6 +65,7 @@ impl Default for Variant {
             wrong_hash: false,
             period_ns: 10_000_000,
             check_waits: true,
+            health: &[],
         }
     }
 }
@@ -179,7 +182,12 @@ pub fn schedule(v: Variant) -> &'static Schedule {
         reads: leak(reads),
         writes: leak(writes),
         waits: leak(waits),
-        modes: ModeMask::ALL,
+        // Mode 0 (normal) runs everything, mode 1 (degraded) only `input`.
+        modes: if name == "input" {
+            ModeMask::ALL
+        } else {
+            ModeMask(1)
+        },
     };
     let w = |t: TaskId, lag| Wait { task: t, lag };
     let tasks = leak(vec![
@@ -268,8 +276,11 @@ pub fn schedule(v: Variant) -> &'static Schedule {
         engines,
         buffers,
         tasks,
-        modes: leak(vec![ModeDesc { name: "normal" }]),
-        health: &[],
+        modes: leak(vec![
+            ModeDesc { name: "normal" },
+            ModeDesc { name: "degraded" },
+        ]),
+        health: v.health,
         cubins,
         loadables,
         timeline: &[],
