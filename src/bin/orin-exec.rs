@@ -141,9 +141,12 @@ const FORBIDDEN: &[&str] = &[
     "cudaDeviceReset",
     "dlopen",
     "dlmopen",
-    "dlsym",
-    "dlvsym",
 ];
+
+/// Dynamic symbol lookups: reported, not forbidden (the Rust standard library resolves a few
+/// optional libc functions this way), since without `dlopen` they cannot reach a library
+/// that the binary does not list as needed.
+const LOOKUPS: &[&str] = &["dlsym", "dlvsym"];
 
 /// Prefixes of forbidden symbol families.
 const FORBIDDEN_PREFIXES: &[&str] = &["nvrtc", "nvJitLink", "cuLink"];
@@ -180,7 +183,11 @@ fn embedded_gpu_code(bytes: &[u8]) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
                 .any(|w| w == b".version ")
         })
         .collect();
-    let fatbin = find_all(&0xBA55_ED50u32.to_le_bytes());
+    // A fatbin container header: magic, version 1, header size 16.
+    let fatbin = find_all(&0xBA55_ED50u32.to_le_bytes())
+        .into_iter()
+        .filter(|&i| bytes.get(i + 4..i + 8) == Some(&[1, 0, 16, 0][..]))
+        .collect();
     let cubins = find_all(b"\x7fELF\x02\x01\x01\x41")
         .into_iter()
         .filter(|&i| bytes.get(i + 18..i + 20) == Some(&190u16.to_le_bytes()[..]))
@@ -206,6 +213,10 @@ fn audit(binary: &Path, json: bool) -> Result<bool, String> {
     imports.sort();
     imports.dedup();
     let bad: Vec<&String> = imports.iter().filter(|n| forbidden(n)).collect();
+    let lookups: Vec<&String> = imports
+        .iter()
+        .filter(|n| LOOKUPS.contains(&n.as_str()))
+        .collect();
     let vendor_imports: Vec<&String> = imports.iter().filter(|n| vendor(n)).collect();
     let (ptx, fatbin, cubins) = embedded_gpu_code(&bytes);
     let ok = bad.is_empty() && ptx.is_empty() && fatbin.is_empty();
@@ -215,6 +226,7 @@ fn audit(binary: &Path, json: bool) -> Result<bool, String> {
             "ok": ok,
             "needed": needed,
             "forbidden_imports": bad,
+            "dynamic_lookups": lookups,
             "vendor_imports": vendor_imports,
             "embedded_cubins": cubins.len(),
             "embedded_ptx_offsets": ptx,
@@ -244,6 +256,16 @@ fn audit(binary: &Path, json: bool) -> Result<bool, String> {
                 .join(" ")
         );
         println!("embedded cubins: {}", cubins.len());
+        if !lookups.is_empty() {
+            println!(
+                "dynamic lookups (allowed, no dlopen): {}",
+                lookups
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            );
+        }
         for b in &bad {
             println!("FORBIDDEN import: {b}");
         }
