@@ -26,7 +26,7 @@ pub fn sleep_until(deadline_ns: u64) {
         let rc = unsafe {
             libc::clock_nanosleep(
                 libc::CLOCK_MONOTONIC,
-                libc::TIMER_ABSTIME,
+                libc::TIMER_ABSTIME as libc::c_int,
                 &ts,
                 core::ptr::null_mut(),
             )

@@ -6,7 +6,7 @@
 //! * how the GPU reaches semaphores and buffers (see [`super::gpu`]);
 //! * SIL-only extension calls: virtual time, timing models and fault injection.
 
-use crate::error::{Context, Error, Result, Status};
+use crate::error::{Context, Error, Result};
 
 /// The platform this build runs on.
 pub const NAME: &str = if cfg!(platform = "sil") {
@@ -230,6 +230,7 @@ pub(crate) fn sil_buffer_memory(
 #[cfg(any(platform = "sil", platform = "rig"))]
 pub mod dla_sil {
     use super::*;
+    use crate::error::Status;
     use cudla_sys as cd;
 
     pub use cd::sil::{cudlaSilFault as Fault, cudlaSilTimingModel as TimingModel};

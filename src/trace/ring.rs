@@ -17,7 +17,11 @@
 //! assert!(matches!(RING.pop(), Pop::Record(r) if r.time_ns == 2));
 //! ```
 
-use core::sync::atomic::{AtomicU64, Ordering, fence};
+use core::sync::atomic::{Ordering, fence};
+
+// 64-bit atomics: native where the target has them; on targets without (e.g. Cortex-M4),
+// portable-atomic falls back to short critical sections.
+use portable_atomic::AtomicU64;
 
 use super::Record;
 

@@ -105,7 +105,8 @@ impl Histogram {
         if self.count == 0 {
             return 0;
         }
-        let rank = ((p / 100.0) * self.count as f64).ceil().max(1.0) as u64;
+        let x = (p / 100.0) * self.count as f64;
+        let rank = (x as u64 + ((x as u64 as f64) < x) as u64).max(1);
         let mut seen = 0u64;
         for (b, &c) in self.counts.iter().enumerate() {
             seen += c as u64;

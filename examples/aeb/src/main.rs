@@ -184,17 +184,9 @@ fn run(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
         )
         .safe_state(safe_state)
         .init(STORAGE.init_with(Storage::new))?;
-    // A DLA that takes 3 to 5 ms per frame (the SIL default is a fixed 2 ms).
-    let model = orin_exec::engine::platform::dla_sil::TimingModel {
-        kind: 1,
-        numBins: 0,
-        minNs: 3_000_000,
-        maxNs: 5_000_000,
-        binUpperNs: std::ptr::null(),
-        binWeights: std::ptr::null(),
-        seed: 7,
-    };
-    runtime.set_dla_timing("dla0", &model)?;
+    // On the SIL libraries: a DLA that takes 3 to 5 ms per frame (the SIL default is 2 ms).
+    #[cfg(any(feature = "sil", feature = "rig"))]
+    runtime.set_dla_timing("dla0", &sil_dla_model())?;
     let init_ms = runtime.init_ns() as f64 / 1e6;
     let mut exec = runtime.seal()?;
 
@@ -308,6 +300,19 @@ fn run(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
         display(&trace_path)
     );
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(any(feature = "sil", feature = "rig"))]
+fn sil_dla_model() -> orin_exec::engine::platform::dla_sil::TimingModel {
+    orin_exec::engine::platform::dla_sil::TimingModel {
+        kind: 1,
+        numBins: 0,
+        minNs: 3_000_000,
+        maxNs: 5_000_000,
+        binUpperNs: std::ptr::null(),
+        binWeights: std::ptr::null(),
+        seed: 7,
+    }
 }
 
 fn display(p: &Path) -> String {

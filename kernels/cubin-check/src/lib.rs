@@ -82,6 +82,7 @@ const NT_CUDA_TKINFO: u32 = 2000;
 
 /// Which part of the ELF file a [`CubinError::Truncated`] refers to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub enum ElfPart {
     /// The 64-byte ELF header.
@@ -110,6 +111,7 @@ impl fmt::Display for ElfPart {
 
 /// Why an image is not an acceptable cubin.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub enum CubinError {
     /// The image does not start with the ELF magic (and is neither PTX nor a fatbin).
