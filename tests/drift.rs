@@ -78,8 +78,10 @@ fn release_errors(frames: u64, virtual_clock: bool) -> Vec<i64> {
     errors
 }
 
-fn mean(v: &[i64]) -> f64 {
-    v.iter().sum::<i64>() as f64 / v.len() as f64
+fn median(v: &[i64]) -> i64 {
+    let mut v = v.to_vec();
+    v.sort_unstable();
+    v[v.len() / 2]
 }
 
 #[test]
@@ -97,17 +99,12 @@ fn no_drift_in_real_time_over_3000_frames_at_1ms() {
     sorted.sort_unstable();
     let p99 = sorted[sorted.len() * 99 / 100];
     let max = *sorted.last().unwrap();
-    let (first, last) = (mean(&errors[..1000]), mean(&errors[2000..]));
-    println!(
-        "release error over 3000 frames at 1 ms: mean first 1000 {first:.0} ns, last 1000 {last:.0} ns, p99 {p99} ns, max {max} ns"
-    );
+    let (first, last) = (median(&errors[..1000]), median(&errors[2000..]));
+    println!("release error over 3000 frames at 1 ms: median first 1000 {first} ns, last 1000 {last} ns, p99 {p99} ns, max {max} ns");
     assert!(sorted[0] >= 0, "never released early");
-    // Bounded: a sleeping thread on a shared CI machine may wake late, but not by a period
-    // at the 99th percentile.
-    assert!(p99 < 1_000_000, "p99 release error {p99} ns");
-    // Not growing: absolute release times do not accumulate the wake-up latency.
-    assert!(
-        (last - first).abs() < 200_000.0,
-        "release error grew from {first:.0} to {last:.0} ns"
-    );
+    // Bounded. A release scheme that slept relative to the previous frame would accumulate
+    // the wake-up latency (tens of microseconds a frame: a hundred milliseconds by the end).
+    assert!(p99 < 5_000_000, "p99 release error {p99} ns");
+    // Not growing (medians: robust against the spikes of a shared machine).
+    assert!((last - first).abs() < 200_000, "release error grew from {first} to {last} ns");
 }

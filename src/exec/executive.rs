@@ -397,98 +397,20 @@ impl Executive {
         let value = self.shared.board.fence(id, f).ok_or(Error::Phase {
             what: "task not planned",
         })?;
-        let State {
-            tasks,
-            sems,
-            gpu_sems,
-            dlas,
-            streams,
-            stamps,
-            ..
-        } = &mut *self.st;
-        let rt = &mut tasks[id.0 as usize];
-        // Pre-fences for the dependencies planned in their frame (others are dropped).
+        // Dependencies planned in their frame (the others are dropped: they order nothing).
         let mut waits: heapless::Vec<(TaskId, u64), MAX_WAITS> = heapless::Vec::new();
         for w in t.waits {
             if let Some(df) = f.checked_sub(w.lag as u64)
                 && let Some(v) = self.shared.board.fence(w.task, df)
             {
-                let k = waits.len();
                 waits.push((w.task, v)).map_err(|_| Error::Capacity {
                     what: "waits",
                     limit: MAX_WAITS as u32,
                 })?;
-                sems[w.task.0 as usize].fence_at(v, &mut rt.waits[k], context)?;
             }
         }
-        let copy = (f % MAX_COPIES as u64) as usize;
-        match &rt.submit {
-            Submit::Cpu => Ok(()),
-            Submit::Dla {
-                device,
-                inputs,
-                outputs,
-                n_in,
-                n_out,
-            } => {
-                let signal = rt
-                    .dla_imports
-                    .iter()
-                    .find(|(d, _)| d == device)
-                    .map(|(_, p)| *p)
-                    .ok_or(Error::Phase {
-                        what: "DLA semaphore not imported",
-                    })?;
-                dlas[*device].device.submit(Submission {
-                    inputs: &inputs[copy][..*n_in],
-                    outputs: &outputs[copy][..*n_out],
-                    waits: &mut rt.waits[..waits.len()],
-                    signal,
-                    eof: &mut rt.eof,
-                    noop,
-                })
-            }
-            Submit::Gpu {
-                stream,
-                function,
-                grid,
-                block,
-                shared,
-                params,
-                stamp,
-            } => {
-                let st = &streams[*stream].stream;
-                for (k, (dep, v)) in waits.iter().enumerate() {
-                    let gsem = gpu_sems[dep.0 as usize]
-                        .as_ref()
-                        .ok_or(Error::BadSchedule {
-                            what: "dependency not visible to the GPU",
-                            context,
-                        })?;
-                    st.wait(gsem, *v, &mut rt.waits[k], context)?;
-                }
-                let slot = |which: usize| {
-                    (*stamp * FENCE_HISTORY + (f % FENCE_HISTORY as u64) as usize) * 2 + which
-                };
-                let stamp_at = |which: usize| -> Result<()> {
-                    if let Some(stamps) = stamps.as_ref() {
-                        let mut p = ParamBlock::new();
-                        p.push(stamps.memory.device_addr() + 8 * slot(which) as u64)?;
-                        st.launch(stamps.function, [1; 3], [1; 3], 0, &p, context)?;
-                    }
-                    Ok(())
-                };
-                stamp_at(0)?;
-                if !noop {
-                    st.launch(*function, *grid, *block, *shared, &params[copy], context)?;
-                }
-                stamp_at(1)?;
-                let gsem = gpu_sems[id.0 as usize].as_ref().ok_or(Error::Phase {
-                    what: "GPU semaphore missing",
-                })?;
-                st.signal(gsem, value, &mut rt.eof, context)
-            }
-        }
+        let _ = context;
+        submit_task(self.st, s, id, f, &waits, value, noop)
     }
 
     /// Wait for every task of frame `f` (in schedule order, each until its deadline), record
@@ -762,6 +684,101 @@ impl Executive {
             }
         }
         first
+    }
+}
+
+/// Queue one accelerator task of frame `f` (warm-up: frame 0, no waits): its pre-fences,
+/// the work (unless `noop`) between two GPU timer stamps, and the signal of `value`.
+/// Never allocates.
+pub(crate) fn submit_task(
+    st: &mut State,
+    s: &Schedule,
+    id: TaskId,
+    f: u64,
+    waits: &[(TaskId, u64)],
+    value: u64,
+    noop: bool,
+) -> Result<()> {
+    let context = Context::Task(s.task(id).name);
+    let State {
+        tasks,
+        sems,
+        gpu_sems,
+        dlas,
+        streams,
+        stamps,
+        ..
+    } = st;
+    let rt = &mut tasks[id.0 as usize];
+    for (k, (dep, v)) in waits.iter().enumerate() {
+        sems[dep.0 as usize].fence_at(*v, &mut rt.waits[k], context)?;
+    }
+    let copy = (f % MAX_COPIES as u64) as usize;
+    match &rt.submit {
+        Submit::Cpu => Ok(()),
+        Submit::Dla {
+            device,
+            inputs,
+            outputs,
+            n_in,
+            n_out,
+        } => {
+            let signal = rt
+                .dla_imports
+                .iter()
+                .find(|(d, _)| d == device)
+                .map(|(_, p)| *p)
+                .ok_or(Error::Phase {
+                    what: "DLA semaphore not imported",
+                })?;
+            dlas[*device].device.submit(Submission {
+                inputs: &inputs[copy][..*n_in],
+                outputs: &outputs[copy][..*n_out],
+                waits: &mut rt.waits[..waits.len()],
+                signal,
+                eof: &mut rt.eof,
+                noop,
+            })
+        }
+        Submit::Gpu {
+            stream,
+            function,
+            grid,
+            block,
+            shared,
+            params,
+            stamp,
+        } => {
+            let st = &streams[*stream].stream;
+            for (k, (dep, v)) in waits.iter().enumerate() {
+                let gsem = gpu_sems[dep.0 as usize]
+                    .as_ref()
+                    .ok_or(Error::BadSchedule {
+                        what: "dependency not visible to the GPU",
+                        context,
+                    })?;
+                st.wait(gsem, *v, &mut rt.waits[k], context)?;
+            }
+            let stamp_at = |which: usize| -> Result<()> {
+                if let Some(stamps) = stamps.as_ref() {
+                    let slot =
+                        (*stamp * FENCE_HISTORY + (f % FENCE_HISTORY as u64) as usize) * 2 + which;
+                    let mut p = ParamBlock::new();
+                    p.push(stamps.memory.device_addr() + 8 * slot as u64)?;
+                    st.launch(stamps.function, [1; 3], [1; 3], 0, &p, context)?;
+                }
+                Ok(())
+            };
+            stamp_at(0)?;
+            if !noop {
+                st.launch(*function, *grid, *block, *shared, &params[copy], context)?;
+            }
+            stamp_at(1)?;
+            let gsem = gpu_sems[id.0 as usize].as_ref().ok_or(Error::Phase {
+                what: "GPU semaphore missing",
+            })?;
+            st.signal(gsem, value, &mut rt.eof, context)
+        }
     }
 }
 

@@ -19,9 +19,7 @@
 use std::thread;
 
 use crate::engine::cpu::BufferView;
-use crate::engine::dla::{
-    DlaDevice, DlaPtr, DlaSyncRole, Submission, fill_sync_attributes as dla_attrs,
-};
+use crate::engine::dla::{DlaDevice, DlaPtr, DlaSyncRole, fill_sync_attributes as dla_attrs};
 use crate::engine::gpu::{Function, Gpu, GpuMemory, GpuModule, GpuSemaphore, ParamBlock, Stream};
 use crate::engine::nvsci::{
     BufModule, BufObj, BufSpec, CpuRole, CpuWaitContext, RawFence, SyncAttrList, SyncModule,
@@ -1038,66 +1036,19 @@ impl Init {
         for i in 0..s.tasks.len() {
             let id = TaskId(i as u16);
             let context = Context::Task(s.task(id).name);
+            if matches!(self.state.tasks[i].submit, Submit::Cpu) {
+                continue;
+            }
+            crate::exec::executive::submit_task(self.state, s, id, 0, &[], 1, false)?;
             let State {
                 tasks,
                 sems,
-                gpu_sems,
                 dlas,
-                streams,
-                stamps,
                 wait,
                 ..
             } = &mut *self.state;
             let rt = &mut tasks[i];
             let sem = &sems[i];
-            match &rt.submit {
-                Submit::Cpu => continue,
-                Submit::Dla {
-                    device,
-                    inputs,
-                    outputs,
-                    n_in,
-                    n_out,
-                } => {
-                    let signal = rt
-                        .dla_imports
-                        .iter()
-                        .find(|(d, _)| d == device)
-                        .map(|(_, p)| *p)
-                        .ok_or(Error::Phase {
-                            what: "DLA semaphore not imported",
-                        })?;
-                    dlas[*device].device.submit(Submission {
-                        inputs: &inputs[0][..*n_in],
-                        outputs: &outputs[0][..*n_out],
-                        waits: &mut [],
-                        signal,
-                        eof: &mut rt.eof,
-                        noop: false,
-                    })?;
-                }
-                Submit::Gpu {
-                    stream,
-                    function,
-                    grid,
-                    block,
-                    shared,
-                    params,
-                    ..
-                } => {
-                    let st = &streams[*stream].stream;
-                    if let Some(stamps) = stamps.as_ref() {
-                        let mut p = ParamBlock::new();
-                        p.push(stamps.memory.device_addr())?;
-                        st.launch(stamps.function, [1; 3], [1; 3], 0, &p, context)?;
-                    }
-                    st.launch(*function, *grid, *block, *shared, &params[0], context)?;
-                    let gsem = gpu_sems[i].as_ref().ok_or(Error::Phase {
-                        what: "GPU semaphore missing",
-                    })?;
-                    st.signal(gsem, 1, &mut rt.eof, context)?;
-                }
-            }
             sem.fence_at(1, &mut rt.monitor, context)?;
             let waited = wait
                 .as_mut()
