@@ -389,6 +389,8 @@ pub enum GpuMemory {
     Pinned {
         /// Host address.
         host: *mut u8,
+        /// Length in bytes.
+        len: usize,
         /// Device address.
         device_addr: u64,
     },
@@ -483,6 +485,7 @@ impl GpuMemory {
             }
             Ok(GpuMemory::Pinned {
                 host: host.cast(),
+                len: len as usize,
                 device_addr,
             })
         }
@@ -495,6 +498,19 @@ impl GpuMemory {
             | GpuMemory::Registered { device_addr, .. }
             | GpuMemory::Pinned { device_addr, .. } => device_addr,
         }
+    }
+
+    /// Read the `index`-th u64 of pinned memory that the GPU writes (timer stamps).
+    pub fn read_u64(&self, index: usize) -> Option<u64> {
+        let GpuMemory::Pinned { host, len, .. } = *self else {
+            return None;
+        };
+        if (index + 1) * 8 > len {
+            return None;
+        }
+        // SAFETY: in bounds (checked), 8-aligned (page-aligned allocation, index·8), and the
+        // allocation lives as long as `self`; a volatile read because the GPU writes it.
+        Some(unsafe { core::ptr::read_volatile(host.cast::<u64>().add(index)) })
     }
 
     /// Host address of pinned memory.

@@ -389,7 +389,6 @@ impl Executive {
     fn submit(&mut self, id: TaskId, f: u64, plan: &FramePlan) -> Result<()> {
         let s = self.shared.schedule;
         let t = s.task(id);
-        let context = Context::Task(t.name);
         let noop = plan.skipped(id);
         if let Submit::Dla { device, .. } = self.st.tasks[id.0 as usize].submit {
             self.apply_dla_injection(id, f, device)?;
@@ -409,7 +408,6 @@ impl Executive {
                 })?;
             }
         }
-        let _ = context;
         submit_task(self.st, s, id, f, &waits, value, noop)
     }
 
@@ -537,19 +535,9 @@ impl Executive {
                     let now = self.clock.now_ns();
                     return Ok((now, now, 0));
                 };
-                let host = stamps.memory.pinned_host().ok_or(Error::Phase {
-                    what: "stamp memory",
-                })?;
                 let base = (stamp * FENCE_HISTORY + h) * 2;
-                let view =
-                    crate::engine::cpu::BufferView::new(host, 2 * FENCE_HISTORY * MAX_TASKS * 8);
-                let mut bytes = [0u8; 2 * FENCE_HISTORY * MAX_TASKS * 8];
-                view.copy_to(&mut bytes[..(base + 2) * 8]);
-                let read = |k: usize| {
-                    u64::from_le_bytes(bytes[k * 8..k * 8 + 8].try_into().unwrap_or([0; 8]))
-                };
-                let off = stamps.offset_ns;
-                let conv = |g: u64| (g as i64 - off).max(0) as u64;
+                let read = |k: usize| stamps.memory.read_u64(k).unwrap_or(0);
+                let conv = |g: u64| (g as i64 - stamps.offset_ns).max(0) as u64;
                 Ok((conv(read(base)), conv(read(base + 1)), 0))
             }
         }

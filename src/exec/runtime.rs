@@ -550,7 +550,7 @@ impl Init {
         }
         self.state.sync_module = Some(SyncModule::open()?);
         self.state.buf_module = Some(BufModule::open()?);
-        self.state.wait = Some(CpuWaitContext::alloc(self.sync_module())?);
+        self.state.wait = Some(CpuWaitContext::alloc(self.sync_module()?)?);
         if uses(EngineKind::Gpu) {
             os::enforce_cuda_environment()?;
             self.open_gpu()?;
@@ -563,12 +563,10 @@ impl Init {
         Ok(())
     }
 
-    fn sync_module(&self) -> &SyncModule {
-        // Opened first in `build`; every caller runs after that.
-        self.state
-            .sync_module
-            .as_ref()
-            .expect("NvSciSync module opened at the start of init")
+    fn sync_module(&self) -> Result<&SyncModule> {
+        self.state.sync_module.as_ref().ok_or(Error::Phase {
+            what: "NvSciSync module not open",
+        })
     }
 
     fn open_gpu(&mut self) -> Result<()> {
@@ -809,7 +807,7 @@ impl Init {
             let gpu_waits = dependents().any(|d| self.kind(d) == EngineKind::Gpu);
 
             // Attribute lists: the signaler first, then the waiters.
-            let module = self.sync_module();
+            let module = self.sync_module()?;
             let mut lists: heapless::Vec<SyncAttrList, 4> = heapless::Vec::new();
             let add = |l: SyncAttrList, lists: &mut heapless::Vec<SyncAttrList, 4>| {
                 lists.push(l).map_err(|_| Error::Capacity {
@@ -1171,7 +1169,13 @@ fn spawn_workers(
         for (ti, sem) in state.sems.iter().enumerate() {
             if need & (1 << ti) != 0 {
                 let dup = sem.dup(Context::Semaphore(s.tasks[ti].name))?;
-                let _ = sems.push((TaskId(ti as u16), dup));
+                sems.push((TaskId(ti as u16), dup)).map_err(|(_, dup)| {
+                    dup.free();
+                    Error::Capacity {
+                        what: "semaphores per CPU worker",
+                        limit: MAX_TASKS as u32,
+                    }
+                })?;
             }
         }
         let worker = Worker {
