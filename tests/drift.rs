@@ -100,11 +100,16 @@ fn no_drift_in_real_time_over_3000_frames_at_1ms() {
     let p99 = sorted[sorted.len() * 99 / 100];
     let max = *sorted.last().unwrap();
     let (first, last) = (median(&errors[..1000]), median(&errors[2000..]));
-    println!("release error over 3000 frames at 1 ms: median first 1000 {first} ns, last 1000 {last} ns, p99 {p99} ns, max {max} ns");
+    println!(
+        "release error over 3000 frames at 1 ms: median first 1000 {first} ns, last 1000 {last} ns, p99 {p99} ns, max {max} ns"
+    );
     assert!(sorted[0] >= 0, "never released early");
     // Bounded. A release scheme that slept relative to the previous frame would accumulate
     // the wake-up latency (tens of microseconds a frame: a hundred milliseconds by the end).
     assert!(p99 < 5_000_000, "p99 release error {p99} ns");
     // Not growing (medians: robust against the spikes of a shared machine).
-    assert!((last - first).abs() < 200_000, "release error grew from {first} to {last} ns");
+    assert!(
+        (last - first).abs() < 200_000,
+        "release error grew from {first} to {last} ns"
+    );
 }

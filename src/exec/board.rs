@@ -16,6 +16,10 @@ use crate::limits::{FENCE_HISTORY, MAX_TASKS};
 
 const NONE: u64 = u64::MAX;
 
+/// Frames of plans kept: how far a stalled CPU worker may fall behind and still catch up
+/// (it signals the frames it missed as no-ops, which needs their plans).
+pub const PLAN_HISTORY: usize = 256;
+
 struct Slot {
     frame: AtomicU64,
     a: AtomicU64,
@@ -83,7 +87,7 @@ pub struct CpuResult {
 /// Shared executive/worker state.
 pub struct Board {
     released: AtomicU64,
-    plans: [Slot; FENCE_HISTORY],
+    plans: [Slot; PLAN_HISTORY],
     fences: [[Slot; FENCE_HISTORY]; MAX_TASKS],
     results: [[Slot; FENCE_HISTORY]; MAX_TASKS],
     injections: [[Slot; FENCE_HISTORY]; MAX_TASKS],
@@ -101,7 +105,7 @@ impl Board {
     pub const fn new() -> Self {
         Board {
             released: AtomicU64::new(NONE),
-            plans: [const { Slot::new() }; FENCE_HISTORY],
+            plans: [const { Slot::new() }; PLAN_HISTORY],
             fences: [const { [const { Slot::new() }; FENCE_HISTORY] }; MAX_TASKS],
             results: [const { [const { Slot::new() }; FENCE_HISTORY] }; MAX_TASKS],
             injections: [const { [const { Slot::new() }; FENCE_HISTORY] }; MAX_TASKS],
@@ -115,7 +119,7 @@ impl Board {
 
     /// Publish a frame's plan (before its fences and before releasing it).
     pub fn publish_plan(&self, plan: &FramePlan, release_ns: u64) {
-        self.plans[Self::index(plan.frame)].write(
+        self.plans[(plan.frame % PLAN_HISTORY as u64) as usize].write(
             plan.frame,
             plan.mode.0 as u64,
             plan.skip,
@@ -125,7 +129,7 @@ impl Board {
 
     /// A published plan and its release time.
     pub fn plan(&self, frame: u64) -> Option<(FramePlan, u64)> {
-        self.plans[Self::index(frame)]
+        self.plans[(frame % PLAN_HISTORY as u64) as usize]
             .read(frame)
             .map(|(mode, skip, release)| {
                 (

@@ -218,7 +218,7 @@ impl Worker {
     fn frame(&mut self, frame: u64) -> Result<()> {
         let Some((plan, release)) = self.shared.board.plan(frame) else {
             return Err(Error::Phase {
-                what: "a CPU worker fell too many frames behind to stay in step",
+                what: "a CPU worker fell more than PLAN_HISTORY frames behind and lost step",
             });
         };
         let shared = self.shared;
@@ -227,9 +227,6 @@ impl Worker {
             if !plan.planned(shared.schedule, id) {
                 continue;
             }
-            let Some(own_value) = shared.board.fence(id, frame) else {
-                continue;
-            };
             let desc = *shared.schedule.task(id);
             let deadline = release + desc.deadline_ns;
             let virtual_clock = shared.clock == Clock::Virtual;
@@ -330,7 +327,7 @@ impl Worker {
                 event,
                 value: end - start,
             });
-            self.signal(id, own_value, end)?;
+            self.signal(id, end)?;
         }
         Ok(())
     }
@@ -345,7 +342,7 @@ impl Worker {
         .ok()
     }
 
-    fn signal(&self, task: TaskId, _value: u64, end: u64) -> Result<()> {
+    fn signal(&self, task: TaskId, end: u64) -> Result<()> {
         let context = Context::Semaphore(self.shared.schedule.task(task).name);
         let sem = self
             .sems
