@@ -47,7 +47,12 @@ fn run(frames: u64, virtual_clock: bool, period_ns: u64) -> (u64, u64, u64) {
     }
     for kind in FaultKind::ALL {
         // On a loaded machine, real-time deadlines can slip: correctness is what counts there.
-        if !virtual_clock && matches!(kind, FaultKind::DeadlineMiss | FaultKind::BudgetOverrun) {
+        if !virtual_clock
+            && matches!(
+                kind,
+                FaultKind::DeadlineMiss | FaultKind::BudgetOverrun | FaultKind::FenceTimeout
+            )
+        {
             continue;
         }
         for t in [INPUT, DETECTOR, POSTPROCESS, CHECK] {
