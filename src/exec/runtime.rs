@@ -422,8 +422,12 @@ impl Initialized {
         self.state.gpu.as_ref().map(Gpu::sm)
     }
 
-    /// Seal: from now on nothing is allocated, loaded, registered or reconciled.
+    /// Seal: from now on nothing is allocated, loaded, registered or reconciled. Call
+    /// [`Executive::step`] from the thread that sealed (it holds the GPU context).
     pub fn seal(self) -> Result<Executive> {
+        if let Some(gpu) = self.state.gpu.as_ref() {
+            gpu.make_current()?;
+        }
         for t in self.state.tasks.iter_mut() {
             // Warm-up left one signal on every accelerator semaphore.
             let base = match t.submit {
