@@ -16,14 +16,26 @@ How it works (see bindings/README.md, "Checking against an SDK"):
    that the header renames (e.g. `#define cuMemFree cuMemFree_v2`).
 4. Report every difference; exit 1 if there is any.
 
+Then the bindgen stage (`--no-bindgen` skips it, `--bindgen-only` runs only it):
+
+5. Run bindgen (bindgen-cli, pinned to BINDGEN_VERSION; installed with `cargo install`
+   into the cache directory when it is not on PATH) over the headers of each crate, with
+   an allow-list of the names the crates declare.
+6. Parse bindgen's output and the crate sources with `syn` (the small Rust tool in this
+   directory, `sdkcmp`, built on demand) and compare names, constant values, function
+   signatures, struct/union fields (names, order, types) and bindgen's size/align/offset
+   asserts with ours. Every difference is a `DIFF: bindgen: ...` line.
+
 `--emit-fake-headers DIR` writes headers generated from the Rust declarations (used by
 selftest.sh to check the checker).
 """
 
 import argparse
+import glob
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -46,6 +58,18 @@ FAKE_HEADER = {
     ("cuda-sys", "lib.rs"): "cuda.h",
 }
 FAKE_INCLUDES = {"nvscisync.h": ["nvscierror.h", "nvscibuf.h"], "nvscibuf.h": ["nvscierror.h"]}
+
+# bindgen stage: the pinned bindgen-cli, its Rust target, and per crate the allow-lists
+# (functions, types, variables/constants) of the names the crate declares. Names of ours
+# that a pattern misses are added to it by name (see bindgen_allowlists).
+BINDGEN_VERSION = "0.73.2"
+BINDGEN_RUST_TARGET = "1.82"
+BINDGEN_ALLOW = {
+    "nvsci-sys": ("NvSci.*", "NvSci.*", "NvSci.*"),
+    "cudla-sys": ("cudla.*", "cudla.*|Cudla.*", "CUDLA_.*|cudla.*"),
+    "cuda-sys": ("cu[A-Z].*", "CU.*|cu.*", "CU_.*|CUDA_.*"),
+}
+REPO = os.path.dirname(BINDINGS)
 
 PRIM = {
     "u8": "uint8_t", "u16": "uint16_t", "u32": "uint32_t", "u64": "uint64_t",
@@ -379,10 +403,10 @@ def run_probe(args, crate, headers, pr, tmp):
                 bad.add(line_of[ln])
         if not bad:
             sys.stderr.write(r.stderr)
-            raise SystemExit("probe for %s does not compile outside the probe lines (see above)" % crate)
+            raise ToolError("probe for %s does not compile outside the probe lines (see above)" % crate)
         skip |= bad
     else:
-        raise SystemExit("probe for %s still fails after 20 rounds" % crate)
+        raise ToolError("probe for %s still fails after 20 rounds" % crate)
     run = shlex.split(args.runner or "") + [exe]
     r = subprocess.run(run, capture_output=True, text=True, check=True)
     values = {}
@@ -405,7 +429,7 @@ def preprocess(args, headers, dump_macros):
     r = subprocess.run(cmd, input=src, capture_output=True, text=True)
     if r.returncode != 0:
         sys.stderr.write(r.stderr)
-        raise SystemExit("preprocessing %s failed" % headers)
+        raise ToolError("preprocessing %s failed" % headers)
     return r.stdout
 
 
@@ -439,20 +463,27 @@ def header_macros(text):
 # Compare
 # --------------------------------------------------------------------------------------
 
-def check(args, model):
-    diffs, warns = list(model.errors), []
-    crates = args.only.split(",") if args.only else list(CRATES)
-    tmp = tempfile.mkdtemp(prefix="sdkcheck-")
-    nprobes = 0
+def include_dirs(args):
     flags = shlex.split(args.cflags or "")
-    inc_dirs = [args.include] + [f[2:] or (flags[i + 1] if i + 1 < len(flags) else "")
-                                 for i, f in enumerate(flags) if f.startswith("-I")]
+    return [args.include] + [f[2:] or (flags[i + 1] if i + 1 < len(flags) else "")
+                             for i, f in enumerate(flags) if f.startswith("-I")]
+
+
+def missing_headers(args, crate):
+    return [h for h in CRATES[crate][1]
+            if not any(os.path.exists(os.path.join(d, h)) for d in include_dirs(args))]
+
+
+def check(args, model, crates, tmp):
+    """The C-probe stage; prints its report and returns the number of differences."""
+    diffs, warns = list(model.errors), []
+    nprobes = 0
     for crate in crates:
         files, headers = CRATES[crate]
-        missing = [h for h in headers if not any(os.path.exists(os.path.join(d, h)) for d in inc_dirs)]
+        missing = missing_headers(args, crate)
         if missing:
             diffs.append("%s: header(s) %s not found in %s (use --only to skip this crate)"
-                         % (crate, ", ".join(missing), " ".join(inc_dirs)))
+                         % (crate, ", ".join(missing), " ".join(include_dirs(args))))
             continue
         pr = build_probe(model, crate)
         values, skipped = run_probe(args, crate, headers, pr, tmp)
@@ -500,7 +531,169 @@ def check(args, model):
         print("DIFF: " + d)
     print("%d difference(s), %d warning(s); %d probes in %s"
           % (len(diffs), len(warns), nprobes, ", ".join(crates)))
-    return 1 if diffs else 0
+    return len(diffs)
+
+
+# --------------------------------------------------------------------------------------
+# bindgen stage
+# --------------------------------------------------------------------------------------
+
+class ToolError(Exception):
+    pass
+
+
+def cache_dir():
+    """Where the pinned bindgen and sdkcmp are installed and built."""
+    if os.environ.get("SDKCHECK_CACHE"):
+        return os.environ["SDKCHECK_CACHE"]
+    return os.path.join(os.environ.get("CARGO_TARGET_DIR") or os.path.join(REPO, "target"), "sdk-check")
+
+
+def bindgen_version(exe):
+    try:
+        r = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=60)
+    except OSError:
+        return None
+    m = re.search(r"bindgen (\S+)", r.stdout)
+    return m.group(1) if r.returncode == 0 and m else None
+
+
+def find_libclang():
+    """A libclang shared library bindgen can load, or None (same places clang-sys looks)."""
+    dirs = []
+    if os.environ.get("LIBCLANG_PATH"):
+        dirs.append(os.environ["LIBCLANG_PATH"])
+    try:
+        r = subprocess.run(["llvm-config", "--libdir"], capture_output=True, text=True)
+        dirs.append(r.stdout.strip())
+    except OSError:
+        pass
+    dirs += sorted(glob.glob("/usr/lib/llvm-*/lib"), reverse=True)
+    dirs += ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
+             "/usr/local/lib"]
+    for d in dirs:
+        if d and (glob.glob(os.path.join(d, "libclang.so*")) or glob.glob(os.path.join(d, "libclang-*.so*"))):
+            return d
+    return None
+
+
+def find_bindgen(args, install=True):
+    """Path of the bindgen to use: --bindgen/$BINDGEN, the pinned version on PATH, the
+    pinned version in the cache, or (install=True) a fresh `cargo install` into the cache."""
+    explicit = args.bindgen or os.environ.get("BINDGEN")
+    if explicit:
+        if not bindgen_version(explicit):
+            raise ToolError("%s does not run (`%s --version` failed)" % (explicit, explicit))
+        return explicit
+    on_path = shutil.which("bindgen")
+    if on_path and bindgen_version(on_path) == BINDGEN_VERSION:
+        return on_path
+    root = os.path.join(cache_dir(), "bindgen-" + BINDGEN_VERSION)
+    cached = os.path.join(root, "bin", "bindgen")
+    if bindgen_version(cached) == BINDGEN_VERSION:
+        return cached
+    if not install:
+        return None
+    if shutil.which("cargo") is None:
+        if on_path:
+            print("warning: bindgen %s on PATH is not the pinned %s, and there is no cargo to "
+                  "install that; using %s" % (bindgen_version(on_path), BINDGEN_VERSION, on_path))
+            return on_path
+        raise ToolError("bindgen %s is not on PATH and there is no cargo to install it "
+                        "(install Rust, or pass --no-bindgen)" % BINDGEN_VERSION)
+    print("installing bindgen-cli %s into %s (a few minutes, once)" % (BINDGEN_VERSION, root), flush=True)
+    cmd = ["cargo", "install", "bindgen-cli", "--version", BINDGEN_VERSION, "--locked",
+           "--root", root, "--target-dir", os.path.join(cache_dir(), "bindgen-build")]
+    r = subprocess.run(cmd, stdout=sys.stderr)
+    if r.returncode != 0 or bindgen_version(cached) != BINDGEN_VERSION:
+        raise ToolError("`%s` failed" % " ".join(cmd))
+    shutil.rmtree(os.path.join(cache_dir(), "bindgen-build"), ignore_errors=True)
+    return cached
+
+
+def build_sdkcmp():
+    """Builds the syn-based comparison tool (its own Cargo workspace) and returns its path."""
+    if shutil.which("cargo") is None:
+        raise ToolError("the bindgen stage needs cargo to build sdk-check/sdkcmp "
+                        "(install Rust, or pass --no-bindgen)")
+    target = os.path.join(cache_dir(), "sdkcmp")
+    cmd = ["cargo", "build", "--quiet", "--locked", "--manifest-path", os.path.join(HERE, "Cargo.toml"),
+           "--target-dir", target]
+    r = subprocess.run(cmd, stdout=sys.stderr)
+    if r.returncode != 0:
+        raise ToolError("building sdkcmp failed: `%s`" % " ".join(cmd))
+    return os.path.join(target, "debug", "sdkcmp")
+
+
+def declared_names(model, crate):
+    """(functions, types, variables) that crate declares (sil.rs is never parsed)."""
+    fns = {f.name for f in model.fns if f.crate == crate}
+    types = {n.name for n in model.newtypes.values() if n.crate == crate}
+    types |= {a.name for a in model.aliases if a.crate == crate}
+    types |= {r.name for r in model.records.values() if r.crate == crate and not c_path_of(r)
+              and "skip" not in r.dirs}
+    consts = {c.name for c in model.consts if c.crate == crate and c.ty not in model.newtypes}
+    return fns, types, consts
+
+
+def bindgen_allowlists(model, crate):
+    """The crate's allow-list patterns, plus the names of ours that they miss."""
+    out = []
+    for pat, names in zip(BINDGEN_ALLOW[crate], declared_names(model, crate)):
+        extra = sorted(n for n in names if not re.fullmatch(pat, n))
+        out.append("|".join([pat] + [re.escape(n) for n in extra]))
+    return out
+
+
+def bindgen_command(args, bindgen, model, crate, wrapper, out):
+    fns, types, vars_ = bindgen_allowlists(model, crate)
+    cmd = [bindgen, wrapper, "-o", out,
+           "--rust-target", BINDGEN_RUST_TARGET, "--use-core", "--no-doc-comments",
+           "--default-enum-style", "newtype", "--no-prepend-enum-name", "--merge-extern-blocks",
+           "--clang-macro-fallback",
+           "--allowlist-function", fns, "--allowlist-type", types, "--allowlist-var", vars_,
+           "--", "-I", args.include]
+    return cmd + shlex.split(args.cflags or "") + shlex.split(args.clang_args or "")
+
+
+def bindgen_stage(args, model, crates, tmp):
+    """Prints the bindgen stage's report and returns the number of differences."""
+    bindgen = find_bindgen(args)
+    sdkcmp = build_sdkcmp()
+    print("bindgen: using %s (bindgen %s)" % (bindgen, bindgen_version(bindgen)))
+    ndiff, nwarn = 0, 0
+    for crate in crates:
+        files, headers = CRATES[crate]
+        missing = missing_headers(args, crate)
+        if missing:
+            print("DIFF: bindgen: %s: header(s) %s not found in %s (use --only to skip this crate)"
+                  % (crate, ", ".join(missing), " ".join(include_dirs(args))))
+            ndiff += 1
+            continue
+        outdir = args.bindgen_out or tmp
+        os.makedirs(outdir, exist_ok=True)
+        wrapper = os.path.join(tmp, crate + "-bindgen.h")
+        with open(wrapper, "w") as fh:
+            fh.write("#include <stddef.h>\n#include <stdint.h>\n#include <stdbool.h>\n")
+            fh.write("".join('#include "%s"\n' % h for h in headers))
+        out = os.path.join(outdir, crate + "-bindgen.rs")
+        cmd = bindgen_command(args, bindgen, model, crate, wrapper, out)
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.stderr.write(r.stderr)
+            hint = "" if find_libclang() else " (no libclang found: install libclang-dev and clang)"
+            raise ToolError("bindgen failed on the %s headers%s: %s" % (crate, hint, " ".join(map(shlex.quote, cmd))))
+        ours = [os.path.join(BINDINGS, crate, "src", f) for f in files]
+        cmp_cmd = [sdkcmp, "--crate", crate, "--sdk", out] + (["--strict-versions"] if args.strict_versions else []) + ours
+        r = subprocess.run(cmp_cmd, capture_output=True, text=True)
+        sys.stdout.write(r.stdout)
+        if r.returncode not in (0, 1):
+            sys.stderr.write(r.stderr)
+            raise ToolError("sdkcmp failed: %s" % " ".join(cmp_cmd))
+        ndiff += sum(1 for line in r.stdout.splitlines() if line.startswith("DIFF: "))
+        nwarn += sum(1 for line in r.stdout.splitlines() if line.startswith("warning: "))
+    print("bindgen stage: %d difference(s), %d warning(s) in %s" % (ndiff, nwarn, ", ".join(crates)))
+    return ndiff
 
 
 # --------------------------------------------------------------------------------------
@@ -576,13 +769,40 @@ def main():
     ap.add_argument("include", nargs="?", help="directory holding nvscisync.h, nvscibuf.h, nvscierror.h, cudla.h, cuda.h")
     ap.add_argument("--only", help="comma-separated subset of: " + ",".join(CRATES))
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"), help="C compiler (default $CC or cc)")
-    ap.add_argument("--cflags", default=os.environ.get("SDKCHECK_CFLAGS", ""), help="extra compiler flags (e.g. more -I)")
+    ap.add_argument("--cflags", default=os.environ.get("SDKCHECK_CFLAGS", ""), help="extra compiler flags, e.g. more -I (also given to bindgen's clang)")
     ap.add_argument("--runner", default=os.environ.get("SDKCHECK_RUNNER", ""),
                     help="run the probe through this (e.g. 'qemu-aarch64 -L /usr/aarch64-linux-gnu')")
     ap.add_argument("--strict-versions", action="store_true", help="version constants that differ are errors")
     ap.add_argument("--emit-fake-headers", metavar="DIR", help="write headers generated from the bindings and exit")
+    stage = ap.add_mutually_exclusive_group()
+    stage.add_argument("--no-bindgen", action="store_true", help="only the C-probe stage")
+    stage.add_argument("--bindgen-only", action="store_true", help="only the bindgen stage")
+    ap.add_argument("--bindgen", metavar="PATH", help="bindgen executable (default: $BINDGEN, bindgen %s on "
+                    "PATH, or the one installed into the cache)" % BINDGEN_VERSION)
+    ap.add_argument("--clang-args", default=os.environ.get("SDKCHECK_CLANG_ARGS", ""),
+                    help="extra clang flags for bindgen only (e.g. --target=aarch64-linux-gnu)")
+    ap.add_argument("--bindgen-out", metavar="DIR", help="keep bindgen's output here (CRATE-bindgen.rs)")
+    ap.add_argument("--bindgen-setup", action="store_true",
+                    help="install the pinned bindgen if needed, build sdkcmp, print their paths, and exit")
+    ap.add_argument("--bindgen-status", action="store_true",
+                    help="say whether the bindgen stage can run here (exit 0) or not (exit 1), and exit")
     args = ap.parse_args()
+    sys.stdout.reconfigure(line_buffering=True)
 
+    if args.bindgen_setup:
+        try:
+            print("bindgen: %s" % find_bindgen(args))
+            print("sdkcmp: %s" % build_sdkcmp())
+        except ToolError as e:
+            sys.stderr.write("sdkcheck: error: %s\n" % e)
+            return 2
+        return 0
+    if args.bindgen_status:
+        try:
+            return bindgen_status(args)
+        except ToolError as e:
+            print("bindgen: %s" % e)
+            return 1
     model = Model()
     for crate in CRATES:
         parse_crate(model, crate)
@@ -592,7 +812,39 @@ def main():
         return 0
     if not args.include:
         ap.error("give the SDK include directory")
-    return check(args, model)
+    crates = args.only.split(",") if args.only else list(CRATES)
+    unknown = [c for c in crates if c not in CRATES]
+    if unknown:
+        ap.error("unknown crate(s) %s; choose from %s" % (", ".join(unknown), ", ".join(CRATES)))
+    tmp = tempfile.mkdtemp(prefix="sdkcheck-")
+    try:
+        ndiff = 0
+        if not args.bindgen_only:
+            print("== C-probe stage")
+            ndiff += check(args, model, crates, tmp)
+        if not args.no_bindgen:
+            print("== bindgen stage")
+            ndiff += bindgen_stage(args, model, crates, tmp)
+    except ToolError as e:
+        sys.stderr.write("sdkcheck: error: %s\n" % e)
+        return 2
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if not args.bindgen_only and not args.no_bindgen:
+        print("total: %d difference(s)" % ndiff)
+    return 1 if ndiff else 0
+
+
+def bindgen_status(args):
+    """What the bindgen stage needs here: libclang, and bindgen or cargo to install it."""
+    lib = find_libclang()
+    bg = find_bindgen(args, install=False)
+    cargo = shutil.which("cargo")
+    print("libclang: %s" % (lib or "not found (apt install libclang-dev clang)"))
+    print("bindgen %s: %s" % (BINDGEN_VERSION, bg or ("not installed; cargo will install it into %s"
+                                                      % cache_dir() if cargo else "not installed, and no cargo")))
+    print("cargo (builds sdk-check/sdkcmp): %s" % (cargo or "not found"))
+    return 0 if lib and cargo else 1
 
 
 if __name__ == "__main__":
