@@ -513,6 +513,40 @@ impl GpuMemory {
         Some(unsafe { core::ptr::read_volatile(host.cast::<u64>().add(index)) })
     }
 
+    /// Copy `src` into pinned memory at `offset` (for tests and tools: no GPU work may be
+    /// using the range, or it reads a mix of old and new bytes).
+    pub fn write_bytes(&self, offset: usize, src: &[u8]) -> Result<()> {
+        let (host, _) = self.pinned_range(offset, src.len())?;
+        // SAFETY: the range lies inside the live allocation (checked); no Rust reference to
+        // pinned memory exists, so `src` cannot overlap it.
+        unsafe { core::ptr::copy_nonoverlapping(src.as_ptr(), host.add(offset), src.len()) };
+        Ok(())
+    }
+
+    /// Copy pinned memory at `offset` into `dst` (after the GPU work writing it finished).
+    pub fn read_bytes(&self, offset: usize, dst: &mut [u8]) -> Result<()> {
+        let (host, _) = self.pinned_range(offset, dst.len())?;
+        // SAFETY: as in `write_bytes`.
+        unsafe { core::ptr::copy_nonoverlapping(host.add(offset), dst.as_mut_ptr(), dst.len()) };
+        Ok(())
+    }
+
+    fn pinned_range(&self, offset: usize, n: usize) -> Result<(*mut u8, usize)> {
+        let GpuMemory::Pinned { host, len, .. } = *self else {
+            return Err(Error::Platform {
+                what: "not pinned host memory",
+            });
+        };
+        if offset.checked_add(n).is_none_or(|end| end > len) {
+            return Err(Error::BufferTooSmall {
+                buffer: "pinned memory",
+                need: (offset + n) as u64,
+                have: len as u64,
+            });
+        }
+        Ok((host, len))
+    }
+
     /// Host address of pinned memory.
     pub fn pinned_host(&self) -> Option<*mut u8> {
         match *self {

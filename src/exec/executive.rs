@@ -451,6 +451,11 @@ impl Executive {
                 };
                 self.record(end, f, id.0, event, end.saturating_sub(start));
             }
+            if task_status & status::MISSED != 0 {
+                // The worker reached it only after its deadline: signalled, not run.
+                self.counters[i].deadline_misses += 1;
+                self.fault(f, id, FaultKind::DeadlineMiss, end.max(deadline));
+            }
             if skipped {
                 self.counters[i].skipped += 1;
                 continue;

@@ -1,0 +1,88 @@
+//! Descriptive statistics for the benchmark printouts (exact percentiles over all samples).
+
+use serde::Serialize;
+
+/// Summary of a set of samples.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Summary {
+    /// Number of samples.
+    pub n: usize,
+    /// Mean.
+    pub mean: f64,
+    /// Sample standard deviation.
+    pub stddev: f64,
+    /// Minimum.
+    pub min: f64,
+    /// 10th percentile.
+    pub p10: f64,
+    /// Median.
+    pub p50: f64,
+    /// 90th percentile.
+    pub p90: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// Maximum.
+    pub max: f64,
+}
+
+impl Summary {
+    /// Summarise `samples` (any order; NaNs are ignored).
+    pub fn of(samples: &[f64]) -> Summary {
+        let mut v: Vec<f64> = samples.iter().copied().filter(|x| !x.is_nan()).collect();
+        if v.is_empty() {
+            return Summary::default();
+        }
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        let mean = v.iter().sum::<f64>() / n as f64;
+        let var = if n > 1 {
+            v.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1) as f64
+        } else {
+            0.0
+        };
+        let pct = |p: f64| {
+            let rank = ((p / 100.0) * n as f64).ceil().max(1.0) as usize;
+            v[rank.min(n) - 1]
+        };
+        Summary {
+            n,
+            mean,
+            stddev: var.sqrt(),
+            min: v[0],
+            p10: pct(10.0),
+            p50: pct(50.0),
+            p90: pct(90.0),
+            p99: pct(99.0),
+            max: v[n - 1],
+        }
+    }
+
+    /// Half-width of the ~95% confidence interval of the difference of the means of `self`
+    /// and `other` (normal approximation, independent samples).
+    pub fn diff_ci95(&self, other: &Summary) -> f64 {
+        if self.n == 0 || other.n == 0 {
+            return f64::NAN;
+        }
+        1.96 * (self.stddev * self.stddev / self.n as f64
+            + other.stddev * other.stddev / other.n as f64)
+            .sqrt()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_of_one_to_hundred() {
+        let v: Vec<f64> = (1..=100).map(f64::from).collect();
+        let s = Summary::of(&v);
+        assert_eq!(s.n, 100);
+        assert_eq!(s.mean, 50.5);
+        assert_eq!(
+            (s.min, s.p10, s.p50, s.p90, s.p99, s.max),
+            (1.0, 10.0, 50.0, 90.0, 99.0, 100.0)
+        );
+        assert_eq!(Summary::of(&[]), Summary::default());
+    }
+}
