@@ -4,10 +4,11 @@
 //! ```no_run
 //! use orin_exec::exec::{Builder, Config, Storage};
 //! use static_cell::StaticCell;
-//! # static SCHEDULE: orin_exec::exec::table::Schedule = todo!();
+//! # fn schedule() -> &'static orin_exec::exec::table::Schedule { unimplemented!() }
 //! static STORAGE: StaticCell<Storage> = StaticCell::new();
 //! let storage = STORAGE.init_with(Storage::new);
-//! let runtime = Builder::new(&SCHEDULE).config(Config::default()).init(storage)?;
+//! // `schedule()`: the `SCHEDULE` static that orin-exec-schedule generated from the TOML.
+//! let runtime = Builder::new(schedule()).config(Config::default()).init(storage)?;
 //! let mut exec = runtime.seal()?;
 //! for _ in 0..300 {
 //!     exec.step()?;

@@ -183,6 +183,49 @@ cleanup:
     return rc;
 }
 
+/* The loaded module and its imported tensors: what every task of this client runs on. */
+struct tensors {
+    cudlaDevHandle dev;
+    cudlaModule module;
+    uint64_t** in_reg;
+    uint32_t num_in;
+    uint64_t** out_reg;
+    uint32_t num_out;
+};
+
+/* Steps 8-9 of a task: a CPU pre-fence on `wait_obj` (written to `*pre_fence`), then one
+ * task over the tensors that waits on it and signals `signal_reg` with its EOF fence
+ * written to `*eof_fence`. Returns 0, or -1 after reporting the failed call. */
+static int submit_after_pre_fence(const struct tensors* t, NvSciSyncObj wait_obj,
+                                  uint64_t* signal_reg, NvSciSyncFence* pre_fence,
+                                  NvSciSyncFence* eof_fence) {
+    CudlaFence pre = {pre_fence, CUDLA_NVSCISYNC_FENCE};
+    CudlaFence eof = {eof_fence, CUDLA_NVSCISYNC_FENCE};
+    cudlaWaitEvents wait_events = {&pre, 1};
+    uint64_t* signal_ptrs[1];
+    cudlaSignalEvents signal_events;
+    cudlaTask task;
+
+    signal_ptrs[0] = signal_reg;
+    signal_events.devPtrs = signal_ptrs;
+    signal_events.eofFences = &eof;
+    signal_events.numEvents = 1;
+    memset(&task, 0, sizeof(task));
+    task.moduleHandle = t->module;
+    task.outputTensor = t->out_reg;
+    task.numOutputTensors = t->num_out;
+    task.numInputTensors = t->num_in;
+    task.inputTensor = (const uint64_t* const*)t->in_reg;
+    task.waitEvents = &wait_events;
+    task.signalEvents = &signal_events;
+
+    SCI(NvSciSyncObjGenerateFence(wait_obj, pre_fence));
+    DLA(cudlaSubmitTask(t->dev, &task, 1, NULL, 0));
+    return 0;
+cleanup:
+    return -1;
+}
+
 int main(int argc, char** argv) {
     uint8_t *loadable = NULL, *golden_in = NULL, *golden_out = NULL;
     size_t loadable_size = 0, golden_in_size = 0, golden_out_size = 0;
@@ -203,6 +246,7 @@ int main(int argc, char** argv) {
     uint64_t *wait_reg = NULL, *signal_reg = NULL;
     NvSciSyncFence pre_fence = {{0}}, eof_fence = {{0}};
     NvSciSyncFence pre_fence2 = {{0}}, eof_fence2 = {{0}};
+    struct tensors tensors;
     uint64_t version = 0, count = 0;
     size_t offset;
     double t0;
@@ -316,31 +360,20 @@ int main(int argc, char** argv) {
         DLA(cudlaImportExternalSemaphore(dev, &sdesc, &signal_reg, 0));
     }
 
+    tensors.dev = dev;
+    tensors.module = module;
+    tensors.in_reg = in_reg;
+    tensors.num_in = num_in;
+    tensors.out_reg = out_reg;
+    tensors.num_out = num_out;
+
     /* 8-11. First task: pre-fence from the CPU, signalled only after the submit returned. */
     {
-        CudlaFence pre = {&pre_fence, CUDLA_NVSCISYNC_FENCE};
-        CudlaFence eof = {&eof_fence, CUDLA_NVSCISYNC_FENCE};
-        cudlaWaitEvents wait_events = {&pre, 1};
-        uint64_t* signal_ptrs[1];
-        cudlaSignalEvents signal_events;
-        cudlaTask task;
         NvSciError werr;
 
-        signal_ptrs[0] = signal_reg;
-        signal_events.devPtrs = signal_ptrs;
-        signal_events.eofFences = &eof;
-        signal_events.numEvents = 1;
-        memset(&task, 0, sizeof(task));
-        task.moduleHandle = module;
-        task.outputTensor = out_reg;
-        task.numOutputTensors = num_out;
-        task.numInputTensors = num_in;
-        task.inputTensor = (const uint64_t* const*)in_reg;
-        task.waitEvents = &wait_events;
-        task.signalEvents = &signal_events;
-
-        SCI(NvSciSyncObjGenerateFence(wait_obj, &pre_fence));
-        DLA(cudlaSubmitTask(dev, &task, 1, NULL, 0));
+        if (submit_after_pre_fence(&tensors, wait_obj, signal_reg, &pre_fence, &eof_fence) != 0) {
+            goto cleanup;
+        }
         /* The task waits for its pre-fence: its EOF fence must not expire yet. */
         sleep_ms(20);
         werr = NvSciSyncFenceWait(&eof_fence, wait_ctx, 0);
@@ -370,29 +403,12 @@ int main(int argc, char** argv) {
 
     /* Second task: its pre-fence is never signalled; its EOF fence must time out cleanly. */
     {
-        CudlaFence pre = {&pre_fence2, CUDLA_NVSCISYNC_FENCE};
-        CudlaFence eof = {&eof_fence2, CUDLA_NVSCISYNC_FENCE};
-        cudlaWaitEvents wait_events = {&pre, 1};
-        uint64_t* signal_ptrs[1];
-        cudlaSignalEvents signal_events;
-        cudlaTask task;
         NvSciError werr;
 
-        signal_ptrs[0] = signal_reg;
-        signal_events.devPtrs = signal_ptrs;
-        signal_events.eofFences = &eof;
-        signal_events.numEvents = 1;
-        memset(&task, 0, sizeof(task));
-        task.moduleHandle = module;
-        task.outputTensor = out_reg;
-        task.numOutputTensors = num_out;
-        task.numInputTensors = num_in;
-        task.inputTensor = (const uint64_t* const*)in_reg;
-        task.waitEvents = &wait_events;
-        task.signalEvents = &signal_events;
-
-        SCI(NvSciSyncObjGenerateFence(wait_obj, &pre_fence2));
-        DLA(cudlaSubmitTask(dev, &task, 1, NULL, 0));
+        if (submit_after_pre_fence(&tensors, wait_obj, signal_reg, &pre_fence2, &eof_fence2) !=
+            0) {
+            goto cleanup;
+        }
         werr = NvSciSyncFenceWait(&eof_fence2, wait_ctx, 100000);
         if (werr != NvSciError_Timeout) {
             FAIL("EOF fence of the blocked task: NvSciError 0x%x, expected Timeout",

@@ -6,7 +6,30 @@
 //! `*SilSetTimingModel` extension calls, [`rng`] their seeded generator, and [`wait`] the
 //! poll-and-sleep waiting that SIL semaphores need (a real GPU writes counters without
 //! notifying anybody).
+//!
+//! The rest is machinery the SIL libraries would otherwise each write again: [`handle`]
+//! (the generic handle-table types; every library keeps its own `static` table), [`ffi`]
+//! (checked access to C pointers, status mapping), [`attr`] (attribute-list storage),
+//! [`list_api`] (the module and attribute-list calls of the NvSci-style libraries) and,
+//! for the no-allocation tests, `alloc_count` (feature `alloc-count`).
+#[cfg(feature = "alloc-count")]
+pub mod alloc_count;
+pub mod attr;
 pub mod clock;
+pub mod ffi;
+pub mod handle;
+pub mod list_api;
 pub mod rng;
 pub mod timing;
 pub mod wait;
+
+/// Compile-time proof that every listed definition has exactly the signature its `-sys`
+/// crate declares: `same_signatures!(sys_crate; module::function, ...)` (two function items
+/// only unify to one function-pointer type when their signatures are identical). Use it
+/// inside a function body.
+#[macro_export]
+macro_rules! same_signatures {
+    ($sys:ident; $($m:ident :: $f:ident),* $(,)?) => {
+        $( let _ = [$sys::$f, $m::$f]; )*
+    };
+}

@@ -12,7 +12,7 @@ use nvsci_sys::*;
 use crate::driver::{DEVICE_UUID, out, require_ctx, require_init};
 use crate::memory;
 use crate::registry::Registry;
-use crate::stream::{Op, stream_of};
+use crate::stream::{Op, ready_stream};
 use crate::{CuResult, ret};
 
 /// The primitive id the SIL NvSciSync puts into fences (one primitive per object, id 0).
@@ -35,6 +35,33 @@ pub(crate) struct ExtSem {
 static EXT_MEMS: Registry<ExtMem> = Registry::new();
 static EXT_SEMS: Registry<ExtSem> = Registry::new();
 
+/// The checks both imports start with: a current context, non-NULL `out` and `desc`.
+/// Returns `*desc`.
+///
+/// # Safety
+/// `desc` is NULL or valid for reads.
+unsafe fn import_desc<O, D: Copy>(out: *mut O, desc: *const D) -> CuResult<D> {
+    require_ctx()?;
+    if out.is_null() || desc.is_null() {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    // SAFETY: non-null and valid (caller contract).
+    Ok(unsafe { *desc })
+}
+
+/// An import's handle type: `nvsci` is the one supported; the other known types
+/// (`1..=known_max`) are `CUDA_ERROR_NOT_SUPPORTED`, anything else
+/// `CUDA_ERROR_INVALID_VALUE`.
+fn import_type(t: u32, nvsci: u32, known_max: u32) -> CuResult<()> {
+    if t == nvsci {
+        Ok(())
+    } else if (1..=known_max).contains(&t) {
+        Err(CUDA_ERROR_NOT_SUPPORTED)
+    } else {
+        Err(CUDA_ERROR_INVALID_VALUE)
+    }
+}
+
 /// Imports an NvSciBuf object (`CU_EXTERNAL_MEMORY_HANDLE_TYPE_NVSCIBUF` only; the other known
 /// types are `CUDA_ERROR_NOT_SUPPORTED`). Its memory comes from `NvSciBufSilObjGetMemory`;
 /// `desc.size` must be non-zero and fit in it. Flags: 0 or `CUDA_EXTERNAL_MEMORY_DEDICATED`.
@@ -48,17 +75,9 @@ pub unsafe extern "C" fn cuImportExternalMemory(
     memHandleDesc: *const CUDA_EXTERNAL_MEMORY_HANDLE_DESC,
 ) -> CUresult {
     ret((|| {
-        require_ctx()?;
-        if extMem_out.is_null() || memHandleDesc.is_null() {
-            return Err(CUDA_ERROR_INVALID_VALUE);
-        }
-        // SAFETY: non-null and valid (caller contract).
-        let d = unsafe { *memHandleDesc };
-        match d.r#type {
-            CU_EXTERNAL_MEMORY_HANDLE_TYPE_NVSCIBUF => {}
-            CUexternalMemoryHandleType(1..=7) => return Err(CUDA_ERROR_NOT_SUPPORTED),
-            _ => return Err(CUDA_ERROR_INVALID_VALUE),
-        }
+        // SAFETY: forwarded caller contract.
+        let d = unsafe { import_desc(extMem_out, memHandleDesc) }?;
+        import_type(d.r#type.0, CU_EXTERNAL_MEMORY_HANDLE_TYPE_NVSCIBUF.0, 7)?;
         if d.flags & !CUDA_EXTERNAL_MEMORY_DEDICATED != 0 || d.size == 0 {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
@@ -163,17 +182,13 @@ pub unsafe extern "C" fn cuImportExternalSemaphore(
     semHandleDesc: *const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC,
 ) -> CUresult {
     ret((|| {
-        require_ctx()?;
-        if extSem_out.is_null() || semHandleDesc.is_null() {
-            return Err(CUDA_ERROR_INVALID_VALUE);
-        }
-        // SAFETY: non-null and valid (caller contract).
-        let d = unsafe { *semHandleDesc };
-        match d.r#type {
-            CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC => {}
-            CUexternalSemaphoreHandleType(1..=10) => return Err(CUDA_ERROR_NOT_SUPPORTED),
-            _ => return Err(CUDA_ERROR_INVALID_VALUE),
-        }
+        // SAFETY: forwarded caller contract.
+        let d = unsafe { import_desc(extSem_out, semHandleDesc) }?;
+        import_type(
+            d.r#type.0,
+            CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC.0,
+            10,
+        )?;
         if d.flags != 0 {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
@@ -217,33 +232,75 @@ pub unsafe extern "C" fn cuDestroyExternalSemaphore(extSem: CUexternalSemaphore)
     })())
 }
 
-/// Validates the arrays of a signal/wait call: every handle live, every fence pointer
-/// non-NULL, flags known.
+/// The per-semaphore parameters of the signal and wait calls.
+trait SemParams {
+    /// The flags the call accepts.
+    const ALLOWED_FLAGS: c_uint;
+    /// The fence pointer and the flags.
+    fn fence_and_flags(&self) -> (*mut c_void, c_uint);
+}
+
+/// The same `SemParams` for the signal and the wait parameters (same layout, other types).
+macro_rules! sem_params {
+    ($($t:ty => $allowed:expr),* $(,)?) => {$(
+        impl SemParams for $t {
+            const ALLOWED_FLAGS: c_uint = $allowed;
+            fn fence_and_flags(&self) -> (*mut c_void, c_uint) {
+                // SAFETY: reading the union's pointer member (every member is a pointer).
+                (unsafe { self.params.nvSciSync.fence }, self.flags)
+            }
+        }
+    )*};
+}
+
+sem_params!(
+    CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS => CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC,
+    CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS => CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC,
+);
+
+/// The common part of the signal and wait calls: once the stream is ready, validates the
+/// arrays (every handle live, every fence pointer non-NULL, flags known), then enqueues
+/// `op(handle, params)` for each semaphore, in order. `num` 0 is a no-op.
 ///
 /// # Safety
-/// Both arrays valid for `n` elements when `n > 0`.
-unsafe fn check_sems<P>(
+/// Both arrays valid for `num` elements when `num > 0`.
+unsafe fn enqueue_sems<P: SemParams>(
     sems: *const CUexternalSemaphore,
     params: *const P,
-    n: usize,
-    fence_and_flags: impl Fn(&P) -> (*mut c_void, c_uint),
-    allowed_flags: c_uint,
+    num: c_uint,
+    stream: CUstream,
+    mut op: impl FnMut(CUexternalSemaphore, &P) -> CuResult<Op>,
 ) -> CuResult<()> {
+    let s = ready_stream(stream)?;
+    let n = num as usize;
+    if n == 0 {
+        return Ok(());
+    }
     if sems.is_null() || params.is_null() {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
-    for i in 0..n {
-        // SAFETY: both arrays hold `n` elements (caller contract).
-        let (h, p) = unsafe { (*sems.add(i), &*params.add(i)) };
+    // SAFETY: both arrays hold `n` elements (caller contract), non-NULL (checked).
+    let (sems, params) = unsafe {
+        (
+            std::slice::from_raw_parts(sems, n),
+            std::slice::from_raw_parts(params, n),
+        )
+    };
+    for (&h, p) in sems.iter().zip(params) {
         if EXT_SEMS.get(h as usize).is_none() {
             return Err(CUDA_ERROR_INVALID_HANDLE);
         }
-        let (fence, flags) = fence_and_flags(p);
-        if fence.is_null() || flags & !allowed_flags != 0 {
+        let (fence, flags) = p.fence_and_flags();
+        if fence.is_null() || flags & !P::ALLOWED_FLAGS != 0 {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
     }
-    Ok(())
+    s.enqueue(n, |q| {
+        for (&h, p) in sems.iter().zip(params) {
+            q.push(op(h, p)?);
+        }
+        Ok(())
+    })
 }
 
 /// Enqueues one signal per semaphore. Each call overwrites `*params[i].nvSciSync.fence` NOW
@@ -262,52 +319,24 @@ pub unsafe extern "C" fn cuSignalExternalSemaphoresAsync(
     numExtSems: c_uint,
     stream: CUstream,
 ) -> CUresult {
-    ret((|| {
-        require_init()?;
-        let s = stream_of(stream)?;
-        s.sticky()?;
-        let n = numExtSems as usize;
-        if n == 0 {
-            return Ok(());
+    let signal = |h: CUexternalSemaphore, p: &CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS| {
+        let sem = EXT_SEMS.get(h as usize).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
+        // SAFETY: the union's pointer member, non-NULL (validated before).
+        let fence = unsafe { p.params.nvSciSync.fence }.cast::<NvSciSyncFence>();
+        let mut next = sem.next.lock().unwrap_or_else(|e| e.into_inner());
+        let value = next.wrapping_add(1);
+        // SAFETY: `obj` is the imported object; `fence` is writable (caller contract).
+        let r = unsafe {
+            NvSciSyncFenceUpdateFence(sem.obj as NvSciSyncObj, SIL_PRIMITIVE_ID, value, fence)
+        };
+        if r != NvSciError_Success {
+            return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        // SAFETY: forwarded caller contract.
-        unsafe {
-            check_sems(
-                extSemArray,
-                paramsArray,
-                n,
-                // SAFETY (closure): reading the union's pointer member.
-                |p: &CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS| (p.params.nvSciSync.fence, p.flags),
-                CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC,
-            )
-        }?;
-        s.enqueue(n, |q| {
-            for i in 0..n {
-                // SAFETY: both arrays hold `n` elements (validated above).
-                let (h, p) = unsafe { (*extSemArray.add(i), &*paramsArray.add(i)) };
-                let sem = EXT_SEMS.get(h as usize).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
-                // SAFETY: the union's pointer member, non-NULL (validated above).
-                let fence = unsafe { p.params.nvSciSync.fence }.cast::<NvSciSyncFence>();
-                let mut next = sem.next.lock().unwrap_or_else(|e| e.into_inner());
-                let value = next.wrapping_add(1);
-                // SAFETY: `obj` is the imported object; `fence` is writable (caller contract).
-                let r = unsafe {
-                    NvSciSyncFenceUpdateFence(
-                        sem.obj as NvSciSyncObj,
-                        SIL_PRIMITIVE_ID,
-                        value,
-                        fence,
-                    )
-                };
-                if r != NvSciError_Success {
-                    return Err(CUDA_ERROR_INVALID_VALUE);
-                }
-                *next = value;
-                q.push(Op::ExtSignal { obj: sem.obj });
-            }
-            Ok(())
-        })
-    })())
+        *next = value;
+        Ok(Op::ExtSignal { obj: sem.obj })
+    };
+    // SAFETY: forwarded caller contract.
+    ret(unsafe { enqueue_sems(extSemArray, paramsArray, numExtSems, stream, signal) })
 }
 
 /// Enqueues one wait per semaphore on a copy of `*params[i].nvSciSync.fence` (read at
@@ -324,42 +353,20 @@ pub unsafe extern "C" fn cuWaitExternalSemaphoresAsync(
     numExtSems: c_uint,
     stream: CUstream,
 ) -> CUresult {
-    ret((|| {
-        require_init()?;
-        let s = stream_of(stream)?;
-        s.sticky()?;
-        let n = numExtSems as usize;
-        if n == 0 {
-            return Ok(());
-        }
-        // SAFETY: forwarded caller contract.
-        unsafe {
-            check_sems(
-                extSemArray,
-                paramsArray,
-                n,
-                // SAFETY (closure): reading the union's pointer member.
-                |p: &CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS| (p.params.nvSciSync.fence, p.flags),
-                CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC,
-            )
-        }?;
-        s.enqueue(n, |q| {
-            for i in 0..n {
-                // SAFETY: the array holds `n` elements; the fence pointer is non-NULL and
-                // readable (validated above, caller contract).
-                let fence = unsafe {
-                    (*paramsArray.add(i))
-                        .params
-                        .nvSciSync
-                        .fence
-                        .cast::<NvSciSyncFence>()
-                        .read_unaligned()
-                };
-                q.push(Op::ExtWait { fence });
-            }
-            Ok(())
-        })
-    })())
+    let wait = |_, p: &CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS| {
+        // SAFETY: the fence pointer is non-NULL and readable (validated before, caller
+        // contract).
+        let fence = unsafe {
+            p.params
+                .nvSciSync
+                .fence
+                .cast::<NvSciSyncFence>()
+                .read_unaligned()
+        };
+        Ok(Op::ExtWait { fence })
+    };
+    // SAFETY: forwarded caller contract.
+    ret(unsafe { enqueue_sems(extSemArray, paramsArray, numExtSems, stream, wait) })
 }
 
 /// Fills an unreconciled NvSciSync attribute list for CUDA: `RequiredPerm` (SIGNAL →

@@ -58,12 +58,8 @@ fn ret(r: CuResult<()>) -> CUresult {
 /// identical).
 #[allow(dead_code)]
 fn signatures_match_cuda_sys() {
-    macro_rules! same {
-        ($($m:ident :: $f:ident),* $(,)?) => {
-            $( let _ = [cuda_sys::$f, $m::$f]; )*
-        };
-    }
-    same!(
+    sil_common::same_signatures!(
+        cuda_sys;
         driver::cuInit,
         driver::cuDriverGetVersion,
         driver::cuDeviceGet,

@@ -156,6 +156,15 @@ pub(crate) fn stream_of(h: CUstream) -> CuResult<Arc<Stream>> {
     STREAMS.get(h as usize).ok_or(CUDA_ERROR_INVALID_HANDLE)
 }
 
+/// The stream behind a handle, ready to take work: the driver is initialised, the handle
+/// is a live non-default stream ([`stream_of`]) and it has no sticky error.
+pub(crate) fn ready_stream(h: CUstream) -> CuResult<Arc<Stream>> {
+    require_init()?;
+    let s = stream_of(h)?;
+    s.sticky()?;
+    Ok(s)
+}
+
 impl Stream {
     fn lock(&self) -> MutexGuard<'_, State> {
         self.st.lock().unwrap_or_else(|e| e.into_inner())
@@ -614,62 +623,63 @@ pub unsafe extern "C" fn cuLaunchKernel(
     })())
 }
 
-fn enqueue_wait(
-    hStream: CUstream,
-    addr: CUdeviceptr,
-    value: u64,
-    flags: c_uint,
-    wide: bool,
-) -> CuResult<()> {
-    require_init()?;
-    let s = stream_of(hStream)?;
-    s.sticky()?;
-    if flags & CU_STREAM_WAIT_VALUE_FLUSH.0 != 0 {
-        return Err(CUDA_ERROR_NOT_SUPPORTED);
-    }
-    let cond = match flags {
-        0 => WaitCond::Geq,
-        1 => WaitCond::Eq,
-        2 => WaitCond::And,
-        3 => return Err(CUDA_ERROR_NOT_SUPPORTED),
-        _ => return Err(CUDA_ERROR_INVALID_VALUE),
-    };
-    let size = if wide { 8 } else { 4 };
-    if addr == 0 || !addr.is_multiple_of(size) {
-        return Err(CUDA_ERROR_INVALID_VALUE);
-    }
-    s.enqueue(1, |q| {
-        q.push(Op::WaitValue {
-            addr,
-            value,
-            cond,
-            wide,
-        });
-        Ok(())
-    })
+/// A stream memory operation.
+#[derive(Clone, Copy)]
+enum MemOp {
+    /// `cuStreamWaitValue*`.
+    Wait,
+    /// `cuStreamWriteValue*`.
+    Write,
 }
 
-fn enqueue_write(
-    hStream: CUstream,
-    addr: CUdeviceptr,
-    value: u64,
-    flags: c_uint,
-    wide: bool,
-) -> CuResult<()> {
-    require_init()?;
-    let s = stream_of(hStream)?;
-    s.sticky()?;
-    if flags & !CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER.0 != 0 {
-        return Err(CUDA_ERROR_INVALID_VALUE);
+impl MemOp {
+    /// Enqueues the operation on the 32-bit (or, `wide`, 64-bit) value at `addr`: once the
+    /// stream is ready, the flags are checked; `addr` must be non-zero and aligned to the
+    /// operand size.
+    fn enqueue(
+        self,
+        hStream: CUstream,
+        addr: CUdeviceptr,
+        value: u64,
+        flags: c_uint,
+        wide: bool,
+    ) -> CuResult<()> {
+        let s = ready_stream(hStream)?;
+        let op = match self {
+            MemOp::Wait => {
+                if flags & CU_STREAM_WAIT_VALUE_FLUSH.0 != 0 {
+                    return Err(CUDA_ERROR_NOT_SUPPORTED);
+                }
+                let cond = match flags {
+                    0 => WaitCond::Geq,
+                    1 => WaitCond::Eq,
+                    2 => WaitCond::And,
+                    3 => return Err(CUDA_ERROR_NOT_SUPPORTED),
+                    _ => return Err(CUDA_ERROR_INVALID_VALUE),
+                };
+                Op::WaitValue {
+                    addr,
+                    value,
+                    cond,
+                    wide,
+                }
+            }
+            MemOp::Write => {
+                if flags & !CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER.0 != 0 {
+                    return Err(CUDA_ERROR_INVALID_VALUE);
+                }
+                Op::WriteValue { addr, value, wide }
+            }
+        };
+        let size = if wide { 8 } else { 4 };
+        if addr == 0 || !addr.is_multiple_of(size) {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        s.enqueue(1, |q| {
+            q.push(op);
+            Ok(())
+        })
     }
-    let size = if wide { 8 } else { 4 };
-    if addr == 0 || !addr.is_multiple_of(size) {
-        return Err(CUDA_ERROR_INVALID_VALUE);
-    }
-    s.enqueue(1, |q| {
-        q.push(Op::WriteValue { addr, value, wide });
-        Ok(())
-    })
 }
 
 /// Enqueues a wait until the 32-bit value at `addr` satisfies `flags` (GEQ: cyclic
@@ -686,7 +696,7 @@ pub unsafe extern "C" fn cuStreamWaitValue32_v2(
     value: cuuint32_t,
     flags: c_uint,
 ) -> CUresult {
-    ret(enqueue_wait(stream, addr, u64::from(value), flags, false))
+    ret(MemOp::Wait.enqueue(stream, addr, u64::from(value), flags, false))
 }
 
 /// Enqueues a write of a 32-bit value (atomic), then tells the NvSciSync SIL
@@ -701,7 +711,7 @@ pub unsafe extern "C" fn cuStreamWriteValue32_v2(
     value: cuuint32_t,
     flags: c_uint,
 ) -> CUresult {
-    ret(enqueue_write(stream, addr, u64::from(value), flags, false))
+    ret(MemOp::Write.enqueue(stream, addr, u64::from(value), flags, false))
 }
 
 /// Enqueues a wait until the 64-bit value at `addr` satisfies `flags` (GEQ: cyclic
@@ -717,7 +727,7 @@ pub unsafe extern "C" fn cuStreamWaitValue64_v2(
     value: cuuint64_t,
     flags: c_uint,
 ) -> CUresult {
-    ret(enqueue_wait(stream, addr, value, flags, true))
+    ret(MemOp::Wait.enqueue(stream, addr, value, flags, true))
 }
 
 /// Enqueues a write of a 64-bit value (atomic), then `NvSciSyncSilCounterWritten(addr, t)`
@@ -732,7 +742,7 @@ pub unsafe extern "C" fn cuStreamWriteValue64_v2(
     value: cuuint64_t,
     flags: c_uint,
 ) -> CUresult {
-    ret(enqueue_write(stream, addr, value, flags, true))
+    ret(MemOp::Write.enqueue(stream, addr, value, flags, true))
 }
 
 #[cfg(test)]

@@ -399,12 +399,7 @@ fn kernels_run_their_models() {
     let det = Pinned::<i32>::new(4);
     let (_, pre) = function(aeb, "aeb_preprocess");
     let (_, post) = function(aeb, "aeb_postprocess");
-    let (mut src, mut dst, mut sw, mut sh) = (img.dptr(), map.dptr(), w, h);
-    ck(launch(
-        pre,
-        s,
-        &mut [p(&mut src), p(&mut dst), p(&mut sw), p(&mut sh)],
-    ));
+    ck(launch_preprocess(pre, s, (img.dptr(), map.dptr()), (w, h)));
     let pp = PostprocessParams {
         threshold: 60,
         lane_x0: 4,
@@ -414,27 +409,8 @@ fn kernels_run_their_models() {
         horizon: 3.0,
         fh: 500.0,
     };
-    let (mut mp, mut mw, mut mh) = (map.dptr(), w / 2, h / 2);
-    let (mut th, mut x0, mut x1) = (pp.threshold, pp.lane_x0, pp.lane_x1);
-    let (mut rs, mut ro, mut hz, mut fh) = (pp.row_scale, pp.row_offset, pp.horizon, pp.fh);
-    let mut od = det.dptr();
-    ck(launch(
-        post,
-        s,
-        &mut [
-            p(&mut mp),
-            p(&mut mw),
-            p(&mut mh),
-            p(&mut th),
-            p(&mut x0),
-            p(&mut x1),
-            p(&mut rs),
-            p(&mut ro),
-            p(&mut hz),
-            p(&mut fh),
-            p(&mut od),
-        ],
-    ));
+    let map_in = (map.dptr(), w / 2, h / 2);
+    ck(launch_postprocess(post, s, map_in, &pp, det.dptr()));
 
     // stamp_globaltimer
     let (_, stamp) = function(tim, "stamp_globaltimer");

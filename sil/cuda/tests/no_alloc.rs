@@ -5,127 +5,29 @@
 
 mod common;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-
+use common::nvsci::*;
 use common::*;
 use nvsci_sys::sil::*;
 use nvsci_sys::*;
-
-struct Counting;
-
-static COUNTING: AtomicBool = AtomicBool::new(false);
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-
-// SAFETY: forwards to the system allocator; only counts.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCS.fetch_add(1, Ordering::Relaxed);
-        }
-        // SAFETY: forwarded contract.
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCS.fetch_add(1, Ordering::Relaxed);
-        }
-        // SAFETY: forwarded contract.
-        unsafe { System.alloc_zeroed(l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCS.fetch_add(1, Ordering::Relaxed);
-        }
-        // SAFETY: forwarded contract.
-        unsafe { System.realloc(p, l, n) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        // SAFETY: forwarded contract.
-        unsafe { System.dealloc(p, l) }
-    }
-}
+use orin_exec_kernels::PostprocessParams;
+use sil_common::alloc_count::CountingAlloc;
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn nv(r: NvSciError) {
-    assert_eq!(r, NvSciError_Success);
-}
-
-fn list(m: NvSciSyncModule, attrs: &[(NvSciSyncAttrKey, &[u8])], cuda: i32) -> NvSciSyncAttrList {
-    let mut l = core::ptr::null_mut();
-    // SAFETY: valid pointers; the pairs point to live slices.
-    unsafe {
-        nv(NvSciSyncAttrListCreate(m, &mut l));
-        let pairs: Vec<_> = attrs
-            .iter()
-            .map(|(k, v)| NvSciSyncAttrKeyValuePair {
-                attrKey: *k,
-                value: v.as_ptr().cast(),
-                len: v.len(),
-            })
-            .collect();
-        nv(NvSciSyncAttrListSetAttrs(l, pairs.as_ptr(), pairs.len()));
-        if cuda != 0 {
-            ck(cuDeviceGetNvSciSyncAttributes(l.cast(), 0, cuda));
-        }
-    }
-    l
-}
-
-fn obj(lists: &[NvSciSyncAttrList]) -> NvSciSyncObj {
-    let (mut o, mut c) = (core::ptr::null_mut(), core::ptr::null_mut());
-    // SAFETY: valid lists and out pointers.
-    nv(unsafe {
-        NvSciSyncAttrListReconcileAndObjAlloc(lists.as_ptr(), lists.len(), &mut o, &mut c)
-    });
-    o
-}
+static GLOBAL: CountingAlloc = CountingAlloc::all_threads();
 
 #[test]
 fn steady_state_allocates_nothing() {
     // SAFETY: plain C call.
     nv(unsafe { NvSciSilClockSetVirtual(true, 1_000_000) });
     setup();
-    let mut m = core::ptr::null_mut();
-    // SAFETY: valid out pointer.
-    nv(unsafe { NvSciSyncModuleOpen(&mut m) });
-    let det: (NvSciSyncAttrKey, &[u8]) = (NvSciSyncAttrKey_RequireDeterministicFences, &[1]);
-    let cpu = |perm: u64| {
-        list(
-            m,
-            &[
-                (NvSciSyncAttrKey_NeedCpuAccess, &[1]),
-                (NvSciSyncAttrKey_RequiredPerm, &perm.to_ne_bytes()),
-                det,
-            ],
-            0,
-        )
-    };
-    let a = obj(&[
-        cpu(NvSciSyncAccessPerm_SignalOnly),
-        list(m, &[det], CUDA_NVSCISYNC_ATTR_WAIT),
-    ]);
-    let b = obj(&[
-        list(m, &[det], CUDA_NVSCISYNC_ATTR_SIGNAL),
-        cpu(NvSciSyncAccessPerm_WaitOnly),
-    ]);
-    let import = |o: NvSciSyncObj| {
-        let desc = CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC {
-            r#type: CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC,
-            handle: CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_handle {
-                nvSciSyncObj: o.cast_const().cast(),
-            },
-            flags: 0,
-            reserved: [0; 16],
-        };
-        let mut s = core::ptr::null_mut();
-        // SAFETY: valid pointers.
-        ck(unsafe { cuImportExternalSemaphore(&mut s, &desc) });
+    let m = module();
+    let (a, b) = (cpu_to_cuda(m), cuda_to_cpu(m));
+    let import_ok = |o: NvSciSyncObj| {
+        let (r, s) = import(o);
+        ck(r);
         s
     };
-    let (ea, eb) = (import(a), import(b));
+    let (ea, eb) = (import_ok(a), import_ok(b));
     let mut waitctx = core::ptr::null_mut();
     // SAFETY: valid out pointer.
     nv(unsafe { NvSciSyncCpuWaitContextAlloc(m, &mut waitctx) });
@@ -142,67 +44,27 @@ fn steady_state_allocates_nothing() {
     let (e0, e1) = (event(CU_EVENT_DEFAULT), event(CU_EVENT_DEFAULT));
     let mut fa = NvSciSyncFenceInitializer;
     let mut fb = NvSciSyncFenceInitializer;
+    let pp = PostprocessParams {
+        threshold: 10,
+        lane_x0: 2,
+        lane_x1: 30,
+        row_scale: 2.0,
+        row_offset: 0.0,
+        horizon: 1.0,
+        fh: 100.0,
+    };
 
     let mut frame = |k: u64| {
         // SAFETY: every pointer below is valid for the call.
         unsafe {
             nv(NvSciSyncFenceUpdateFence(a, 0, k, &mut fa));
-            let wp = [CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS {
-                params: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_params {
-                    fence: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_params_fence { value: 0 },
-                    nvSciSync: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_params_nvSciSync {
-                        fence: (&raw mut fa).cast(),
-                    },
-                    keyedMutex: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_params_keyedMutex {
-                        key: 0,
-                        timeoutMs: 0,
-                    },
-                    reserved: [0; 10],
-                },
-                flags: 0,
-                reserved: [0; 16],
-            }];
-            let sp = [CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS {
-                params: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_params {
-                    fence: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_params_fence { value: 0 },
-                    nvSciSync: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_params_nvSciSync {
-                        fence: (&raw mut fb).cast(),
-                    },
-                    keyedMutex: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_params_keyedMutex { key: 0 },
-                    reserved: [0; 12],
-                },
-                flags: 0,
-                reserved: [0; 16],
-            }];
+            let wp = [wait_params(&mut fa)];
+            let sp = [signal_params(&mut fb, 0)];
             ck(record(e0, s));
             ck(cuWaitExternalSemaphoresAsync(&ea, wp.as_ptr(), 1, s));
-            let (mut src, mut dst, mut sw, mut sh) = (img.dptr(), map.dptr(), w, h);
-            ck(launch(
-                pre,
-                s,
-                &mut [p(&mut src), p(&mut dst), p(&mut sw), p(&mut sh)],
-            ));
-            let (mut mp, mut mw, mut mh, mut th, mut x0, mut x1) =
-                (map.dptr(), w / 2, h / 2, 10i32, 2u32, 30u32);
-            let (mut rs, mut ro, mut hz, mut fh, mut od) =
-                (2.0f32, 0.0f32, 1.0f32, 100.0f32, out.dptr());
-            ck(launch(
-                post,
-                s,
-                &mut [
-                    p(&mut mp),
-                    p(&mut mw),
-                    p(&mut mh),
-                    p(&mut th),
-                    p(&mut x0),
-                    p(&mut x1),
-                    p(&mut rs),
-                    p(&mut ro),
-                    p(&mut hz),
-                    p(&mut fh),
-                    p(&mut od),
-                ],
-            ));
+            ck(launch_preprocess(pre, s, (img.dptr(), map.dptr()), (w, h)));
+            let map_in = (map.dptr(), w / 2, h / 2);
+            ck(launch_postprocess(post, s, map_in, &pp, out.dptr()));
             ck(cuSignalExternalSemaphoresAsync(&eb, sp.as_ptr(), 1, s));
             ck(write64(s, flag.dptr(), k));
             ck(wait64(s, flag.dptr(), k, CU_STREAM_WAIT_VALUE_GEQ.0));
@@ -230,13 +92,13 @@ fn steady_state_allocates_nothing() {
     for k in 1..=10 {
         frame(k);
     }
-    COUNTING.store(true, Ordering::SeqCst);
+    GLOBAL.start();
     for k in 11..=10_010 {
         frame(k);
     }
-    COUNTING.store(false, Ordering::SeqCst);
+    GLOBAL.stop();
     assert_eq!(
-        ALLOCS.load(Ordering::SeqCst),
+        GLOBAL.allocations(),
         0,
         "heap allocations in the steady state"
     );

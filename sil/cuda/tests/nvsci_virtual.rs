@@ -10,6 +10,7 @@ mod common;
 use core::ffi::c_void;
 use std::sync::Mutex;
 
+use common::nvsci::*;
 use common::*;
 use nvsci_sys::sil::*;
 use nvsci_sys::*;
@@ -18,145 +19,6 @@ use orin_exec_kernels::PostprocessParams;
 static SERIAL: Mutex<()> = Mutex::new(());
 
 const T0: u64 = 1_000_000_000;
-
-fn nv(r: NvSciError) {
-    assert_eq!(r, NvSciError_Success);
-}
-
-fn module() -> NvSciSyncModule {
-    let mut m = core::ptr::null_mut();
-    // SAFETY: valid out pointer.
-    nv(unsafe { NvSciSyncModuleOpen(&mut m) });
-    m
-}
-
-/// An unreconciled list with the given (key, bytes) attributes.
-fn list(m: NvSciSyncModule, attrs: &[(NvSciSyncAttrKey, &[u8])]) -> NvSciSyncAttrList {
-    let mut l = core::ptr::null_mut();
-    // SAFETY: valid pointers; the pairs point to live slices.
-    unsafe {
-        nv(NvSciSyncAttrListCreate(m, &mut l));
-        let pairs: Vec<_> = attrs
-            .iter()
-            .map(|(k, v)| NvSciSyncAttrKeyValuePair {
-                attrKey: *k,
-                value: v.as_ptr().cast(),
-                len: v.len(),
-            })
-            .collect();
-        if !pairs.is_empty() {
-            nv(NvSciSyncAttrListSetAttrs(l, pairs.as_ptr(), pairs.len()));
-        }
-    }
-    l
-}
-
-/// A CUDA list for `flags` (`CUDA_NVSCISYNC_ATTR_*`), deterministic.
-fn cuda_list(m: NvSciSyncModule, flags: i32) -> NvSciSyncAttrList {
-    let l = list(m, &[(NvSciSyncAttrKey_RequireDeterministicFences, &[1])]);
-    // SAFETY: a valid unreconciled list.
-    ck(unsafe { cuDeviceGetNvSciSyncAttributes(l.cast(), 0, flags) });
-    l
-}
-
-/// A CPU list: signaler or waiter.
-fn cpu_list(m: NvSciSyncModule, signal: bool, deterministic: bool) -> NvSciSyncAttrList {
-    let perm = if signal {
-        NvSciSyncAccessPerm_SignalOnly
-    } else {
-        NvSciSyncAccessPerm_WaitOnly
-    };
-    list(
-        m,
-        &[
-            (NvSciSyncAttrKey_NeedCpuAccess, &[1]),
-            (NvSciSyncAttrKey_RequiredPerm, &perm.to_ne_bytes()),
-            (
-                NvSciSyncAttrKey_RequireDeterministicFences,
-                &[u8::from(deterministic)],
-            ),
-        ],
-    )
-}
-
-fn obj(lists: &[NvSciSyncAttrList]) -> NvSciSyncObj {
-    let (mut o, mut conflict) = (core::ptr::null_mut(), core::ptr::null_mut());
-    // SAFETY: valid lists and out pointers.
-    nv(unsafe {
-        NvSciSyncAttrListReconcileAndObjAlloc(lists.as_ptr(), lists.len(), &mut o, &mut conflict)
-    });
-    o
-}
-
-fn import(o: NvSciSyncObj) -> (CUresult, CUexternalSemaphore) {
-    let desc = CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC {
-        r#type: CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC,
-        handle: CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_handle {
-            nvSciSyncObj: o.cast_const().cast(),
-        },
-        flags: 0,
-        reserved: [0; 16],
-    };
-    let mut s = core::ptr::null_mut();
-    // SAFETY: valid pointers.
-    let r = unsafe { cuImportExternalSemaphore(&mut s, &desc) };
-    (r, s)
-}
-
-fn signal_params(fence: &mut NvSciSyncFence) -> CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS {
-    CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS {
-        params: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_params {
-            fence: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_params_fence { value: 0 },
-            nvSciSync: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_params_nvSciSync {
-                fence: (fence as *mut NvSciSyncFence).cast(),
-            },
-            keyedMutex: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_params_keyedMutex { key: 0 },
-            reserved: [0; 12],
-        },
-        flags: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC,
-        reserved: [0; 16],
-    }
-}
-
-fn wait_params(fence: &mut NvSciSyncFence) -> CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS {
-    CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS {
-        params: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_params {
-            fence: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_params_fence { value: 0 },
-            nvSciSync: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_params_nvSciSync {
-                fence: (fence as *mut NvSciSyncFence).cast(),
-            },
-            keyedMutex: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_params_keyedMutex {
-                key: 0,
-                timeoutMs: 0,
-            },
-            reserved: [0; 10],
-        },
-        flags: 0,
-        reserved: [0; 16],
-    }
-}
-
-fn fence_for(o: NvSciSyncObj, value: u64) -> NvSciSyncFence {
-    let mut f = NvSciSyncFenceInitializer;
-    // SAFETY: valid object and fence.
-    nv(unsafe { NvSciSyncFenceUpdateFence(o, 0, value, &mut f) });
-    f
-}
-
-fn fence_value(f: &NvSciSyncFence) -> u64 {
-    let (mut id, mut v) = (u64::MAX, 0);
-    // SAFETY: valid pointers.
-    nv(unsafe { NvSciSyncFenceExtractFence(f, &mut id, &mut v) });
-    assert_eq!(id, 0);
-    v
-}
-
-fn signal_ts(o: NvSciSyncObj, value: u64) -> u64 {
-    let mut ts = 0;
-    // SAFETY: valid pointers.
-    nv(unsafe { NvSciSyncSilObjGetSignalTimestamp(o, value, &mut ts) });
-    ts
-}
 
 fn cpu_wait(m: NvSciSyncModule, f: &NvSciSyncFence) {
     let mut ctx = core::ptr::null_mut();
@@ -254,14 +116,8 @@ fn pipeline(virtual_time: bool) {
     setup();
     let m = module();
     // A: the CPU signals, CUDA waits. B: CUDA signals, the CPU waits.
-    let a = obj(&[
-        cpu_list(m, true, true),
-        cuda_list(m, CUDA_NVSCISYNC_ATTR_WAIT),
-    ]);
-    let b = obj(&[
-        cuda_list(m, CUDA_NVSCISYNC_ATTR_SIGNAL),
-        cpu_list(m, false, true),
-    ]);
+    let a = cpu_to_cuda(m);
+    let b = cuda_to_cpu(m);
     let (r, ea) = import(a);
     ck(r);
     let (r, eb) = import(b);
@@ -296,34 +152,16 @@ fn pipeline(virtual_time: bool) {
         let mut fa = fence_for(a, frame);
         let mut fb = NvSciSyncFenceInitializer;
         let wp = [wait_params(&mut fa)];
-        let sp = [signal_params(&mut fb)];
+        let sp = [signal_params(
+            &mut fb,
+            CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC,
+        )];
         ck(record(e0, s));
         // SAFETY: arrays of one valid element each.
         ck(unsafe { cuWaitExternalSemaphoresAsync(&ea, wp.as_ptr(), 1, s) });
-        let (mut src, mut dst, mut sw, mut sh) = (img.dptr(), map.dptr(), w, h);
-        ck(launch(
-            pre,
-            s,
-            &mut [p(&mut src), p(&mut dst), p(&mut sw), p(&mut sh)],
-        ));
-        let (mut mp, mut mw, mut mh) = (map.dptr(), w / 2, h / 2);
-        let (mut th, mut x0, mut x1) = (pp.threshold, pp.lane_x0, pp.lane_x1);
-        let (mut rs, mut ro, mut hz, mut fh) = (pp.row_scale, pp.row_offset, pp.horizon, pp.fh);
-        let mut od = det.dptr();
-        let mut params = [
-            p(&mut mp),
-            p(&mut mw),
-            p(&mut mh),
-            p(&mut th),
-            p(&mut x0),
-            p(&mut x1),
-            p(&mut rs),
-            p(&mut ro),
-            p(&mut hz),
-            p(&mut fh),
-            p(&mut od),
-        ];
-        ck(launch(post, s, &mut params));
+        ck(launch_preprocess(pre, s, (img.dptr(), map.dptr()), (w, h)));
+        let map_in = (map.dptr(), w / 2, h / 2);
+        ck(launch_postprocess(post, s, map_in, &pp, det.dptr()));
         // SAFETY: arrays of one valid element each.
         ck(unsafe { cuSignalExternalSemaphoresAsync(&eb, sp.as_ptr(), 1, s) });
         ck(record(e1, s));
@@ -389,14 +227,8 @@ fn counter_path_wait_and_write_value() {
     let _g = virtual_on();
     setup();
     let m = module();
-    let c = obj(&[
-        cpu_list(m, true, true),
-        cuda_list(m, CUDA_NVSCISYNC_ATTR_WAIT),
-    ]);
-    let d = obj(&[
-        cuda_list(m, CUDA_NVSCISYNC_ATTR_SIGNAL),
-        cpu_list(m, false, true),
-    ]);
+    let c = cpu_to_cuda(m);
+    let d = cuda_to_cpu(m);
     let counter = |o: NvSciSyncObj| {
         let mut p = core::ptr::null_mut();
         // SAFETY: valid pointers.
@@ -523,10 +355,7 @@ fn semaphore_and_attribute_errors() {
         assert_eq!(import(nd).0, CUDA_ERROR_NOT_SUPPORTED, "not deterministic");
         assert_eq!(import(core::ptr::null_mut()).0, CUDA_ERROR_INVALID_HANDLE);
         assert_eq!(import(0x4321 as NvSciSyncObj).0, CUDA_ERROR_INVALID_HANDLE);
-        let ok = obj(&[
-            cpu_list(m, true, true),
-            cuda_list(m, CUDA_NVSCISYNC_ATTR_WAIT),
-        ]);
+        let ok = cpu_to_cuda(m);
         let mut desc = CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC {
             r#type: CUexternalSemaphoreHandleType(1),
             handle: CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_handle {
@@ -561,7 +390,10 @@ fn semaphore_and_attribute_errors() {
         // Signal / wait argument errors.
         let s = stream();
         let mut f = NvSciSyncFenceInitializer;
-        let mut sp = [signal_params(&mut f)];
+        let mut sp = [signal_params(
+            &mut f,
+            CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC,
+        )];
         let mut wp = [wait_params(&mut f)];
         let bogus = 0x55 as CUexternalSemaphore;
         assert_eq!(

@@ -1,7 +1,7 @@
 //! Device handles, their imports, the loaded module, the task queue and the fault table.
 
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
 use cudla_sys::{cudlaModuleTensorDescriptor, cudlaStatus};
@@ -13,9 +13,7 @@ use crate::limits::*;
 use crate::nvsci::{self, OwnedFence};
 
 /// Locks a mutex, ignoring poisoning (a panic elsewhere must not take the library down).
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
+pub(crate) use sil_common::handle::lock;
 
 static NEXT_TOKEN: AtomicU64 = AtomicU64::new(1);
 

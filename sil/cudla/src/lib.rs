@@ -417,11 +417,25 @@ unsafe fn import_memory(
     if !(ptr as usize).is_multiple_of(DLA_ADDR_ALIGN) {
         return Err(cudlaErrorInvalidAddress);
     }
+    let same = |i: &Import| matches!(i, Import::Mem(m) if m.ptr == ptr);
+    // SAFETY: `devPtr` checked non-NULL, writable by contract.
+    unsafe { add_import(&dev, Import::Mem(mem), same, devPtr) }
+}
+
+/// Adds an import to a device handle and writes its token to `*devPtr`. An import that is
+/// already there (`same`) gives `cudlaErrorMemoryRegistered` with the existing token; a
+/// full table gives `cudlaErrorOutOfResources`.
+///
+/// # Safety
+/// `devPtr` is non-NULL and writable.
+unsafe fn add_import(
+    dev: &Device,
+    import: Import,
+    same: impl Fn(&Import) -> bool,
+    devPtr: *mut *mut u64,
+) -> Result<(), cudlaStatus> {
     let mut st = lock(&dev.state);
-    if let Some(existing) = st.imports.iter().find_map(|i| match i {
-        Import::Mem(m) if m.ptr == ptr => Some(m.token),
-        _ => None,
-    }) {
+    if let Some(existing) = st.imports.iter().find(|i| same(i)).map(Import::token) {
         // SAFETY: non-NULL, writable by contract.
         unsafe { *devPtr = existing as *mut u64 };
         return Err(cudlaErrorMemoryRegistered);
@@ -429,8 +443,8 @@ unsafe fn import_memory(
     if st.imports.len() >= MAX_IMPORTS {
         return Err(cudlaErrorOutOfResources);
     }
-    let token = mem.token;
-    st.imports.push(Import::Mem(mem));
+    let token = import.token();
+    st.imports.push(import);
     // SAFETY: non-NULL, writable by contract.
     unsafe { *devPtr = token as *mut u64 };
     Ok(())
@@ -489,23 +503,9 @@ unsafe fn import_semaphore(
         }
     };
     let sem = Arc::new(Sem::new(dup, counter));
-    let mut st = lock(&dev.state);
-    if let Some(existing) = st.imports.iter().find_map(|i| match i {
-        Import::Sem(s) if std::ptr::eq(s.counter, counter) => Some(s.token),
-        _ => None,
-    }) {
-        // SAFETY: non-NULL, writable by contract.
-        unsafe { *devPtr = existing as *mut u64 };
-        return Err(cudlaErrorMemoryRegistered);
-    }
-    if st.imports.len() >= MAX_IMPORTS {
-        return Err(cudlaErrorOutOfResources);
-    }
-    let token = sem.token;
-    st.imports.push(Import::Sem(sem));
-    // SAFETY: non-NULL, writable by contract.
-    unsafe { *devPtr = token as *mut u64 };
-    Ok(())
+    let same = |i: &Import| matches!(i, Import::Sem(s) if std::ptr::eq(s.counter, counter));
+    // SAFETY: `devPtr` checked non-NULL, writable by contract.
+    unsafe { add_import(&dev, Import::Sem(sem), same, devPtr) }
 }
 
 /// Fills an `NvSciSyncAttrList` (passed cast to `uint64_t*`) with cuDLA's attributes:

@@ -513,25 +513,14 @@ fn sync_attributes_and_semaphore_import() {
 /// The standalone cycle: CPU pre-fence, submit, CPU signal later, EOF fence, golden output.
 #[test]
 fn golden_output_through_the_full_path() {
-    let _s = serial();
-    let sci = Sci::new();
-    let dla = Dla::new(&sci, 0);
-    let wait_obj = sci.sem(CUDLA_NVSCISYNC_ATTR_WAIT, true);
-    let sig_obj = sci.sem(CUDLA_NVSCISYNC_ATTR_SIGNAL, true);
-    let _wp = import_sem(dla.dev, wait_obj);
-    let sp = [import_sem(dla.dev, sig_obj)];
+    let (_s, sci, dla) = setup();
+    let wait_obj = dla.wait_sem(&sci);
+    let (sig_obj, sp) = dla.signal_sem(&sci);
     // SAFETY: C ABI calls; handles are live or deliberately bogus (the library validates
     // them), pointers point to live locals of matching types and lengths.
     unsafe {
-        let mut pre = NvSciSyncFenceInitializer;
-        sok(NvSciSyncObjGenerateFence(wait_obj, &mut pre));
-        let pf = [cfence(&mut pre, CUDLA_NVSCISYNC_FENCE)];
-        let w = waits(&pf);
-        let mut eof = NvSciSyncFenceInitializer;
-        let mut ef = [cfence(&mut eof, CUDLA_NVSCISYNC_FENCE)];
-        let mut s = signals(&sp, &mut ef);
-        let task = dla.task(Some(&w), Some(&mut s));
-        ok(dla.submit(&task, 0));
+        let (mut pre, mut eof) = (NvSciSyncFenceInitializer, NvSciSyncFenceInitializer);
+        ok(dla.submit_after(wait_obj, &mut pre, &sp, &mut eof, 0));
         // The EOF fence is written on return: the value the semaphore will have next.
         assert_eq!(fence_value(&eof), counter(sig_obj) + 1);
         std::thread::sleep(Duration::from_millis(20));
@@ -555,14 +544,10 @@ fn golden_output_through_the_full_path() {
 
 #[test]
 fn submit_validation_errors() {
-    let _s = serial();
-    let sci = Sci::new();
-    let dla = Dla::new(&sci, 0);
+    let (_s, sci, dla) = setup();
     let other = Dla::new(&sci, 0);
-    let wait_obj = sci.sem(CUDLA_NVSCISYNC_ATTR_WAIT, true);
-    let sig_obj = sci.sem(CUDLA_NVSCISYNC_ATTR_SIGNAL, true);
-    let _wp = import_sem(dla.dev, wait_obj);
-    let sp = [import_sem(dla.dev, sig_obj)];
+    let wait_obj = dla.wait_sem(&sci);
+    let (sig_obj, sp) = dla.signal_sem(&sci);
     let base = counter(sig_obj);
     // SAFETY: C ABI calls; handles are live or deliberately bogus (the library validates
     // them), pointers point to live locals of matching types and lengths.
@@ -761,15 +746,10 @@ fn submit_validation_errors() {
 /// one blocked on its pre-fence.
 #[test]
 fn fifo_order() {
-    let _s = serial();
-    let sci = Sci::new();
-    let dla = Dla::new(&sci, 0);
-    let wait_obj = sci.sem(CUDLA_NVSCISYNC_ATTR_WAIT, true);
-    let sig_a = sci.sem(CUDLA_NVSCISYNC_ATTR_SIGNAL, true);
-    let sig_b = sci.sem(CUDLA_NVSCISYNC_ATTR_SIGNAL, true);
-    import_sem(dla.dev, wait_obj);
-    let pa = [import_sem(dla.dev, sig_a)];
-    let pb = [import_sem(dla.dev, sig_b)];
+    let (_s, sci, dla) = setup();
+    let wait_obj = dla.wait_sem(&sci);
+    let (sig_a, pa) = dla.signal_sem(&sci);
+    let (sig_b, pb) = dla.signal_sem(&sci);
     timing(dla.dev, CUDLA_SIL_TIMING_FIXED, 1_000_000, 0, 0);
     // SAFETY: C ABI calls; handles are live or deliberately bogus (the library validates
     // them), pointers point to live locals of matching types and lengths.
@@ -813,11 +793,8 @@ fn fifo_order() {
 
 #[test]
 fn deterministic_fence_values_and_no_fence_needed() {
-    let _s = serial();
-    let sci = Sci::new();
-    let dla = Dla::new(&sci, 0);
-    let sig = sci.sem(CUDLA_NVSCISYNC_ATTR_SIGNAL, true);
-    let sp = [import_sem(dla.dev, sig)];
+    let (_s, sci, dla) = setup();
+    let (sig, sp) = dla.signal_sem(&sci);
     timing(dla.dev, CUDLA_SIL_TIMING_FIXED, 100_000, 0, 0);
     let base = counter(sig);
     // SAFETY: C ABI calls; handles are live or deliberately bogus (the library validates
@@ -825,9 +802,7 @@ fn deterministic_fence_values_and_no_fence_needed() {
     unsafe {
         let mut fences = [NvSciSyncFenceInitializer; 5];
         for (k, f) in fences.iter_mut().enumerate() {
-            let mut ef = [cfence(f, CUDLA_NVSCISYNC_FENCE)];
-            let mut s = signals(&sp, &mut ef);
-            ok(dla.submit(&dla.task(None, Some(&mut s)), 0));
+            ok(dla.submit_fences(None, &sp, f, 0));
             assert_eq!(fence_value(f), base + k as u64 + 1);
         }
         // Deterministic semaphores need no fence: NULL eofFences.
@@ -852,25 +827,16 @@ fn deterministic_fence_values_and_no_fence_needed() {
 
 #[test]
 fn noop_keeps_wait_and_signal_semantics() {
-    let _s = serial();
-    let sci = Sci::new();
-    let dla = Dla::new(&sci, 0);
-    let wait_obj = sci.sem(CUDLA_NVSCISYNC_ATTR_WAIT, true);
-    let sig = sci.sem(CUDLA_NVSCISYNC_ATTR_SIGNAL, true);
-    import_sem(dla.dev, wait_obj);
-    let sp = [import_sem(dla.dev, sig)];
+    let (_s, sci, dla) = setup();
+    let wait_obj = dla.wait_sem(&sci);
+    let (_sig, sp) = dla.signal_sem(&sci);
     write(dla.outputs[0], &[0x55; 1536]);
     // SAFETY: C ABI calls; handles are live or deliberately bogus (the library validates
     // them), pointers point to live locals of matching types and lengths.
     unsafe {
-        let mut pre = NvSciSyncFenceInitializer;
-        sok(NvSciSyncObjGenerateFence(wait_obj, &mut pre));
-        let pf = [cfence(&mut pre, CUDLA_NVSCISYNC_FENCE)];
-        let w = waits(&pf);
-        let mut eof = NvSciSyncFenceInitializer;
-        let mut ef = [cfence(&mut eof, CUDLA_NVSCISYNC_FENCE)];
-        let mut s = signals(&sp, &mut ef);
-        ok(dla.submit(&dla.task(Some(&w), Some(&mut s)), CUDLA_SUBMIT_NOOP.0 | 2));
+        let (mut pre, mut eof) = (NvSciSyncFenceInitializer, NvSciSyncFenceInitializer);
+        let flags = CUDLA_SUBMIT_NOOP.0 | 2;
+        ok(dla.submit_after(wait_obj, &mut pre, &sp, &mut eof, flags));
         std::thread::sleep(Duration::from_millis(10));
         assert_eq!(sci.wait(&eof, 0), NvSciError_Timeout);
         sok(NvSciSyncObjSignal(wait_obj));
@@ -888,13 +854,9 @@ fn noop_keeps_wait_and_signal_semantics() {
 
 #[test]
 fn event_only_submission_applies_to_the_next_task() {
-    let _s = serial();
-    let sci = Sci::new();
-    let dla = Dla::new(&sci, 0);
-    let wait_obj = sci.sem(CUDLA_NVSCISYNC_ATTR_WAIT, true);
-    let sig = sci.sem(CUDLA_NVSCISYNC_ATTR_SIGNAL, true);
-    import_sem(dla.dev, wait_obj);
-    let sp = [import_sem(dla.dev, sig)];
+    let (_s, sci, dla) = setup();
+    let wait_obj = dla.wait_sem(&sci);
+    let (sig, sp) = dla.signal_sem(&sci);
     let base = counter(sig);
     // SAFETY: C ABI calls; handles are live or deliberately bogus (the library validates
     // them), pointers point to live locals of matching types and lengths.
@@ -941,9 +903,7 @@ fn event_only_submission_applies_to_the_next_task() {
         assert_eq!(dla.outputs(), GOLDEN_OUT);
         // Consumed: a further task signals nothing more.
         let mut done = NvSciSyncFenceInitializer;
-        let mut f3 = [cfence(&mut done, CUDLA_NVSCISYNC_FENCE)];
-        let mut s3 = signals(&sp, &mut f3);
-        ok(dla.submit(&dla.task(None, Some(&mut s3)), 0));
+        ok(dla.submit_fences(None, &sp, &mut done, 0));
         assert_eq!(fence_value(&done), base + 2);
         sok(sci.wait(&done, 5_000_000));
         for f in [&mut first, &mut pre, &mut eof, &mut done] {
@@ -956,13 +916,9 @@ fn event_only_submission_applies_to_the_next_task() {
 /// An SOF fence is reached when the task starts, before it ends.
 #[test]
 fn sof_fence_signals_at_start() {
-    let _s = serial();
-    let sci = Sci::new();
-    let dla = Dla::new(&sci, 0);
-    let sof_obj = sci.sem(CUDLA_NVSCISYNC_ATTR_SIGNAL, true);
-    let eof_obj = sci.sem(CUDLA_NVSCISYNC_ATTR_SIGNAL, true);
-    let ps = [import_sem(dla.dev, sof_obj)];
-    let pe = [import_sem(dla.dev, eof_obj)];
+    let (_s, sci, dla) = setup();
+    let (sof_obj, ps) = dla.signal_sem(&sci);
+    let (eof_obj, pe) = dla.signal_sem(&sci);
     timing(dla.dev, CUDLA_SIL_TIMING_FIXED, 300_000_000, 0, 0);
     // SAFETY: C ABI calls; handles are live or deliberately bogus (the library validates
     // them), pointers point to live locals of matching types and lengths.
@@ -998,19 +954,14 @@ fn sof_fence_signals_at_start() {
 /// Submits one task signalling `sp` and returns its EOF fence.
 fn run_one(dla: &Dla, sp: &[*mut u64; 1]) -> NvSciSyncFence {
     let mut eof = NvSciSyncFenceInitializer;
-    let mut ef = [cfence(&mut eof, CUDLA_NVSCISYNC_FENCE)];
-    let mut s = signals(sp, &mut ef);
-    ok(dla.submit(&dla.task(None, Some(&mut s)), 0));
+    ok(dla.submit_fences(None, sp, &mut eof, 0));
     eof
 }
 
 #[test]
 fn faults_async_error_corrupt_late_with_skip_and_count() {
-    let _s = serial();
-    let sci = Sci::new();
-    let dla = Dla::new(&sci, 0);
-    let sig = sci.sem(CUDLA_NVSCISYNC_ATTR_SIGNAL, true);
-    let sp = [import_sem(dla.dev, sig)];
+    let (_s, sci, dla) = setup();
+    let (sig, sp) = dla.signal_sem(&sci);
     timing(dla.dev, CUDLA_SIL_TIMING_FIXED, 100_000, 0, 0);
     // SAFETY: C ABI calls; handles are live or deliberately bogus (the library validates
     // them), pointers point to live locals of matching types and lengths.
@@ -1087,11 +1038,8 @@ fn faults_async_error_corrupt_late_with_skip_and_count() {
 
 #[test]
 fn task_timeout() {
-    let _s = serial();
-    let sci = Sci::new();
-    let dla = Dla::new(&sci, 0);
-    let sig = sci.sem(CUDLA_NVSCISYNC_ATTR_SIGNAL, true);
-    let sp = [import_sem(dla.dev, sig)];
+    let (_s, sci, dla) = setup();
+    let (sig, sp) = dla.signal_sem(&sci);
     // SAFETY: C ABI calls; handles are live or deliberately bogus (the library validates
     // them), pointers point to live locals of matching types and lengths.
     unsafe {
@@ -1129,8 +1077,7 @@ fn destroy_never_hangs() {
     let sci = Sci::new();
     // A hung task, and tasks queued behind it.
     let dla = Dla::new(&sci, 0);
-    let sig = sci.sem(CUDLA_NVSCISYNC_ATTR_SIGNAL, true);
-    let sp = [import_sem(dla.dev, sig)];
+    let (sig, sp) = dla.signal_sem(&sci);
     fault(dla.dev, CUDLA_SIL_FAULT_HANG, 0, 0, 1, 0);
     let mut hung = run_one(&dla, &sp);
     let mut behind = run_one(&dla, &sp);
@@ -1142,20 +1089,13 @@ fn destroy_never_hangs() {
 
     // A task whose pre-fence is never signalled.
     let dla = Dla::new(&sci, 0);
-    let wait_obj = sci.sem(CUDLA_NVSCISYNC_ATTR_WAIT, true);
-    import_sem(dla.dev, wait_obj);
+    let wait_obj = dla.wait_sem(&sci);
     let sp = [import_sem(dla.dev, sig)];
     // SAFETY: C ABI calls; handles are live or deliberately bogus (the library validates
     // them), pointers point to live locals of matching types and lengths.
     unsafe {
-        let mut pre = NvSciSyncFenceInitializer;
-        sok(NvSciSyncObjGenerateFence(wait_obj, &mut pre));
-        let pf = [cfence(&mut pre, CUDLA_NVSCISYNC_FENCE)];
-        let w = waits(&pf);
-        let mut eof = NvSciSyncFenceInitializer;
-        let mut ef = [cfence(&mut eof, CUDLA_NVSCISYNC_FENCE)];
-        let mut s = signals(&sp, &mut ef);
-        ok(dla.submit(&dla.task(Some(&w), Some(&mut s)), 0));
+        let (mut pre, mut eof) = (NvSciSyncFenceInitializer, NvSciSyncFenceInitializer);
+        ok(dla.submit_after(wait_obj, &mut pre, &sp, &mut eof, 0));
         assert_eq!(sci.wait(&eof, 50_000), NvSciError_Timeout);
         let t0 = Instant::now();
         dla.destroy();
@@ -1172,11 +1112,8 @@ fn destroy_never_hangs() {
 
 #[test]
 fn queue_full_is_out_of_resources() {
-    let _s = serial();
-    let sci = Sci::new();
-    let dla = Dla::new(&sci, 0);
-    let wait_obj = sci.sem(CUDLA_NVSCISYNC_ATTR_WAIT, true);
-    import_sem(dla.dev, wait_obj);
+    let (_s, sci, dla) = setup();
+    let wait_obj = dla.wait_sem(&sci);
     // SAFETY: C ABI calls; handles are live or deliberately bogus (the library validates
     // them), pointers point to live locals of matching types and lengths.
     unsafe {

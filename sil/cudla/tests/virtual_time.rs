@@ -15,12 +15,9 @@ const T0: u64 = 1_000_000_000;
 /// the start (SOF, task 0 only) and end timestamps.
 fn run(sci: &Sci, seed: u64) -> (u64, Vec<u64>) {
     let dla = Dla::new(sci, 0);
-    let wait_obj = sci.sem(CUDLA_NVSCISYNC_ATTR_WAIT, true);
-    let sig = sci.sem(CUDLA_NVSCISYNC_ATTR_SIGNAL, true);
-    let sof_obj = sci.sem(CUDLA_NVSCISYNC_ATTR_SIGNAL, true);
-    import_sem(dla.dev, wait_obj);
-    let sp = [import_sem(dla.dev, sig)];
-    let ps = [import_sem(dla.dev, sof_obj)];
+    let wait_obj = dla.wait_sem(sci);
+    let (sig, sp) = dla.signal_sem(sci);
+    let (sof_obj, ps) = dla.signal_sem(sci);
     timing(
         dla.dev,
         CUDLA_SIL_TIMING_UNIFORM,
@@ -47,9 +44,7 @@ fn run(sci: &Sci, seed: u64) -> (u64, Vec<u64>) {
         let mut fences = Vec::new();
         for _ in 0..4 {
             let mut eof = NvSciSyncFenceInitializer;
-            let mut ef = [cfence(&mut eof, CUDLA_NVSCISYNC_FENCE)];
-            let mut s = signals(&sp, &mut ef);
-            ok(dla.submit(&dla.task(None, Some(&mut s)), 0));
+            ok(dla.submit_fences(None, &sp, &mut eof, 0));
             fences.push(eof);
         }
         std::thread::sleep(Duration::from_millis(20));

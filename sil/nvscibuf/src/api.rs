@@ -8,32 +8,16 @@ use nvsci_sys::{
     NvSciBufAccessPerm_ReadWrite, NvSciBufAccessPerm_Readonly, NvSciBufAttrKeyValuePair,
     NvSciBufAttrList, NvSciBufAttrValAccessPerm, NvSciBufGeneralAttrKey_Types, NvSciBufModule,
     NvSciBufObj, NvSciError, NvSciError_BadParameter, NvSciError_InsufficientMemory,
-    NvSciError_NotPermitted, NvSciError_NotSupported, NvSciError_ReconciliationFailed,
-    NvSciError_Success,
+    NvSciError_NotPermitted, NvSciError_Success,
 };
 
-use crate::attr::{
-    self, AttrList, BufInfo, K_ACTUAL_PERM, ListData, ReconError, Slot, Value, key_index,
-};
-use crate::ffi;
+use crate::attr::{self, BufInfo, K_ACTUAL_PERM, ListData, Slot, Value, key_index};
+use crate::ffi::{self, STATUS};
 use crate::registry::{
-    BufCore, CoreEntry, ListEntry, ObjEntry, State, TAG_LIST, TAG_MODULE, TAG_OBJ, handle_of,
-    next_id, ptr_of, state,
+    API, BufCore, CoreEntry, ObjEntry, TAG_OBJ, handle_of, next_id, ptr_of, state,
 };
 
 const BAD: NvSciError = NvSciError_BadParameter;
-
-fn add_list(st: &mut State, module: u64, data: ListData, owner: Option<u64>) -> u64 {
-    let h = TAG_LIST | next_id();
-    st.lists.insert(
-        h,
-        ListEntry {
-            list: Arc::new(AttrList::new(module, data)),
-            owner,
-        },
-    );
-    h
-}
 
 /// The object's own copy of a reconciled list with `ActualPerm` = `perm`.
 fn object_list(data: &ListData, perm: u32) -> ListData {
@@ -53,12 +37,11 @@ fn alloc_obj(module: u64, data: &ListData, info: BufInfo) -> Result<u64, NvSciEr
         .ok_or(NvSciError_InsufficientMemory)?;
     let rw = NvSciBufAccessPerm_ReadWrite.0;
     let mut st = state();
-    let list_rw = add_list(&mut st, module, object_list(data, rw), Some(id));
+    let list_rw = API.add_list(&mut st, module, object_list(data, rw), Some(id));
     st.cores.insert(
         id,
         CoreEntry {
             core: Arc::new(core),
-            refs: 1,
             list_rw,
             list_ro: None,
         },
@@ -78,14 +61,8 @@ fn alloc_obj(module: u64, data: &ListData, info: BufInfo) -> Result<u64, NvSciEr
 /// `newModule` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn NvSciBufModuleOpen(newModule: *mut NvSciBufModule) -> NvSciError {
-    if newModule.is_null() || !newModule.is_aligned() {
-        return BAD;
-    }
-    let h = TAG_MODULE | next_id();
-    state().modules.insert(h, ());
-    // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
-    unsafe { ffi::write(newModule, ptr_of(h)) };
-    NvSciError_Success
+    // SAFETY: forwarded caller guarantee.
+    unsafe { API.module_open(newModule) }
 }
 
 /// Closes a module (unknown handles are ignored). Lists and objects stay usable until
@@ -95,7 +72,7 @@ pub unsafe extern "C" fn NvSciBufModuleOpen(newModule: *mut NvSciBufModule) -> N
 /// None beyond the C contract.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn NvSciBufModuleClose(module: NvSciBufModule) {
-    state().modules.remove(&handle_of(module));
+    API.module_close(module);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -111,19 +88,8 @@ pub unsafe extern "C" fn NvSciBufAttrListCreate(
     module: NvSciBufModule,
     newAttrList: *mut NvSciBufAttrList,
 ) -> NvSciError {
-    if newAttrList.is_null() || !newAttrList.is_aligned() {
-        return BAD;
-    }
-    let m = handle_of(module);
-    let mut st = state();
-    if !st.modules.contains_key(&m) {
-        return BAD;
-    }
-    let h = add_list(&mut st, m, ListData::new_unreconciled(), None);
-    drop(st);
-    // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
-    unsafe { ffi::write(newAttrList, ptr_of(h)) };
-    NvSciError_Success
+    // SAFETY: forwarded caller guarantee.
+    unsafe { API.list_create(module, newAttrList) }
 }
 
 /// Frees a list (unknown handles and objects' lists are ignored).
@@ -132,11 +98,7 @@ pub unsafe extern "C" fn NvSciBufAttrListCreate(
 /// None beyond the C contract.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn NvSciBufAttrListFree(attrList: NvSciBufAttrList) {
-    let h = handle_of(attrList);
-    let mut st = state();
-    if st.lists.get(&h).is_some_and(|e| e.owner.is_none()) {
-        st.lists.remove(&h);
-    }
+    API.list_free(attrList);
 }
 
 /// Sets keys of an unreconciled list. `BadParameter` for: NULL/unknown list, reconciled
@@ -153,57 +115,26 @@ pub unsafe extern "C" fn NvSciBufAttrListSetAttrs(
     pairArray: *mut NvSciBufAttrKeyValuePair,
     pairCount: usize,
 ) -> NvSciError {
-    if pairCount == 0 {
-        return BAD;
-    }
-    // SAFETY: the caller guarantees `pairCount` readable pairs (NULL is refused).
-    let Some(pairs) = (unsafe { ffi::slice(pairArray.cast_const(), pairCount) }) else {
-        return BAD;
-    };
-    let Some(list) = state().list(handle_of(attrList)).cloned() else {
-        return BAD;
-    };
-    let bytes_of = |p: &NvSciBufAttrKeyValuePair| {
-        if p.value.is_null() {
-            None
-        } else {
-            // SAFETY: the caller guarantees `len` readable bytes at a non-NULL `value`.
-            Some(unsafe { std::slice::from_raw_parts(p.value.cast::<u8>(), p.len) })
+    // SAFETY: the caller guarantees `len` readable bytes at a non-NULL `value`.
+    let bytes_of = |p: &NvSciBufAttrKeyValuePair| unsafe { ffi::bytes(p.value, p.len) };
+    let validate = |slot: &Slot, pairs: &[NvSciBufAttrKeyValuePair]| {
+        // The type set: already in the list, or given in this call.
+        let mut types = attr::type_set(slot);
+        for p in pairs
+            .iter()
+            .filter(|p| p.key == NvSciBufGeneralAttrKey_Types)
+        {
+            if let Some(b) = bytes_of(p) {
+                types |= attr::type_set_of(&Value::from_bytes(b));
+            }
         }
+        pairs
+            .iter()
+            .map(|p| attr::validate_set(p.key, bytes_of(p), types))
+            .collect()
     };
-    let mut data = list.lock();
-    if data.recon.is_some() || !data.writable || data.slots.len() != 1 {
-        return BAD;
-    }
-    let slot = &mut data.slots[0];
-    // The type set: already in the list, or given in this call.
-    let mut types = slot.types();
-    for p in pairs
-        .iter()
-        .filter(|p| p.key == NvSciBufGeneralAttrKey_Types)
-    {
-        if let Some(b) = bytes_of(p) {
-            let mut s = Slot::default();
-            s.vals[attr::K_TYPES] = Some(Value::from_bytes(b));
-            types |= s.types();
-        }
-    }
-    let mut vals: Vec<(usize, Value)> = Vec::with_capacity(pairs.len());
-    for p in pairs {
-        let (k, v) = match attr::validate_set(p.key, bytes_of(p), types) {
-            Ok(x) => x,
-            Err(e) => return e,
-        };
-        if vals.iter().any(|(kk, _)| *kk == k) || slot.locked & (1 << k) != 0 {
-            return BAD;
-        }
-        vals.push((k, v));
-    }
-    for (k, v) in vals {
-        slot.vals[k] = Some(v);
-        slot.locked |= 1 << k;
-    }
-    NvSciError_Success
+    // SAFETY: forwarded caller guarantee.
+    unsafe { API.set_attrs(attrList, pairArray.cast_const(), pairCount, validate) }
 }
 
 /// Reads keys of slot 0 (unset keys: NULL value, length 0; keys the SIL does not know:
@@ -217,96 +148,13 @@ pub unsafe extern "C" fn NvSciBufAttrListGetAttrs(
     pairArray: *mut NvSciBufAttrKeyValuePair,
     pairCount: usize,
 ) -> NvSciError {
-    if pairCount == 0 {
-        return BAD;
-    }
-    // SAFETY: the caller guarantees `pairCount` writable pairs (NULL is refused).
-    let Some(pairs) = (unsafe { ffi::slice_mut(pairArray, pairCount) }) else {
-        return BAD;
+    let index = |p: &NvSciBufAttrKeyValuePair| key_index(p.key);
+    let fill = |p: &mut NvSciBufAttrKeyValuePair, (value, len)| {
+        p.value = value;
+        p.len = len;
     };
-    let Some(list) = state().list(handle_of(attrList)).cloned() else {
-        return BAD;
-    };
-    if pairs.iter().any(|p| key_index(p.key).is_none()) {
-        return BAD;
-    }
-    let data = list.lock();
-    let slot = &data.slots[0];
-    for p in pairs {
-        match key_index(p.key).and_then(|k| slot.get(k)) {
-            Some(v) => {
-                p.value = v.as_ptr().cast::<c_void>();
-                p.len = v.len();
-            }
-            None => {
-                p.value = std::ptr::null();
-                p.len = 0;
-            }
-        }
-    }
-    NvSciError_Success
-}
-
-/// Collects the input slots (validated) and their module.
-///
-/// # Safety
-/// `inputArray` is NULL or points to `inputCount` handles.
-unsafe fn gather_inputs(
-    inputArray: *const NvSciBufAttrList,
-    inputCount: usize,
-) -> Result<(u64, Vec<Slot>), NvSciError> {
-    if inputCount == 0 {
-        return Err(BAD);
-    }
-    // SAFETY: the caller guarantees `inputCount` readable handles (NULL is refused).
-    let handles = unsafe { ffi::slice(inputArray, inputCount) }.ok_or(BAD)?;
-    let mut lists = Vec::with_capacity(handles.len());
-    {
-        let st = state();
-        for (i, &h) in handles.iter().enumerate() {
-            if handles[..i].contains(&h) {
-                return Err(BAD);
-            }
-            lists.push(st.list(handle_of(h)).cloned().ok_or(BAD)?);
-        }
-    }
-    let module = lists[0].module;
-    let mut slots = Vec::new();
-    for l in &lists {
-        if l.module != module {
-            return Err(BAD);
-        }
-        let d = l.lock();
-        if d.recon.is_some() {
-            return Err(BAD);
-        }
-        slots.extend(d.slots.iter().cloned());
-    }
-    Ok((module, slots))
-}
-
-/// Reconciles; on a conflict registers the conflict list and returns its handle.
-fn reconcile_slots(module: u64, slots: &[Slot]) -> Result<(ListData, BufInfo), (NvSciError, u64)> {
-    match attr::reconcile(slots) {
-        Ok((slot, info)) => Ok((
-            ListData {
-                slots: vec![slot],
-                writable: false,
-                recon: Some(info),
-            },
-            info,
-        )),
-        Err(ReconError::NotSupported) => Err((NvSciError_NotSupported, 0)),
-        Err(ReconError::Conflict(c)) => {
-            let data = ListData {
-                slots: c,
-                writable: false,
-                recon: None,
-            };
-            let h = add_list(&mut state(), module, data, None);
-            Err((NvSciError_ReconciliationFailed, h))
-        }
-    }
+    // SAFETY: forwarded caller guarantee.
+    unsafe { API.get_attrs(attrList, 0, pairArray, pairCount, index, fill) }
 }
 
 /// Reconciles unreconciled lists (rules and conflict list: `sil/README.md`).
@@ -321,32 +169,15 @@ pub unsafe extern "C" fn NvSciBufAttrListReconcile(
     newReconciledAttrList: *mut NvSciBufAttrList,
     newConflictList: *mut NvSciBufAttrList,
 ) -> NvSciError {
-    if newReconciledAttrList.is_null()
-        || newConflictList.is_null()
-        || !newReconciledAttrList.is_aligned()
-        || !newConflictList.is_aligned()
-    {
-        return BAD;
-    }
     // SAFETY: forwarded caller guarantee.
-    let (module, slots) = match unsafe { gather_inputs(inputArray, inputCount) } {
-        Ok(x) => x,
-        Err(e) => return e,
-    };
-    match reconcile_slots(module, &slots) {
-        Ok((data, _)) => {
-            let h = add_list(&mut state(), module, data, None);
-            // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
-            unsafe { ffi::write(newReconciledAttrList, ptr_of(h)) };
-            NvSciError_Success
-        }
-        Err((e, conflict)) => {
-            if conflict != 0 {
-                // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
-                unsafe { ffi::write(newConflictList, ptr_of(conflict)) };
-            }
-            e
-        }
+    unsafe {
+        API.reconcile(
+            inputArray,
+            inputCount,
+            newReconciledAttrList,
+            newConflictList,
+            attr::reconcile,
+        )
     }
 }
 
@@ -361,34 +192,17 @@ pub unsafe extern "C" fn NvSciBufAttrListReconcileAndObjAlloc(
     bufObj: *mut NvSciBufObj,
     newConflictList: *mut NvSciBufAttrList,
 ) -> NvSciError {
-    if bufObj.is_null()
-        || newConflictList.is_null()
-        || !bufObj.is_aligned()
-        || !newConflictList.is_aligned()
-    {
-        return BAD;
-    }
+    let alloc = |module, data, info| alloc_obj(module, &data, info);
     // SAFETY: forwarded caller guarantee.
-    let (module, slots) = match unsafe { gather_inputs(attrListArray, attrListCount) } {
-        Ok(x) => x,
-        Err(e) => return e,
-    };
-    match reconcile_slots(module, &slots) {
-        Ok((data, info)) => match alloc_obj(module, &data, info) {
-            Ok(h) => {
-                // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
-                unsafe { ffi::write(bufObj, ptr_of(h)) };
-                NvSciError_Success
-            }
-            Err(e) => e,
-        },
-        Err((e, conflict)) => {
-            if conflict != 0 {
-                // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
-                unsafe { ffi::write(newConflictList, ptr_of(conflict)) };
-            }
-            e
-        }
+    unsafe {
+        API.reconcile_into(
+            attrListArray,
+            attrListCount,
+            bufObj,
+            newConflictList,
+            attr::reconcile,
+            alloc,
+        )
     }
 }
 
@@ -406,24 +220,9 @@ pub unsafe extern "C" fn NvSciBufObjAlloc(
     reconciledAttrList: NvSciBufAttrList,
     bufObj: *mut NvSciBufObj,
 ) -> NvSciError {
-    if bufObj.is_null() || !bufObj.is_aligned() {
-        return BAD;
-    }
-    let Some(list) = state().list(handle_of(reconciledAttrList)).cloned() else {
-        return BAD;
-    };
-    let data = list.lock().clone();
-    let Some(info) = data.recon else {
-        return BAD;
-    };
-    match alloc_obj(list.module, &data, info) {
-        Ok(h) => {
-            // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
-            unsafe { ffi::write(bufObj, ptr_of(h)) };
-            NvSciError_Success
-        }
-        Err(e) => e,
-    }
+    let alloc = |module, data, info| alloc_obj(module, &data, info);
+    // SAFETY: forwarded caller guarantee.
+    unsafe { API.obj_alloc(reconciledAttrList, bufObj, alloc) }
 }
 
 /// Frees a handle; the buffer goes with its last handle. Unknown and already freed handles
@@ -464,11 +263,7 @@ pub unsafe extern "C" fn NvSciBufObjGetAttrList(
         return BAD;
     };
     // SAFETY: the caller passes NULL or a writable pointer (NULL is refused).
-    if unsafe { ffi::write(bufAttrList, ptr_of(h)) } {
-        NvSciError_Success
-    } else {
-        BAD
-    }
+    unsafe { STATUS.write(bufAttrList, ptr_of(h)) }
 }
 
 /// The buffer and permission of a handle.
@@ -476,6 +271,14 @@ fn lookup(bufObj: NvSciBufObj) -> Option<(ObjEntry, Arc<BufCore>)> {
     let st = state();
     let (e, c) = st.obj(handle_of(bufObj))?;
     Some((e, c.core.clone()))
+}
+
+/// The CPU pointer of a buffer with `NeedCpuAccess`, through a ReadWrite handle when
+/// `write` is asked for.
+fn cpu_ptr(bufObj: NvSciBufObj, write: bool) -> Option<*mut c_void> {
+    let (e, core) = lookup(bufObj)?;
+    let allowed = core.need_cpu && (!write || e.perm == NvSciBufAccessPerm_ReadWrite.0);
+    allowed.then(|| core.ptr().cast::<c_void>())
 }
 
 /// CPU pointer: needs `NeedCpuAccess` and a ReadWrite handle (else `BadParameter`).
@@ -487,18 +290,11 @@ pub unsafe extern "C" fn NvSciBufObjGetCpuPtr(
     bufObj: NvSciBufObj,
     ptr: *mut *mut c_void,
 ) -> NvSciError {
-    let Some((e, core)) = lookup(bufObj) else {
+    let Some(p) = cpu_ptr(bufObj, true) else {
         return BAD;
     };
-    if !core.need_cpu || e.perm != NvSciBufAccessPerm_ReadWrite.0 {
-        return BAD;
-    }
     // SAFETY: the caller passes NULL or a writable pointer (NULL is refused).
-    if unsafe { ffi::write(ptr, core.ptr().cast::<c_void>()) } {
-        NvSciError_Success
-    } else {
-        BAD
-    }
+    unsafe { STATUS.write(ptr, p) }
 }
 
 /// Read-only CPU pointer: needs `NeedCpuAccess` (else `BadParameter`).
@@ -510,18 +306,11 @@ pub unsafe extern "C" fn NvSciBufObjGetConstCpuPtr(
     bufObj: NvSciBufObj,
     ptr: *mut *const c_void,
 ) -> NvSciError {
-    let Some((_, core)) = lookup(bufObj) else {
+    let Some(p) = cpu_ptr(bufObj, false) else {
         return BAD;
     };
-    if !core.need_cpu {
-        return BAD;
-    }
     // SAFETY: the caller passes NULL or a writable pointer (NULL is refused).
-    if unsafe { ffi::write(ptr, core.ptr().cast_const().cast::<c_void>()) } {
-        NvSciError_Success
-    } else {
-        BAD
-    }
+    unsafe { STATUS.write(ptr, p.cast_const()) }
 }
 
 /// No-op flush (the SIL memory is ordinary cached host memory and
@@ -589,7 +378,7 @@ unsafe fn dup_with(
     perm: NvSciBufAttrValAccessPerm,
     out: *mut NvSciBufObj,
 ) -> NvSciError {
-    if out.is_null() || !out.is_aligned() {
+    if !ffi::usable(out) {
         return BAD;
     }
     if perm != NvSciBufAccessPerm_Readonly && perm != NvSciBufAccessPerm_ReadWrite {
@@ -602,22 +391,24 @@ unsafe fn dup_with(
     let new_perm = e.perm.min(perm.0);
     // The object's read-only list, made once.
     if new_perm == NvSciBufAccessPerm_Readonly.0
-        && st.cores.get(&e.core).is_some_and(|c| c.list_ro.is_none())
+        && let Some(rw) = st
+            .cores
+            .get(e.core)
+            .filter(|c| c.list_ro.is_none())
+            .map(|c| c.list_rw)
     {
-        let rw = st.cores[&e.core].list_rw;
         let Some(list) = st.list(rw).cloned() else {
             return BAD;
         };
         let data = object_list(&list.lock(), new_perm);
-        let ro = add_list(&mut st, list.module, data, Some(e.core));
-        if let Some(c) = st.cores.get_mut(&e.core) {
+        let ro = API.add_list(&mut st, list.module, data, Some(e.core));
+        if let Some(c) = st.cores.get_mut(e.core) {
             c.list_ro = Some(ro);
         }
     }
-    let Some(c) = st.cores.get_mut(&e.core) else {
+    if !st.cores.add_ref(e.core) {
         return BAD;
-    };
-    c.refs += 1;
+    }
     let h = TAG_OBJ | next_id();
     st.objects.insert(
         h,
@@ -628,8 +419,7 @@ unsafe fn dup_with(
     );
     drop(st);
     // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
-    unsafe { ffi::write(out, ptr_of(h)) };
-    NvSciError_Success
+    unsafe { STATUS.write(out, ptr_of(h)) }
 }
 
 /// SIL extension: the backing memory regardless of CPU-access attributes, and its size
@@ -643,7 +433,7 @@ pub unsafe extern "C" fn NvSciBufSilObjGetMemory(
     ptr: *mut *mut c_void,
     size: *mut u64,
 ) -> NvSciError {
-    if ptr.is_null() || size.is_null() || !ptr.is_aligned() || !size.is_aligned() {
+    if !ffi::usable(ptr) || !ffi::usable(size) {
         return BAD;
     }
     let Some((_, core)) = lookup(obj) else {

@@ -4,8 +4,6 @@
 //! lives (a set key is locked), so the pointers returned by `NvSciBufAttrListGetAttrs`
 //! stay valid for the list's life.
 
-use std::sync::{Mutex, MutexGuard, PoisonError};
-
 use nvsci_sys::{
     NvSciBufAccessPerm_ReadWrite, NvSciBufAccessPerm_Readonly, NvSciBufAttrKey,
     NvSciBufGeneralAttrKey_ActualPerm, NvSciBufGeneralAttrKey_CpuNeedSwCacheCoherency,
@@ -18,7 +16,9 @@ use nvsci_sys::{
     NvSciBufTensorAttrKey_SizePerDim, NvSciBufTensorAttrKey_StridesPerDim, NvSciBufType,
     NvSciBufType_General, NvSciBufType_Image, NvSciBufType_MaxValid, NvSciBufType_RawBuffer,
     NvSciBufType_Tensor, NvSciDataType_Float32, NvSciError, NvSciError_BadParameter,
+    NvSciError_NotSupported,
 };
+use sil_common::attr::{conflict_slots, ne_u32s, ne_u64s, union_gpu_ids};
 
 /// Page size: SIL allocations are aligned to at least this and padded to whole pages.
 pub(crate) const PAGE: u64 = 4096;
@@ -118,108 +118,20 @@ pub(crate) fn type_bit(t: NvSciBufType) -> u32 {
     1u32 << t.0.min(31)
 }
 
-/// The bytes of one attribute value, stored 8-byte aligned.
-#[derive(Clone, Debug)]
-pub(crate) struct Value {
-    words: Box<[u64]>,
-    len: usize,
+// Value and slot types of this library (storage: `sil_common::attr`).
+pub(crate) use sil_common::attr::Value;
+/// The keys of one list (index = storage index; conflict lists have one slot per
+/// offending input list).
+pub(crate) type Slot = sil_common::attr::Slot<NK>;
+
+/// The type set of a list.
+pub(crate) fn type_set(s: &Slot) -> u32 {
+    s.get(K_TYPES).map_or(0, type_set_of)
 }
 
-impl Value {
-    /// A copy of `bytes`.
-    pub(crate) fn from_bytes(bytes: &[u8]) -> Self {
-        let mut words = vec![0u64; bytes.len().div_ceil(8).max(1)].into_boxed_slice();
-        // SAFETY: `words` holds at least `bytes.len()` bytes; the regions do not overlap.
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                bytes.as_ptr(),
-                words.as_mut_ptr().cast::<u8>(),
-                bytes.len(),
-            );
-        }
-        Value {
-            words,
-            len: bytes.len(),
-        }
-    }
-    pub(crate) fn from_bool(v: bool) -> Self {
-        Self::from_bytes(&[u8::from(v)])
-    }
-    pub(crate) fn from_u32(v: u32) -> Self {
-        Self::from_bytes(&v.to_ne_bytes())
-    }
-    pub(crate) fn from_u64(v: u64) -> Self {
-        Self::from_bytes(&v.to_ne_bytes())
-    }
-    pub(crate) fn from_u32s(v: &[u32]) -> Self {
-        let b: Vec<u8> = v.iter().flat_map(|x| x.to_ne_bytes()).collect();
-        Self::from_bytes(&b)
-    }
-    pub(crate) fn from_u64s(v: &[u64]) -> Self {
-        let b: Vec<u8> = v.iter().flat_map(|x| x.to_ne_bytes()).collect();
-        Self::from_bytes(&b)
-    }
-    /// The stored bytes.
-    pub(crate) fn bytes(&self) -> &[u8] {
-        // SAFETY: `words` owns at least `len` initialised bytes.
-        unsafe { std::slice::from_raw_parts(self.words.as_ptr().cast::<u8>(), self.len) }
-    }
-    /// Pointer to the stored bytes (8-byte aligned, valid while the value lives).
-    pub(crate) fn as_ptr(&self) -> *const u8 {
-        self.words.as_ptr().cast()
-    }
-    pub(crate) fn len(&self) -> usize {
-        self.len
-    }
-    pub(crate) fn as_bool(&self) -> bool {
-        self.bytes().first().is_some_and(|b| *b != 0)
-    }
-    pub(crate) fn as_u32(&self) -> u32 {
-        self.u32s().next().unwrap_or(0)
-    }
-    pub(crate) fn as_u64(&self) -> u64 {
-        self.u64s().next().unwrap_or(0)
-    }
-    pub(crate) fn u32s(&self) -> impl Iterator<Item = u32> + '_ {
-        self.bytes()
-            .chunks_exact(4)
-            .map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
-    }
-    pub(crate) fn u64s(&self) -> impl Iterator<Item = u64> + '_ {
-        self.bytes().chunks_exact(8).map(|c| {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(c);
-            u64::from_ne_bytes(b)
-        })
-    }
-}
-
-/// The keys of one list (conflict lists have one slot per offending input list).
-#[derive(Clone, Default, Debug)]
-pub(crate) struct Slot {
-    /// Value per key (index = storage index).
-    pub vals: [Option<Value>; NK],
-    /// Keys set (bit = storage index): they may not be set again.
-    pub locked: u32,
-}
-
-impl Slot {
-    pub(crate) fn get(&self, k: usize) -> Option<&Value> {
-        self.vals.get(k).and_then(Option::as_ref)
-    }
-    fn flag(&self, k: usize) -> bool {
-        self.get(k).is_some_and(Value::as_bool)
-    }
-    /// The type set of this list.
-    pub(crate) fn types(&self) -> u32 {
-        self.get(K_TYPES).map_or(0, |v| {
-            v.u32s().fold(0, |m, t| m | type_bit(NvSciBufType(t)))
-        })
-    }
-    fn put(&mut self, k: usize, v: Value) {
-        self.vals[k] = Some(v);
-        self.locked |= 1 << k;
-    }
+/// The type set of a `Types` value.
+pub(crate) fn type_set_of(v: &Value) -> u32 {
+    v.u32s().fold(0, |m, t| m | type_bit(NvSciBufType(t)))
 }
 
 /// The object a reconciled list describes.
@@ -235,46 +147,11 @@ pub(crate) struct BufInfo {
     pub perm: u32,
 }
 
-/// The contents of an attribute list.
-#[derive(Clone, Debug)]
-pub(crate) struct ListData {
-    /// One slot (several for a conflict list).
-    pub slots: Vec<Slot>,
-    /// `NvSciBufAttrListSetAttrs` allowed.
-    pub writable: bool,
-    /// `Some` for a reconciled list.
-    pub recon: Option<BufInfo>,
-}
-
-impl ListData {
-    pub(crate) fn new_unreconciled() -> Self {
-        ListData {
-            slots: vec![Slot::default()],
-            writable: true,
-            recon: None,
-        }
-    }
-}
+/// The contents of an attribute list (one slot; several for a conflict list).
+pub(crate) type ListData = sil_common::attr::ListData<BufInfo, NK>;
 
 /// An attribute list.
-#[derive(Debug)]
-pub(crate) struct AttrList {
-    /// Handle of its module.
-    pub module: u64,
-    data: Mutex<ListData>,
-}
-
-impl AttrList {
-    pub(crate) fn new(module: u64, data: ListData) -> Self {
-        AttrList {
-            module,
-            data: Mutex::new(data),
-        }
-    }
-    pub(crate) fn lock(&self) -> MutexGuard<'_, ListData> {
-        self.data.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
+pub(crate) type AttrList = sil_common::attr::AttrList<BufInfo, NK>;
 
 fn pow2(v: u64) -> bool {
     v.is_power_of_two()
@@ -298,17 +175,8 @@ pub(crate) fn validate_set(
     if kt != NvSciBufType_General && types & type_bit(kt) == 0 {
         return bad;
     }
-    let u32s = || {
-        b.chunks_exact(4)
-            .map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
-    };
-    let u64s = || {
-        b.chunks_exact(8).map(|c| {
-            let mut a = [0u8; 8];
-            a.copy_from_slice(c);
-            u64::from_ne_bytes(a)
-        })
-    };
+    let u32s = || ne_u32s(b);
+    let u64s = || ne_u64s(b);
     let ok = match KEYS[k].1 {
         Kind::Types => {
             !b.is_empty()
@@ -347,14 +215,9 @@ pub(crate) fn validate_set(
     }
 }
 
-/// Why reconciliation failed.
-#[derive(Debug)]
-pub(crate) enum ReconError {
-    /// Conflicting or missing keys: the slots of the conflict list.
-    Conflict(Vec<Slot>),
-    /// Buffer types the SIL does not implement (Image, Array, Pyramid).
-    NotSupported,
-}
+/// Why reconciliation failed: a conflict list, or `NotSupported` for buffer types the SIL
+/// does not implement (Image, Array, Pyramid).
+pub(crate) type ReconError = sil_common::list_api::ReconError<NK, NvSciError>;
 
 /// Bits per element of a tensor data type.
 fn element_bits(dt: u32) -> u64 {
@@ -395,13 +258,13 @@ pub(crate) fn reconcile(inputs: &[Slot]) -> Result<(Slot, BufInfo), ReconError> 
     let mut conflicts: u32 = 0;
 
     // Types.
-    let types = inputs.iter().fold(0, |m, s| m | s.types());
+    let types = inputs.iter().fold(0, |m, s| m | type_set(s));
     let supported = type_bit(NvSciBufType_RawBuffer) | type_bit(NvSciBufType_Tensor);
     let image_tensor = type_bit(NvSciBufType_Image) | type_bit(NvSciBufType_Tensor);
     if types == 0 || (types.count_ones() > 1 && types != image_tensor) {
         conflicts |= 1 << K_TYPES;
     } else if types & !supported != 0 {
-        return Err(ReconError::NotSupported);
+        return Err(ReconError::Refused(NvSciError_NotSupported));
     }
     let ty = if types == type_bit(NvSciBufType_Tensor) {
         NvSciBufType_Tensor
@@ -444,18 +307,7 @@ pub(crate) fn reconcile(inputs: &[Slot]) -> Result<(Slot, BufInfo), ReconError> 
         .unwrap_or(NvSciBufAccessPerm_Readonly.0);
     out.put(K_ACTUAL_PERM, Value::from_u32(perm));
     out.put(K_CPU_SW_COHERENCY, Value::from_bool(false));
-    let mut gpus: Vec<[u8; 16]> = Vec::new();
-    for s in inputs {
-        if let Some(v) = s.get(K_GPU_ID) {
-            for c in v.bytes().chunks_exact(16) {
-                let mut id = [0u8; 16];
-                id.copy_from_slice(c);
-                if !gpus.contains(&id) {
-                    gpus.push(id);
-                }
-            }
-        }
-    }
+    let mut gpus = union_gpu_ids(inputs, K_GPU_ID);
     if gpus.is_empty() {
         gpus.push([0; 16]); // the documented "invalid id" default
     }
@@ -558,24 +410,7 @@ pub(crate) fn reconcile(inputs: &[Slot]) -> Result<(Slot, BufInfo), ReconError> 
     }
 
     if conflicts != 0 {
-        let mut slots = Vec::new();
-        for s in inputs {
-            let mut c = Slot::default();
-            for k in 0..NK {
-                if conflicts & (1 << k) != 0
-                    && let Some(v) = s.get(k)
-                {
-                    c.put(k, v.clone());
-                }
-            }
-            if c.locked != 0 {
-                slots.push(c);
-            }
-        }
-        if slots.is_empty() {
-            slots.push(Slot::default());
-        }
-        return Err(ReconError::Conflict(slots));
+        return Err(ReconError::Conflict(conflict_slots(inputs, conflicts)));
     }
     Ok((out, info))
 }

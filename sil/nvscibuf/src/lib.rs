@@ -24,26 +24,24 @@ mod registry;
 /// Compile-time proof that every export has exactly the signature `nvsci-sys` declares.
 #[allow(dead_code)]
 fn signatures_match_nvsci_sys() {
-    macro_rules! same {
-        ($($f:ident),* $(,)?) => { $( let _ = [nvsci_sys::$f, api::$f]; )* };
-    }
-    same!(
-        NvSciBufModuleOpen,
-        NvSciBufModuleClose,
-        NvSciBufAttrListCreate,
-        NvSciBufAttrListFree,
-        NvSciBufAttrListSetAttrs,
-        NvSciBufAttrListGetAttrs,
-        NvSciBufAttrListReconcile,
-        NvSciBufAttrListReconcileAndObjAlloc,
-        NvSciBufObjAlloc,
-        NvSciBufObjFree,
-        NvSciBufObjGetAttrList,
-        NvSciBufObjGetCpuPtr,
-        NvSciBufObjGetConstCpuPtr,
-        NvSciBufObjFlushCpuCacheRange,
-        NvSciBufObjDup,
-        NvSciBufObjDupWithReducePerm,
+    sil_common::same_signatures!(
+        nvsci_sys;
+        api::NvSciBufModuleOpen,
+        api::NvSciBufModuleClose,
+        api::NvSciBufAttrListCreate,
+        api::NvSciBufAttrListFree,
+        api::NvSciBufAttrListSetAttrs,
+        api::NvSciBufAttrListGetAttrs,
+        api::NvSciBufAttrListReconcile,
+        api::NvSciBufAttrListReconcileAndObjAlloc,
+        api::NvSciBufObjAlloc,
+        api::NvSciBufObjFree,
+        api::NvSciBufObjGetAttrList,
+        api::NvSciBufObjGetCpuPtr,
+        api::NvSciBufObjGetConstCpuPtr,
+        api::NvSciBufObjFlushCpuCacheRange,
+        api::NvSciBufObjDup,
+        api::NvSciBufObjDupWithReducePerm,
     );
     let _ = [
         nvsci_sys::sil::NvSciBufSilObjGetMemory,

@@ -1,18 +1,22 @@
-//! The table of live handles (same scheme as the SIL NvSciSync).
+//! The table of live handles (same scheme as the SIL NvSciSync: `sil_common::handle`).
 //!
 //! Every handle is a tagged, never reused number (`tag << 48 | id`), not an address: a
 //! stale, freed or forged handle is answered with `NvSciError_BadParameter` (or ignored
 //! by the `void` calls) instead of crashing, and dereferencing one faults at once (the
-//! values are outside the canonical user address range).
+//! values are outside the canonical user address range). The table is this library's own
+//! `static`: `libnvscibuf.so` shares no state with any other SIL library.
 
 use std::alloc::Layout;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, MutexGuard};
+
+use nvsci_sys::{NvSciError, NvSciError_ReconciliationFailed};
+use sil_common::handle::{Map, RefTable, Registry, new_map};
+pub(crate) use sil_common::handle::{handle_of, ptr_of};
+use sil_common::list_api::{ListApi, ListHandles};
 
 use crate::attr::AttrList;
+use crate::ffi::STATUS;
 
 /// Tag of module handles.
 pub(crate) const TAG_MODULE: u64 = 0x5EB1 << 48;
@@ -20,39 +24,6 @@ pub(crate) const TAG_MODULE: u64 = 0x5EB1 << 48;
 pub(crate) const TAG_LIST: u64 = 0x5EB2 << 48;
 /// Tag of object handles.
 pub(crate) const TAG_OBJ: u64 = 0x5EB3 << 48;
-
-static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-
-/// A fresh id (never 0, never reused in the life of the process).
-pub(crate) fn next_id() -> u64 {
-    NEXT_ID.fetch_add(1, Ordering::Relaxed) & 0x0000_FFFF_FFFF_FFFF
-}
-
-/// A multiplicative hasher for integer keys.
-#[derive(Default, Clone, Copy)]
-pub(crate) struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0 ^ v).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        self.0 ^= self.0 >> 29;
-    }
-}
-
-/// A hash map keyed by integers.
-pub(crate) type Map<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
-
-const fn new_map<K, V>() -> Map<K, V> {
-    HashMap::with_hasher(BuildHasherDefault::new())
-}
 
 /// The backing memory of a buffer: page-aligned, padded to whole pages, zero-filled.
 pub(crate) struct BufCore {
@@ -104,21 +75,10 @@ impl Drop for BufCore {
     }
 }
 
-/// An attribute list handle.
-pub(crate) struct ListEntry {
-    /// The list.
-    pub list: Arc<AttrList>,
-    /// `Some(core id)` for an object's list: lives with the object, not freed by
-    /// `NvSciBufAttrListFree`.
-    pub owner: Option<u64>,
-}
-
-/// A buffer (shared by its handles).
+/// A buffer (shared by its handles, counted in [`State::cores`]).
 pub(crate) struct CoreEntry {
     /// The memory.
     pub core: Arc<BufCore>,
-    /// Number of handles.
-    pub refs: u64,
     /// The object's list with `ActualPerm` = ReadWrite.
     pub list_rw: u64,
     /// The object's list with `ActualPerm` = Readonly (made by the first reduced dup).
@@ -136,63 +96,65 @@ pub(crate) struct ObjEntry {
 
 /// Every live handle of the library.
 pub(crate) struct State {
-    pub modules: Map<u64, ()>,
-    pub lists: Map<u64, ListEntry>,
+    /// Module and attribute list handles; an object's lists are owned by it: they live
+    /// with the object and `NvSciBufAttrListFree` ignores them.
+    pub handles: ListHandles<AttrList>,
+    /// Object handles.
     pub objects: Map<u64, ObjEntry>,
-    pub cores: Map<u64, CoreEntry>,
+    /// Core id -> buffer, counted by its handles.
+    pub cores: RefTable<CoreEntry>,
 }
 
 impl State {
     const fn new() -> Self {
         State {
-            modules: new_map(),
-            lists: new_map(),
+            handles: ListHandles::new(),
             objects: new_map(),
-            cores: new_map(),
+            cores: RefTable::new(),
         }
     }
 
     /// The list behind a handle.
     pub(crate) fn list(&self, h: u64) -> Option<&Arc<AttrList>> {
-        self.lists.get(&h).map(|e| &e.list)
+        self.handles.lists.get(h)
     }
 
     /// An object handle and its buffer.
     pub(crate) fn obj(&self, h: u64) -> Option<(ObjEntry, &CoreEntry)> {
         let e = *self.objects.get(&h)?;
-        Some((e, self.cores.get(&e.core)?))
+        Some((e, self.cores.get(e.core)?))
     }
 
     /// Drops a handle's reference; the buffer and its lists go with the last one.
     pub(crate) fn release(&mut self, id: u64) {
-        let Some(e) = self.cores.get_mut(&id) else {
-            return;
-        };
-        e.refs = e.refs.saturating_sub(1);
-        if e.refs == 0
-            && let Some(e) = self.cores.remove(&id)
-        {
-            self.lists.remove(&e.list_rw);
+        if let Some(e) = self.cores.release(id) {
+            self.handles.lists.remove(e.list_rw);
             if let Some(ro) = e.list_ro {
-                self.lists.remove(&ro);
+                self.handles.lists.remove(ro);
             }
         }
     }
 }
 
-static STATE: Mutex<State> = Mutex::new(State::new());
+/// This library's handle table (its own static: never shared with another SIL library).
+pub(crate) static REGISTRY: Registry<State> = Registry::new(State::new());
+
+/// The module and attribute-list calls shared with the SIL NvSciSync.
+pub(crate) static API: ListApi<State, AttrList, NvSciError> = ListApi {
+    registry: &REGISTRY,
+    handles: |st| &mut st.handles,
+    status: STATUS,
+    reconciliation_failed: NvSciError_ReconciliationFailed,
+    tag_module: TAG_MODULE,
+    tag_list: TAG_LIST,
+};
 
 /// Locks the handle table.
 pub(crate) fn state() -> MutexGuard<'static, State> {
-    STATE.lock().unwrap_or_else(PoisonError::into_inner)
+    REGISTRY.lock()
 }
 
-/// Handle value of a C handle pointer.
-pub(crate) fn handle_of<T>(p: *const T) -> u64 {
-    p.addr() as u64
-}
-
-/// C handle pointer for a handle value.
-pub(crate) fn ptr_of<T>(h: u64) -> *mut T {
-    std::ptr::without_provenance_mut(h as usize)
+/// A fresh id (never 0, never reused in the life of the process).
+pub(crate) fn next_id() -> u64 {
+    REGISTRY.next_id()
 }

@@ -9,49 +9,35 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use nvsci_sys::{
     NvSciError, NvSciError_BadParameter, NvSciError_ClearedFence, NvSciError_Overflow,
-    NvSciError_ReconciliationFailed, NvSciError_Success, NvSciError_Timeout,
-    NvSciError_UnsupportedConfig, NvSciSyncAttrKey, NvSciSyncAttrKeyValuePair, NvSciSyncAttrList,
-    NvSciSyncCpuWaitContext, NvSciSyncFence, NvSciSyncModule, NvSciSyncObj, NvSciSyncTaskStatus,
-    NvSciSyncTaskStatus_Invalid, NvSciSyncTaskStatus_Success, NvSciSyncWaitMode,
-    NvSciSyncWaitMode_Blocking, NvSciSyncWaitMode_BusyNoYield, NvSciSyncWaitMode_BusyWithYield,
-    NvSciSyncWaitMode_Default,
+    NvSciError_Success, NvSciError_Timeout, NvSciError_UnsupportedConfig, NvSciSyncAttrKey,
+    NvSciSyncAttrKeyValuePair, NvSciSyncAttrList, NvSciSyncCpuWaitContext, NvSciSyncFence,
+    NvSciSyncModule, NvSciSyncObj, NvSciSyncTaskStatus, NvSciSyncTaskStatus_Invalid,
+    NvSciSyncTaskStatus_Success, NvSciSyncWaitMode, NvSciSyncWaitMode_Blocking,
+    NvSciSyncWaitMode_BusyNoYield, NvSciSyncWaitMode_BusyWithYield, NvSciSyncWaitMode_Default,
 };
 use sil_common::clock;
+use sil_common::list_api::ReconError;
 
-use crate::attr::{self, AttrList, ListData, NUM_TIMESTAMP_SLOTS, ReconInfo, Slot, Value};
+use crate::attr::{self, KEY_COUNT, ListData, NUM_TIMESTAMP_SLOTS, ReconInfo, Slot, Value};
 use crate::fence::{self, Decoded, FenceData, NO_SLOT};
-use crate::ffi;
+use crate::ffi::{self, STATUS};
 use crate::obj::{Cmp, ObjCore, RING, Strategy};
 use crate::registry::{
-    CoreEntry, ListEntry, State, TAG_CONTEXT, TAG_LIST, TAG_MODULE, TAG_OBJ, WaitContext,
-    handle_of, next_id, ptr_of, state,
+    API, State, TAG_CONTEXT, TAG_OBJ, WaitContext, handle_of, next_id, ptr_of, state,
 };
 
 const BAD: NvSciError = NvSciError_BadParameter;
 
-/// Registers a new attribute list and returns its handle.
-fn add_list(st: &mut State, module: u64, data: ListData, owner: Option<u64>) -> u64 {
-    let h = TAG_LIST | next_id();
-    st.lists.insert(
-        h,
-        ListEntry {
-            list: Arc::new(AttrList::new(module, data)),
-            owner,
-        },
-    );
-    h
-}
-
 /// Allocates an object from reconciled contents; returns the new object handle.
-fn alloc_obj(st: &mut State, module: u64, data: &ListData, info: ReconInfo) -> u64 {
+fn alloc_obj(module: u64, mut own: ListData, info: ReconInfo) -> u64 {
+    let mut st = state();
     let id = next_id();
-    let mut own = data.clone();
     own.writable = false;
     own.retired.clear();
-    let list_handle = add_list(st, module, own, Some(id));
+    let list_handle = API.add_list(&mut st, module, own, Some(id));
     let core = Arc::new(ObjCore::new(id, module, info, list_handle));
     st.counters.insert(core.counter_addr(), id);
-    st.cores.insert(id, CoreEntry { core, refs: 1 });
+    st.cores.insert(id, core);
     let h = TAG_OBJ | next_id();
     st.objects.insert(h, id);
     h
@@ -67,16 +53,8 @@ fn alloc_obj(st: &mut State, module: u64, data: &ListData, info: ReconInfo) -> u
 /// `newModule` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn NvSciSyncModuleOpen(newModule: *mut NvSciSyncModule) -> NvSciError {
-    if newModule.is_null() {
-        return BAD;
-    }
-    let h = TAG_MODULE | next_id();
-    // SAFETY: checked non-NULL; the caller passes a writable pointer.
-    if !unsafe { ffi::write(newModule, ptr_of(h)) } {
-        return BAD;
-    }
-    state().modules.insert(h, ());
-    NvSciError_Success
+    // SAFETY: forwarded caller guarantee.
+    unsafe { API.module_open(newModule) }
 }
 
 /// Closes a module. Lists, contexts and objects of the module stay usable until freed;
@@ -86,7 +64,7 @@ pub unsafe extern "C" fn NvSciSyncModuleOpen(newModule: *mut NvSciSyncModule) ->
 /// None beyond the C contract.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn NvSciSyncModuleClose(module: NvSciSyncModule) {
-    state().modules.remove(&handle_of(module));
+    API.module_close(module);
 }
 
 /// Allocates a CPU wait context.
@@ -99,11 +77,11 @@ pub unsafe extern "C" fn NvSciSyncCpuWaitContextAlloc(
     newContext: *mut NvSciSyncCpuWaitContext,
 ) -> NvSciError {
     let m = handle_of(module);
-    if newContext.is_null() || !newContext.is_aligned() {
+    if !ffi::usable(newContext) {
         return BAD;
     }
     let mut st = state();
-    if !st.modules.contains_key(&m) {
+    if !st.handles.modules.contains_key(&m) {
         return BAD;
     }
     let h = TAG_CONTEXT | next_id();
@@ -116,8 +94,7 @@ pub unsafe extern "C" fn NvSciSyncCpuWaitContextAlloc(
     );
     drop(st);
     // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
-    unsafe { ffi::write(newContext, ptr_of(h)) };
-    NvSciError_Success
+    unsafe { STATUS.write(newContext, ptr_of(h)) }
 }
 
 /// Frees a CPU wait context (unknown handles are ignored).
@@ -142,19 +119,8 @@ pub unsafe extern "C" fn NvSciSyncAttrListCreate(
     module: NvSciSyncModule,
     attrList: *mut NvSciSyncAttrList,
 ) -> NvSciError {
-    let m = handle_of(module);
-    if attrList.is_null() || !attrList.is_aligned() {
-        return BAD;
-    }
-    let mut st = state();
-    if !st.modules.contains_key(&m) {
-        return BAD;
-    }
-    let h = add_list(&mut st, m, ListData::new_unreconciled(), None);
-    drop(st);
-    // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
-    unsafe { ffi::write(attrList, ptr_of(h)) };
-    NvSciError_Success
+    // SAFETY: forwarded caller guarantee.
+    unsafe { API.list_create(module, attrList) }
 }
 
 /// Frees a list. Unknown handles and the lists of objects (`NvSciSyncObjGetAttrList`)
@@ -164,11 +130,7 @@ pub unsafe extern "C" fn NvSciSyncAttrListCreate(
 /// None beyond the C contract.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn NvSciSyncAttrListFree(attrList: NvSciSyncAttrList) {
-    let h = handle_of(attrList);
-    let mut st = state();
-    if st.lists.get(&h).is_some_and(|e| e.owner.is_none()) {
-        st.lists.remove(&h);
-    }
+    API.list_free(attrList);
 }
 
 /// Sets keys in slot 0 of a writable unreconciled list.
@@ -187,67 +149,20 @@ pub unsafe extern "C" fn NvSciSyncAttrListSetAttrs(
     pairArray: *const NvSciSyncAttrKeyValuePair,
     pairCount: usize,
 ) -> NvSciError {
-    if pairCount == 0 {
-        return BAD;
-    }
-    // SAFETY: the caller guarantees `pairCount` readable pairs (NULL is refused).
-    let Some(pairs) = (unsafe { ffi::slice(pairArray, pairCount) }) else {
-        return BAD;
-    };
-    let Some(list) = state().list(handle_of(attrList)).cloned() else {
-        return BAD;
-    };
-    let mut vals: Vec<(usize, Value)> = Vec::with_capacity(pairs.len());
-    for p in pairs {
-        let bytes = if p.value.is_null() {
-            None
-        } else {
+    let validate = |_: &Slot, pairs: &[NvSciSyncAttrKeyValuePair]| {
+        let mut vals: Vec<(usize, Value)> = Vec::with_capacity(pairs.len());
+        for p in pairs {
             // SAFETY: the caller guarantees `len` readable bytes at a non-NULL `value`.
-            Some(unsafe { std::slice::from_raw_parts(p.value.cast::<u8>(), p.len) })
-        };
-        let v = match attr::validate_set(p.attrKey.0, bytes) {
-            Ok(v) => v,
-            Err(e) => return e,
-        };
-        let k = p.attrKey.0 as usize;
-        if vals.iter().any(|(kk, _)| *kk == k) {
-            return BAD;
+            let bytes = unsafe { ffi::bytes(p.value, p.len) };
+            vals.push((
+                p.attrKey.0 as usize,
+                attr::validate_set(p.attrKey.0, bytes)?,
+            ));
         }
-        vals.push((k, v));
-    }
-    let mut data = list.lock();
-    if data.recon.is_some() || !data.writable || data.slots.len() != 1 {
-        return BAD;
-    }
-    let slot = &mut data.slots[0];
-    if vals.iter().any(|(k, _)| slot.locked & (1 << k) != 0) {
-        return BAD;
-    }
-    let mut retired = Vec::new();
-    for (k, v) in vals {
-        if let Some(old) = slot.vals[k].replace(v) {
-            retired.push(old);
-        }
-        slot.locked |= 1 << k;
-    }
-    data.retired.extend(retired);
-    NvSciError_Success
-}
-
-/// Fills `pairs` from `slot` (unset keys: NULL, 0).
-fn fill_pairs(slot: &Slot, pairs: &mut [NvSciSyncAttrKeyValuePair]) {
-    for p in pairs {
-        match slot.get(p.attrKey.0 as usize) {
-            Some(v) => {
-                p.value = v.as_ptr().cast();
-                p.len = v.len();
-            }
-            None => {
-                p.value = std::ptr::null();
-                p.len = 0;
-            }
-        }
-    }
+        Ok(vals)
+    };
+    // SAFETY: forwarded caller guarantee.
+    unsafe { API.set_attrs(attrList, pairArray, pairCount, validate) }
 }
 
 /// Reads keys from slot `slot_index` of a list.
@@ -260,25 +175,15 @@ unsafe fn slot_get_attrs(
     pairArray: *mut NvSciSyncAttrKeyValuePair,
     pairCount: usize,
 ) -> NvSciError {
-    if pairCount == 0 {
-        return BAD;
-    }
-    // SAFETY: the caller guarantees `pairCount` writable pairs (NULL is refused).
-    let Some(pairs) = (unsafe { ffi::slice_mut(pairArray, pairCount) }) else {
-        return BAD;
+    let index = |p: &NvSciSyncAttrKeyValuePair| {
+        attr::key_in_range(p.attrKey.0).then_some(p.attrKey.0 as usize)
     };
-    let Some(list) = state().list(handle_of(attrList)).cloned() else {
-        return BAD;
+    let fill = |p: &mut NvSciSyncAttrKeyValuePair, (value, len)| {
+        p.value = value;
+        p.len = len;
     };
-    if pairs.iter().any(|p| !attr::key_in_range(p.attrKey.0)) {
-        return BAD;
-    }
-    let data = list.lock();
-    let Some(slot) = data.slots.get(slot_index) else {
-        return BAD;
-    };
-    fill_pairs(slot, pairs);
-    NvSciError_Success
+    // SAFETY: forwarded caller guarantee.
+    unsafe { API.get_attrs(attrList, slot_index, pairArray, pairCount, index, fill) }
 }
 
 /// Reads keys from slot 0 (unset keys: NULL value, length 0). The pointers stay valid
@@ -319,10 +224,7 @@ pub unsafe extern "C" fn NvSciSyncAttrListSlotGetAttrs(
 /// None beyond the C contract.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn NvSciSyncAttrListGetSlotCount(attrList: NvSciSyncAttrList) -> usize {
-    match state().list(handle_of(attrList)).cloned() {
-        Some(l) => l.lock().slots.len(),
-        None => 0,
-    }
+    API.list(attrList).map_or(0, |l| l.lock().slots.len())
 }
 
 /// Reads one key from slot 0 (unset: `*value` NULL, `*len` 0).
@@ -336,7 +238,7 @@ pub unsafe extern "C" fn NvSciSyncAttrListGetAttr(
     value: *mut *const c_void,
     len: *mut usize,
 ) -> NvSciError {
-    if value.is_null() || len.is_null() || !value.is_aligned() || !len.is_aligned() {
+    if !ffi::usable(value) || !ffi::usable(len) {
         return BAD;
     }
     let mut pair = [NvSciSyncAttrKeyValuePair {
@@ -357,66 +259,9 @@ pub unsafe extern "C" fn NvSciSyncAttrListGetAttr(
     NvSciError_Success
 }
 
-/// Collects the slots of the input lists for reconciliation, with their module.
-///
-/// # Safety
-/// `inputArray` is NULL or points to `inputCount` handles.
-unsafe fn gather_inputs(
-    inputArray: *const NvSciSyncAttrList,
-    inputCount: usize,
-) -> Result<(u64, Vec<Slot>), NvSciError> {
-    if inputCount == 0 {
-        return Err(BAD);
-    }
-    // SAFETY: the caller guarantees `inputCount` readable handles (NULL is refused).
-    let handles = unsafe { ffi::slice(inputArray, inputCount) }.ok_or(BAD)?;
-    let mut lists = Vec::with_capacity(handles.len());
-    {
-        let st = state();
-        for (i, &h) in handles.iter().enumerate() {
-            if handles[..i].contains(&h) {
-                return Err(BAD);
-            }
-            lists.push(st.list(handle_of(h)).cloned().ok_or(BAD)?);
-        }
-    }
-    let module = lists[0].module;
-    let mut slots = Vec::new();
-    for l in &lists {
-        if l.module != module {
-            return Err(BAD);
-        }
-        let d = l.lock();
-        if d.recon.is_some() {
-            return Err(BAD);
-        }
-        slots.extend(d.slots.iter().cloned());
-    }
-    Ok((module, slots))
-}
-
-/// Reconciles; on a conflict registers the conflict list and returns its handle.
-fn reconcile_slots(module: u64, slots: &[Slot]) -> Result<(ListData, ReconInfo), u64> {
-    match attr::reconcile(slots) {
-        Ok((slot, info)) => Ok((
-            ListData {
-                slots: vec![slot],
-                writable: false,
-                recon: Some(info),
-                retired: Vec::new(),
-            },
-            info,
-        )),
-        Err(conflict) => {
-            let data = ListData {
-                slots: conflict,
-                writable: false,
-                recon: None,
-                retired: Vec::new(),
-            };
-            Err(add_list(&mut state(), module, data, None))
-        }
-    }
+/// The reconciliation of the reconcile calls (a conflict gives a conflict list).
+fn reconcile(slots: &[Slot]) -> Result<(Slot, ReconInfo), ReconError<KEY_COUNT, NvSciError>> {
+    attr::reconcile(slots).map_err(ReconError::Conflict)
 }
 
 /// Reconciles unreconciled lists (see `sil/README.md` for the rules and the conflict
@@ -432,30 +277,15 @@ pub unsafe extern "C" fn NvSciSyncAttrListReconcile(
     newReconciledList: *mut NvSciSyncAttrList,
     newConflictList: *mut NvSciSyncAttrList,
 ) -> NvSciError {
-    if newReconciledList.is_null()
-        || newConflictList.is_null()
-        || !newReconciledList.is_aligned()
-        || !newConflictList.is_aligned()
-    {
-        return BAD;
-    }
     // SAFETY: forwarded caller guarantee.
-    let (module, slots) = match unsafe { gather_inputs(inputArray, inputCount) } {
-        Ok(x) => x,
-        Err(e) => return e,
-    };
-    match reconcile_slots(module, &slots) {
-        Ok((data, _)) => {
-            let h = add_list(&mut state(), module, data, None);
-            // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
-            unsafe { ffi::write(newReconciledList, ptr_of(h)) };
-            NvSciError_Success
-        }
-        Err(conflict) => {
-            // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
-            unsafe { ffi::write(newConflictList, ptr_of(conflict)) };
-            NvSciError_ReconciliationFailed
-        }
+    unsafe {
+        API.reconcile(
+            inputArray,
+            inputCount,
+            newReconciledList,
+            newConflictList,
+            reconcile,
+        )
     }
 }
 
@@ -468,16 +298,12 @@ pub unsafe extern "C" fn NvSciSyncAttrListIsReconciled(
     attrList: NvSciSyncAttrList,
     isReconciled: *mut bool,
 ) -> NvSciError {
-    let Some(list) = state().list(handle_of(attrList)).cloned() else {
+    let Some(list) = API.list(attrList) else {
         return BAD;
     };
     let r = list.lock().recon.is_some();
     // SAFETY: the caller passes NULL or a writable pointer (NULL is refused).
-    if unsafe { ffi::write(isReconciled, r) } {
-        NvSciError_Success
-    } else {
-        BAD
-    }
+    unsafe { STATUS.write(isReconciled, r) }
 }
 
 /// Appends unreconciled lists into a new, non-writable, multi-slot unreconciled list.
@@ -491,12 +317,12 @@ pub unsafe extern "C" fn NvSciSyncAttrListAppendUnreconciled(
     inputUnreconciledAttrListCount: usize,
     newUnreconciledAttrList: *mut NvSciSyncAttrList,
 ) -> NvSciError {
-    if newUnreconciledAttrList.is_null() || !newUnreconciledAttrList.is_aligned() {
+    if !ffi::usable(newUnreconciledAttrList) {
         return BAD;
     }
     // SAFETY: forwarded caller guarantee.
     let (module, slots) = match unsafe {
-        gather_inputs(
+        API.gather(
             inputUnreconciledAttrListArray,
             inputUnreconciledAttrListCount,
         )
@@ -504,16 +330,9 @@ pub unsafe extern "C" fn NvSciSyncAttrListAppendUnreconciled(
         Ok(x) => x,
         Err(e) => return e,
     };
-    let data = ListData {
-        slots,
-        writable: false,
-        recon: None,
-        retired: Vec::new(),
-    };
-    let h = add_list(&mut state(), module, data, None);
+    let h = API.register_list(module, ListData::read_only(slots, None));
     // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
-    unsafe { ffi::write(newUnreconciledAttrList, ptr_of(h)) };
-    NvSciError_Success
+    unsafe { STATUS.write(newUnreconciledAttrList, ptr_of(h)) }
 }
 
 /// Clones a list. The clone of a single-slot unreconciled list is writable again, every
@@ -526,10 +345,10 @@ pub unsafe extern "C" fn NvSciSyncAttrListClone(
     origAttrList: NvSciSyncAttrList,
     newAttrList: *mut NvSciSyncAttrList,
 ) -> NvSciError {
-    if newAttrList.is_null() || !newAttrList.is_aligned() {
+    if !ffi::usable(newAttrList) {
         return BAD;
     }
-    let Some(list) = state().list(handle_of(origAttrList)).cloned() else {
+    let Some(list) = API.list(origAttrList) else {
         return BAD;
     };
     let mut data = list.lock().clone();
@@ -538,10 +357,9 @@ pub unsafe extern "C" fn NvSciSyncAttrListClone(
         data.writable = true;
         data.slots[0].locked = 0;
     }
-    let h = add_list(&mut state(), list.module, data, None);
+    let h = API.register_list(list.module, data);
     // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
-    unsafe { ffi::write(newAttrList, ptr_of(h)) };
-    NvSciError_Success
+    unsafe { STATUS.write(newAttrList, ptr_of(h)) }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -557,20 +375,9 @@ pub unsafe extern "C" fn NvSciSyncObjAlloc(
     reconciledList: NvSciSyncAttrList,
     syncObj: *mut NvSciSyncObj,
 ) -> NvSciError {
-    if syncObj.is_null() || !syncObj.is_aligned() {
-        return BAD;
-    }
-    let Some(list) = state().list(handle_of(reconciledList)).cloned() else {
-        return BAD;
-    };
-    let data = list.lock().clone();
-    let Some(info) = data.recon else {
-        return BAD;
-    };
-    let h = alloc_obj(&mut state(), list.module, &data, info);
-    // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
-    unsafe { ffi::write(syncObj, ptr_of(h)) };
-    NvSciError_Success
+    let alloc = |module, data, info| Ok(alloc_obj(module, data, info));
+    // SAFETY: forwarded caller guarantee.
+    unsafe { API.obj_alloc(reconciledList, syncObj, alloc) }
 }
 
 /// Reconciles and allocates in one call.
@@ -584,30 +391,17 @@ pub unsafe extern "C" fn NvSciSyncAttrListReconcileAndObjAlloc(
     syncObj: *mut NvSciSyncObj,
     newConflictList: *mut NvSciSyncAttrList,
 ) -> NvSciError {
-    if syncObj.is_null()
-        || newConflictList.is_null()
-        || !syncObj.is_aligned()
-        || !newConflictList.is_aligned()
-    {
-        return BAD;
-    }
+    let alloc = |module, data, info| Ok(alloc_obj(module, data, info));
     // SAFETY: forwarded caller guarantee.
-    let (module, slots) = match unsafe { gather_inputs(attrListArray, attrListCount) } {
-        Ok(x) => x,
-        Err(e) => return e,
-    };
-    match reconcile_slots(module, &slots) {
-        Ok((data, info)) => {
-            let h = alloc_obj(&mut state(), module, &data, info);
-            // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
-            unsafe { ffi::write(syncObj, ptr_of(h)) };
-            NvSciError_Success
-        }
-        Err(conflict) => {
-            // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
-            unsafe { ffi::write(newConflictList, ptr_of(conflict)) };
-            NvSciError_ReconciliationFailed
-        }
+    unsafe {
+        API.reconcile_into(
+            attrListArray,
+            attrListCount,
+            syncObj,
+            newConflictList,
+            reconcile,
+            alloc,
+        )
     }
 }
 
@@ -633,7 +427,7 @@ pub unsafe extern "C" fn NvSciSyncObjDup(
     syncObj: NvSciSyncObj,
     dupObj: *mut NvSciSyncObj,
 ) -> NvSciError {
-    if dupObj.is_null() || !dupObj.is_aligned() {
+    if !ffi::usable(dupObj) {
         return BAD;
     }
     let mut st = state();
@@ -647,8 +441,7 @@ pub unsafe extern "C" fn NvSciSyncObjDup(
     st.objects.insert(h, id);
     drop(st);
     // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
-    unsafe { ffi::write(dupObj, ptr_of(h)) };
-    NvSciError_Success
+    unsafe { STATUS.write(dupObj, ptr_of(h)) }
 }
 
 /// The object's reconciled list (lives as long as the object; `NvSciSyncAttrListFree`
@@ -665,11 +458,7 @@ pub unsafe extern "C" fn NvSciSyncObjGetAttrList(
         return BAD;
     };
     // SAFETY: the caller passes NULL or a writable pointer (NULL is refused).
-    if unsafe { ffi::write(syncAttrList, ptr_of(h)) } {
-        NvSciError_Success
-    } else {
-        BAD
-    }
+    unsafe { STATUS.write(syncAttrList, ptr_of(h)) }
 }
 
 /// Reads the fence at `p` (NULL or misaligned: `None`).
@@ -713,6 +502,29 @@ pub unsafe extern "C" fn NvSciSyncObjGenerateFence(
     syncObj: NvSciSyncObj,
     syncFence: *mut NvSciSyncFence,
 ) -> NvSciError {
+    let check = |core: &ObjCore| {
+        if core.info.cpu_signaler {
+            Ok(())
+        } else {
+            Err(BAD)
+        }
+    };
+    // SAFETY: forwarded caller guarantee.
+    unsafe { set_fence(syncObj, syncFence, check, ObjCore::generate) }
+}
+
+/// Points the fence at `syncFence` at the object of `syncObj`, once `check` accepts the
+/// object: the object gains a reference, the fence's old reference is dropped, and the
+/// fence value is `value(object)`.
+///
+/// # Safety
+/// `syncFence` is NULL or a readable and writable fence.
+unsafe fn set_fence(
+    syncObj: NvSciSyncObj,
+    syncFence: *mut NvSciSyncFence,
+    check: impl FnOnce(&ObjCore) -> Result<(), NvSciError>,
+    value: impl FnOnce(&ObjCore) -> u64,
+) -> NvSciError {
     // SAFETY: the caller passes NULL or a readable fence.
     let Some(old) = (unsafe { read_fence(syncFence) }) else {
         return BAD;
@@ -721,13 +533,13 @@ pub unsafe extern "C" fn NvSciSyncObjGenerateFence(
     let Some(core) = st.obj(handle_of(syncObj)).cloned() else {
         return BAD;
     };
-    if !core.info.cpu_signaler {
-        return BAD;
+    if let Err(e) = check(&core) {
+        return e;
     }
     st.add_ref(core.id);
     drop_fence_ref(&mut st, Some(old));
     drop(st);
-    let f = fence_for(&core, core.generate());
+    let f = fence_for(&core, value(&core));
     // SAFETY: checked readable above (non-NULL, aligned); the caller passes a writable fence.
     unsafe { ffi::write(syncFence, f) };
     NvSciError_Success
@@ -928,7 +740,7 @@ pub unsafe extern "C" fn NvSciSyncFenceExtractFence(
     id: *mut u64,
     value: *mut u64,
 ) -> NvSciError {
-    if id.is_null() || value.is_null() || !id.is_aligned() || !value.is_aligned() {
+    if !ffi::usable(id) || !ffi::usable(value) {
         return BAD;
     }
     // SAFETY: the caller passes NULL or a readable fence.
@@ -961,24 +773,15 @@ pub unsafe extern "C" fn NvSciSyncFenceUpdateFence(
     value: u64,
     syncFence: *mut NvSciSyncFence,
 ) -> NvSciError {
-    // SAFETY: the caller passes NULL or a readable fence.
-    let Some(old) = (unsafe { read_fence(syncFence) }) else {
-        return BAD;
+    let check = |_: &ObjCore| {
+        if id != 0 {
+            Err(NvSciError_Overflow)
+        } else {
+            Ok(())
+        }
     };
-    let mut st = state();
-    let Some(core) = st.obj(handle_of(syncObj)).cloned() else {
-        return BAD;
-    };
-    if id != 0 {
-        return NvSciError_Overflow;
-    }
-    st.add_ref(core.id);
-    drop_fence_ref(&mut st, Some(old));
-    drop(st);
-    let f = fence_for(&core, value);
-    // SAFETY: checked readable above (non-NULL, aligned); the caller passes a writable fence.
-    unsafe { ffi::write(syncFence, f) };
-    NvSciError_Success
+    // SAFETY: forwarded caller guarantee.
+    unsafe { set_fence(syncObj, syncFence, check, |_| value) }
 }
 
 /// Resolves a non-cleared fence to its data and object.
@@ -996,6 +799,22 @@ unsafe fn resolve(p: *const NvSciSyncFence) -> Result<(FenceData, Arc<ObjCore>),
     Ok((f, core))
 }
 
+/// [`resolve`] for a call that writes its result to `out` (checked first: NULL or
+/// misaligned is `BadParameter`).
+///
+/// # Safety
+/// `p` is NULL or readable.
+unsafe fn resolve_for<T>(
+    p: *const NvSciSyncFence,
+    out: *mut T,
+) -> Result<(FenceData, Arc<ObjCore>), NvSciError> {
+    if !ffi::usable(out) {
+        return Err(BAD);
+    }
+    // SAFETY: forwarded caller guarantee.
+    unsafe { resolve(p) }
+}
+
 /// Timestamp (µs, SIL clock) of the signal that expired the fence. `ClearedFence` for a
 /// cleared fence; `BadParameter` if timestamps are off for the object, the fence has not
 /// expired, or its value is older than the last 512 signals.
@@ -1007,11 +826,8 @@ pub unsafe extern "C" fn NvSciSyncFenceGetTimestamp(
     syncFence: *const NvSciSyncFence,
     timestampUS: *mut u64,
 ) -> NvSciError {
-    if timestampUS.is_null() || !timestampUS.is_aligned() {
-        return BAD;
-    }
     // SAFETY: forwarded caller guarantee.
-    let (f, core) = match unsafe { resolve(syncFence) } {
+    let (f, core) = match unsafe { resolve_for(syncFence, timestampUS) } {
         Ok(x) => x,
         Err(e) => return e,
     };
@@ -1119,11 +935,8 @@ pub unsafe extern "C" fn NvSciSyncFenceExtractTimestampSlot(
     syncFence: *mut NvSciSyncFence,
     timeStampSlot: *mut u32,
 ) -> NvSciError {
-    if timeStampSlot.is_null() || !timeStampSlot.is_aligned() {
-        return BAD;
-    }
     // SAFETY: forwarded caller guarantee.
-    let (f, core) = match unsafe { resolve(syncFence) } {
+    let (f, core) = match unsafe { resolve_for(syncFence, timeStampSlot) } {
         Ok(x) => x,
         Err(e) => return e,
     };

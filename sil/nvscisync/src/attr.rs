@@ -5,8 +5,6 @@
 //! the get calls can be read as the key's C type. A value is never replaced while its list
 //! is alive (a set key is locked), so those pointers stay valid for the list's life.
 
-use std::sync::Mutex;
-
 use nvsci_sys::{
     NvSciError, NvSciError_BadParameter, NvSciSyncAccessPerm_SignalOnly,
     NvSciSyncAccessPerm_WaitOnly, NvSciSyncAccessPerm_WaitSignal, NvSciSyncAttrKey_ActualPerm,
@@ -21,6 +19,7 @@ use nvsci_sys::{
     NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b,
     NvSciSyncAttrValPrimitiveType_UpperBound,
 };
+use sil_common::attr::{conflict_slots, ne_u32s, union_gpu_ids};
 
 /// Number of key slots (keys `0..UpperBound`).
 pub(crate) const KEY_COUNT: usize = NvSciSyncAttrKey_UpperBound.0 as usize;
@@ -52,90 +51,13 @@ const CPU_PRIMITIVES: u32 = (1 << NvSciSyncAttrValPrimitiveType_Syncpoint.0)
     | (1 << NvSciSyncAttrValPrimitiveType_SysmemSemaphore.0)
     | (1 << NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b.0);
 
-/// The bytes of one attribute value, stored 8-byte aligned.
-#[derive(Clone, Debug)]
-pub(crate) struct Value {
-    words: Box<[u64]>,
-    len: usize,
-}
+// Value, slot, contents and list types of this library (storage: `sil_common::attr`).
+pub(crate) use sil_common::attr::Value;
+/// The keys of one slot (index = key value).
+pub(crate) type Slot = sil_common::attr::Slot<KEY_COUNT>;
 
-impl Value {
-    /// A copy of `bytes`.
-    pub(crate) fn from_bytes(bytes: &[u8]) -> Self {
-        let mut words = vec![0u64; bytes.len().div_ceil(8).max(1)].into_boxed_slice();
-        // SAFETY: `words` holds at least `bytes.len()` bytes; the regions do not overlap.
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                bytes.as_ptr(),
-                words.as_mut_ptr().cast::<u8>(),
-                bytes.len(),
-            );
-        }
-        Value {
-            words,
-            len: bytes.len(),
-        }
-    }
-    pub(crate) fn from_bool(v: bool) -> Self {
-        Self::from_bytes(&[u8::from(v)])
-    }
-    pub(crate) fn from_u32(v: u32) -> Self {
-        Self::from_bytes(&v.to_ne_bytes())
-    }
-    pub(crate) fn from_u64(v: u64) -> Self {
-        Self::from_bytes(&v.to_ne_bytes())
-    }
-    pub(crate) fn from_u32s(v: &[u32]) -> Self {
-        let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_ne_bytes()).collect();
-        Self::from_bytes(&bytes)
-    }
-    /// The stored bytes.
-    pub(crate) fn bytes(&self) -> &[u8] {
-        // SAFETY: `words` owns at least `len` initialised bytes.
-        unsafe { std::slice::from_raw_parts(self.words.as_ptr().cast::<u8>(), self.len) }
-    }
-    /// Pointer to the stored bytes (8-byte aligned, valid while the value lives).
-    pub(crate) fn as_ptr(&self) -> *const u8 {
-        self.words.as_ptr().cast()
-    }
-    pub(crate) fn len(&self) -> usize {
-        self.len
-    }
-    pub(crate) fn as_bool(&self) -> bool {
-        self.bytes().first().is_some_and(|b| *b != 0)
-    }
-    pub(crate) fn as_u64(&self) -> u64 {
-        let mut b = [0u8; 8];
-        let n = self.len.min(8);
-        b[..n].copy_from_slice(&self.bytes()[..n]);
-        u64::from_ne_bytes(b)
-    }
-    pub(crate) fn u32s(&self) -> impl Iterator<Item = u32> + '_ {
-        self.bytes()
-            .chunks_exact(4)
-            .map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
-    }
-}
-
-/// The keys of one slot.
-#[derive(Clone, Default, Debug)]
-pub(crate) struct Slot {
-    /// Value per key (index = key value).
-    pub vals: [Option<Value>; KEY_COUNT],
-    /// Keys set in this list (bit = key): they may not be set again.
-    pub locked: u32,
-}
-
-impl Slot {
-    pub(crate) fn get(&self, key: usize) -> Option<&Value> {
-        self.vals.get(key).and_then(Option::as_ref)
-    }
-    fn flag(&self, key: usize) -> bool {
-        self.get(key).is_some_and(Value::as_bool)
-    }
-    fn perm(&self) -> u64 {
-        self.get(K_REQUIRED_PERM).map_or(0, Value::as_u64)
-    }
+fn perm(s: &Slot) -> u64 {
+    s.get(K_REQUIRED_PERM).map_or(0, Value::as_u64)
 }
 
 /// What a reconciled list says about the object allocated from it.
@@ -153,55 +75,12 @@ pub(crate) struct ReconInfo {
     pub deterministic: bool,
 }
 
-/// The contents of an attribute list.
-#[derive(Clone, Debug)]
-pub(crate) struct ListData {
-    /// One slot, or more for an appended list.
-    pub slots: Vec<Slot>,
-    /// `NvSciSyncAttrListSetAttrs` allowed (single-slot unreconciled lists only).
-    pub writable: bool,
-    /// `Some` for a reconciled list.
-    pub recon: Option<ReconInfo>,
-    /// Values replaced by a set on a cloned list, kept so that pointers handed out
-    /// before stay valid for the list's life.
-    pub retired: Vec<Value>,
-}
-
-impl ListData {
-    /// A new, empty, writable unreconciled list.
-    pub(crate) fn new_unreconciled() -> Self {
-        ListData {
-            slots: vec![Slot::default()],
-            writable: true,
-            recon: None,
-            retired: Vec::new(),
-        }
-    }
-}
+/// The contents of an attribute list (`retired`: values replaced by a set on a cloned
+/// list, kept so that pointers handed out before stay valid for the list's life).
+pub(crate) type ListData = sil_common::attr::ListData<ReconInfo, KEY_COUNT>;
 
 /// An attribute list.
-#[derive(Debug)]
-pub(crate) struct AttrList {
-    /// Handle of the module it is bound to.
-    pub module: u64,
-    /// Its contents.
-    pub data: Mutex<ListData>,
-}
-
-impl AttrList {
-    pub(crate) fn new(module: u64, data: ListData) -> Self {
-        AttrList {
-            module,
-            data: Mutex::new(data),
-        }
-    }
-    /// Locks the contents.
-    pub(crate) fn lock(&self) -> std::sync::MutexGuard<'_, ListData> {
-        self.data
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-}
+pub(crate) type AttrList = sil_common::attr::AttrList<ReconInfo, KEY_COUNT>;
 
 /// Whether `key` is a key value the get calls accept (`LowerBound < key < UpperBound`).
 pub(crate) fn key_in_range(key: u32) -> bool {
@@ -237,14 +116,10 @@ pub(crate) fn validate_set(key: u32, bytes: Option<&[u8]>) -> Result<Value, NvSc
             if b.is_empty() || b.len() % 4 != 0 {
                 return bad;
             }
-            for c in b.chunks_exact(4) {
-                let p = u32::from_ne_bytes([c[0], c[1], c[2], c[3]]);
-                if !(NvSciSyncAttrValPrimitiveType_LowerBound.0 + 1
-                    ..NvSciSyncAttrValPrimitiveType_UpperBound.0)
-                    .contains(&p)
-                {
-                    return bad;
-                }
+            let valid = NvSciSyncAttrValPrimitiveType_LowerBound.0 + 1
+                ..NvSciSyncAttrValPrimitiveType_UpperBound.0;
+            if !ne_u32s(b).all(|p| valid.contains(&p)) {
+                return bad;
             }
         }
         K_GPU_ID => {
@@ -266,11 +141,11 @@ pub(crate) fn validate_set(key: u32, bytes: Option<&[u8]>) -> Result<Value, NvSc
 pub(crate) fn reconcile(inputs: &[Slot]) -> Result<(Slot, ReconInfo), Vec<Slot>> {
     let signalers = inputs
         .iter()
-        .filter(|s| s.perm() & NvSciSyncAccessPerm_SignalOnly != 0)
+        .filter(|s| perm(s) & NvSciSyncAccessPerm_SignalOnly != 0)
         .count();
     let waiters = inputs
         .iter()
-        .filter(|s| s.perm() & NvSciSyncAccessPerm_WaitOnly != 0)
+        .filter(|s| perm(s) & NvSciSyncAccessPerm_WaitOnly != 0)
         .count();
     let perm_ok = signalers == 1 && waiters >= 1;
 
@@ -285,78 +160,45 @@ pub(crate) fn reconcile(inputs: &[Slot]) -> Result<(Slot, ReconInfo), Vec<Slot>>
     let prim_ok = allowed != 0;
 
     if !perm_ok || !prim_ok {
-        let mut keys = Vec::new();
+        let mut mask = 0;
         if !perm_ok {
-            keys.push(K_REQUIRED_PERM);
+            mask |= 1 << K_REQUIRED_PERM;
         }
         if !prim_ok {
-            keys.push(K_PRIM_INFO);
+            mask |= 1 << K_PRIM_INFO;
         }
-        let mut out = Vec::new();
-        for s in inputs {
-            let mut c = Slot::default();
-            let mut any = false;
-            for &k in &keys {
-                if let Some(v) = s.get(k) {
-                    c.vals[k] = Some(v.clone());
-                    c.locked |= 1 << k;
-                    any = true;
-                }
-            }
-            if any {
-                out.push(c);
-            }
-        }
-        if out.is_empty() {
-            out.push(Slot::default());
-        }
-        return Err(out);
+        return Err(conflict_slots(inputs, mask));
     }
 
-    let is_waiter = |s: &Slot| s.perm() & NvSciSyncAccessPerm_WaitOnly != 0;
+    let is_waiter = |s: &Slot| perm(s) & NvSciSyncAccessPerm_WaitOnly != 0;
     let info = ReconInfo {
         need_cpu: inputs.iter().any(|s| s.flag(K_NEED_CPU)),
         cpu_signaler: inputs
             .iter()
-            .any(|s| s.perm() & NvSciSyncAccessPerm_SignalOnly != 0 && s.flag(K_NEED_CPU)),
+            .any(|s| perm(s) & NvSciSyncAccessPerm_SignalOnly != 0 && s.flag(K_NEED_CPU)),
         cpu_waiter: inputs.iter().any(|s| is_waiter(s) && s.flag(K_NEED_CPU)),
         timestamps: inputs
             .iter()
             .any(|s| is_waiter(s) && s.flag(K_NEED_CPU) && s.flag(K_TIMESTAMPS)),
         deterministic: inputs.iter().any(|s| s.flag(K_DETERMINISTIC)),
     };
-    let perm_or = inputs.iter().fold(0u64, |a, s| a | s.perm());
-    let mut gpus: Vec<[u8; 16]> = Vec::new();
-    for s in inputs {
-        if let Some(v) = s.get(K_GPU_ID) {
-            for c in v.bytes().chunks_exact(16) {
-                let mut id = [0u8; 16];
-                id.copy_from_slice(c);
-                if !gpus.contains(&id) {
-                    gpus.push(id);
-                }
-            }
-        }
-    }
+    let perm_or = inputs.iter().fold(0u64, |a, s| a | perm(s));
+    let gpus = union_gpu_ids(inputs, K_GPU_ID);
 
     let mut out = Slot::default();
-    let mut put = |k: usize, v: Value| {
-        out.vals[k] = Some(v);
-        out.locked |= 1 << k;
-    };
-    put(K_NEED_CPU, Value::from_bool(info.need_cpu));
-    put(K_REQUIRED_PERM, Value::from_u64(perm_or));
-    put(
+    out.put(K_NEED_CPU, Value::from_bool(info.need_cpu));
+    out.put(K_REQUIRED_PERM, Value::from_u64(perm_or));
+    out.put(
         K_ACTUAL_PERM,
         Value::from_u64(NvSciSyncAccessPerm_WaitSignal),
     );
-    put(
+    out.put(
         K_CTX_INSENSITIVE,
         Value::from_bool(inputs.iter().any(|s| s.flag(K_CTX_INSENSITIVE))),
     );
-    put(K_TIMESTAMPS, Value::from_bool(info.timestamps));
-    put(K_DETERMINISTIC, Value::from_bool(info.deterministic));
-    put(
+    out.put(K_TIMESTAMPS, Value::from_bool(info.timestamps));
+    out.put(K_DETERMINISTIC, Value::from_bool(info.deterministic));
+    out.put(
         K_NUM_TS_SLOTS,
         Value::from_u32(if info.timestamps {
             NUM_TIMESTAMP_SLOTS
@@ -364,14 +206,14 @@ pub(crate) fn reconcile(inputs: &[Slot]) -> Result<(Slot, ReconInfo), Vec<Slot>>
             0
         }),
     );
-    put(K_NUM_TASK_SLOTS, Value::from_u32(0));
-    put(K_MAX_PRIM, Value::from_u64(u64::MAX));
-    put(
+    out.put(K_NUM_TASK_SLOTS, Value::from_u32(0));
+    out.put(K_MAX_PRIM, Value::from_u64(u64::MAX));
+    out.put(
         K_PRIM_INFO,
         Value::from_u32s(&[NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b.0]),
     );
     if !gpus.is_empty() {
-        put(K_GPU_ID, Value::from_bytes(&gpus.concat()));
+        out.put(K_GPU_ID, Value::from_bytes(&gpus.concat()));
     }
     Ok((out, info))
 }
@@ -385,17 +227,6 @@ mod tests {
         s.vals[K_REQUIRED_PERM] = Some(Value::from_u64(perm));
         s.vals[K_NEED_CPU] = Some(Value::from_bool(cpu));
         s
-    }
-
-    #[test]
-    fn value_round_trips_and_is_aligned() {
-        let v = Value::from_u64(0x1122_3344_5566_7788);
-        assert_eq!(v.as_u64(), 0x1122_3344_5566_7788);
-        assert_eq!(v.as_ptr() as usize % 8, 0);
-        assert_eq!(v.len(), 8);
-        let v = Value::from_u32s(&[4, 2]);
-        assert_eq!(v.u32s().collect::<Vec<_>>(), vec![4, 2]);
-        assert!(Value::from_bool(true).as_bool());
     }
 
     #[test]

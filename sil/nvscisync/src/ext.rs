@@ -11,7 +11,7 @@ use sil_common::clock;
 use sil_common::wait::Notifier;
 
 use crate::fence::{self, Decoded};
-use crate::ffi;
+use crate::ffi::{self, STATUS};
 use crate::obj::{Cmp, Strategy, wait_counter};
 use crate::registry::{handle_of, state};
 
@@ -58,11 +58,7 @@ pub unsafe extern "C" fn NvSciSyncSilObjGetCounter(
         return BAD;
     };
     // SAFETY: the caller passes NULL or a writable pointer (NULL is refused).
-    if unsafe { ffi::write(counter, p) } {
-        NvSciError_Success
-    } else {
-        BAD
-    }
+    unsafe { STATUS.write(counter, p) }
 }
 
 /// An engine signals: +1, records `timestampNs` for the new value, wakes waiters. No
@@ -155,7 +151,7 @@ pub unsafe extern "C" fn NvSciSyncSilCounterWait(
     timeoutUs: i64,
     reachedAtNs: *mut u64,
 ) -> NvSciError {
-    if counter.is_null() || !counter.is_aligned() {
+    if !ffi::usable(counter) {
         return BAD;
     }
     let cmp = match mode {
@@ -205,7 +201,7 @@ pub unsafe extern "C" fn NvSciSyncSilObjGetSignalTimestamp(
     value: u64,
     tsNs: *mut u64,
 ) -> NvSciError {
-    if tsNs.is_null() || !tsNs.is_aligned() {
+    if !ffi::usable(tsNs) {
         return BAD;
     }
     let Some(core) = state().obj(handle_of(obj)).cloned() else {

@@ -32,12 +32,8 @@ mod registry;
 /// identical).
 #[allow(dead_code, clippy::type_complexity)]
 fn signatures_match_nvsci_sys() {
-    macro_rules! same {
-        ($($m:ident :: $f:ident),* $(,)?) => {
-            $( let _ = [nvsci_sys::$f, $m::$f]; )*
-        };
-    }
-    same!(
+    sil_common::same_signatures!(
+        nvsci_sys;
         api::NvSciSyncModuleOpen,
         api::NvSciSyncModuleClose,
         api::NvSciSyncCpuWaitContextAlloc,

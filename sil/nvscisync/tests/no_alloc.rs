@@ -2,44 +2,14 @@
 
 mod common;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use common::*;
+use sil_common::alloc_count::CountingAlloc;
 
-struct Counting;
-
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-
-thread_local! {
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-}
-
-// SAFETY: forwards to the system allocator; only counts.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.with(Cell::get) {
-            ALLOCS.fetch_add(1, Ordering::Relaxed);
-        }
-        // SAFETY: forwarded caller contract.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded caller contract.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if COUNTING.with(Cell::get) {
-            ALLOCS.fetch_add(1, Ordering::Relaxed);
-        }
-        // SAFETY: forwarded caller contract.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
+/// Counts the allocations of the test's own thread.
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAlloc = CountingAlloc::this_thread();
 
 /// One frame of everything the runtime does in the steady state.
 fn frame(
@@ -99,10 +69,10 @@ fn steady_state_does_not_allocate() {
     let (mut f, mut g) = (cleared(), cleared());
     // Warm-up (first use of thread-locals, lazily initialised statics).
     frame(cpu, eng, ctx, 0, &mut f, &mut g);
-    COUNTING.with(|c| c.set(true));
+    GLOBAL.start();
     for k in 1..=10_000u64 {
         frame(cpu, eng, ctx, 2 * k, &mut f, &mut g);
     }
-    COUNTING.with(|c| c.set(false));
-    assert_eq!(ALLOCS.load(Ordering::Relaxed), 0);
+    GLOBAL.stop();
+    assert_eq!(GLOBAL.allocations(), 0);
 }

@@ -6,6 +6,9 @@ use core::ffi::{c_uint, c_void};
 use std::ffi::CString;
 
 pub use cuda_sys::*;
+use orin_exec_kernels::PostprocessParams;
+
+pub mod nvsci;
 
 // Link the SIL libraries whose symbols the declarations resolve to.
 use nvscibuf as _;
@@ -116,6 +119,43 @@ pub fn launch(f: CUfunction, s: CUstream, params: &mut [*mut c_void]) -> CUresul
             core::ptr::null_mut(),
         )
     }
+}
+
+/// Launches `aeb_preprocess`: the `w` × `h` image at `src` → the half-size map at `dst`.
+pub fn launch_preprocess(
+    f: CUfunction,
+    s: CUstream,
+    (mut src, mut dst): (CUdeviceptr, CUdeviceptr),
+    (mut w, mut h): (u32, u32),
+) -> CUresult {
+    launch(f, s, &mut [p(&mut src), p(&mut dst), p(&mut w), p(&mut h)])
+}
+
+/// Launches `aeb_postprocess` over the `map_w` × `map_h` map at `map` with `pp`, writing
+/// its four `i32` to `out`.
+pub fn launch_postprocess(
+    f: CUfunction,
+    s: CUstream,
+    (mut map, mut map_w, mut map_h): (CUdeviceptr, u32, u32),
+    pp: &PostprocessParams,
+    mut out: CUdeviceptr,
+) -> CUresult {
+    let (mut th, mut x0, mut x1) = (pp.threshold, pp.lane_x0, pp.lane_x1);
+    let (mut rs, mut ro, mut hz, mut fh) = (pp.row_scale, pp.row_offset, pp.horizon, pp.fh);
+    let mut params = [
+        p(&mut map),
+        p(&mut map_w),
+        p(&mut map_h),
+        p(&mut th),
+        p(&mut x0),
+        p(&mut x1),
+        p(&mut rs),
+        p(&mut ro),
+        p(&mut hz),
+        p(&mut fh),
+        p(&mut out),
+    ];
+    launch(f, s, &mut params)
 }
 
 /// A parameter pointer.

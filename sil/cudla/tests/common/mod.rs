@@ -37,6 +37,14 @@ pub fn serial() -> MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// The start of most tests: the serial guard, NvSci modules and a handle on DLA 0.
+pub fn setup() -> (MutexGuard<'static, ()>, Sci, Dla) {
+    let s = serial();
+    let sci = Sci::new();
+    let dla = Dla::new(&sci, 0);
+    (s, sci, dla)
+}
+
 #[track_caller]
 pub fn ok(s: cudlaStatus) {
     assert_eq!(s, cudlaSuccess);
@@ -340,6 +348,51 @@ impl Dla {
     pub fn submit(&self, task: &cudlaTask, flags: u32) -> cudlaStatus {
         // SAFETY: C ABI calls with live handles from this test and pointers to live locals.
         unsafe { cudlaSubmitTask(self.dev, task, 1, null_mut(), flags) }
+    }
+
+    /// A deterministic semaphore the CPU signals and this handle waits on, imported.
+    pub fn wait_sem(&self, sci: &Sci) -> NvSciSyncObj {
+        let obj = sci.sem(CUDLA_NVSCISYNC_ATTR_WAIT, true);
+        import_sem(self.dev, obj);
+        obj
+    }
+
+    /// A deterministic semaphore this handle signals and the CPU waits on, imported: the
+    /// object and its device pointer (as `cudlaSignalEvents::devPtrs` takes it).
+    pub fn signal_sem(&self, sci: &Sci) -> (NvSciSyncObj, [*mut u64; 1]) {
+        let obj = sci.sem(CUDLA_NVSCISYNC_ATTR_SIGNAL, true);
+        (obj, [import_sem(self.dev, obj)])
+    }
+
+    /// Submits one task that waits on `pre` (if given) and signals `sp` with its EOF
+    /// fence written to `eof`.
+    pub fn submit_fences(
+        &self,
+        pre: Option<&mut NvSciSyncFence>,
+        sp: &[*mut u64; 1],
+        eof: &mut NvSciSyncFence,
+        flags: u32,
+    ) -> cudlaStatus {
+        let pf = pre.map(|f| [cfence(f, CUDLA_NVSCISYNC_FENCE)]);
+        let w = pf.as_ref().map(|pf| waits(pf));
+        let mut ef = [cfence(eof, CUDLA_NVSCISYNC_FENCE)];
+        let mut s = signals(sp, &mut ef);
+        self.submit(&self.task(w.as_ref(), Some(&mut s)), flags)
+    }
+
+    /// Submits one task that waits on a new CPU pre-fence of `wait_obj` (written to `pre`)
+    /// and signals `sp` with its EOF fence written to `eof`.
+    pub fn submit_after(
+        &self,
+        wait_obj: NvSciSyncObj,
+        pre: &mut NvSciSyncFence,
+        sp: &[*mut u64; 1],
+        eof: &mut NvSciSyncFence,
+        flags: u32,
+    ) -> cudlaStatus {
+        // SAFETY: C ABI call with a live object and a live fence.
+        sok(unsafe { NvSciSyncObjGenerateFence(wait_obj, pre) });
+        self.submit_fences(Some(pre), sp, eof, flags)
     }
 
     pub fn destroy(self) {
