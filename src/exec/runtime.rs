@@ -1089,12 +1089,14 @@ impl Init {
             stamps.offset_ns = 0; // SIL CUDA stamps the SIL clock, which is the CPU clock.
             return Ok(());
         }
-        let host = stamps.memory.pinned_host().ok_or(Error::Phase {
-            what: "stamp memory not pinned",
-        })?;
-        let view = BufferView::new(host, 8);
+        // The CPU spins on the pinned slot until the GPU's write shows up: the stamp was
+        // taken at most the write's visibility latency (about a microsecond) before the CPU
+        // saw it. (A midpoint of launch and synchronize would be off by the asymmetry of the
+        // launch and completion latencies, hundreds of microseconds in a VM.) The sample
+        // with the shortest launch-to-visible time wins.
         let mut best = (u64::MAX, 0i64);
-        for _ in 0..16 {
+        for _ in 0..32 {
+            stamps.memory.write_bytes(0, &[0; 8])?;
             let mut p = ParamBlock::new();
             p.push(stamps.memory.device_addr())?;
             let before = os::monotonic_ns();
@@ -1106,14 +1108,22 @@ impl Init {
                 &p,
                 Context::Cubin("timing"),
             )?;
+            let (gpu, seen) = loop {
+                let now = os::monotonic_ns();
+                match stamps.memory.read_u64(0) {
+                    Some(g) if g != 0 => break (g, now),
+                    _ if now - before > 1_000_000_000 => {
+                        return Err(Error::FenceTimeout {
+                            task: "gpu timer calibration",
+                            value: 0,
+                        });
+                    }
+                    _ => core::hint::spin_loop(),
+                }
+            };
             first.stream.synchronize()?;
-            let after = os::monotonic_ns();
-            let mut bytes = [0u8; 8];
-            view.copy_to(&mut bytes);
-            let gpu = u64::from_le_bytes(bytes);
-            let mid = before + (after - before) / 2;
-            if after - before < best.0 {
-                best = (after - before, gpu as i64 - mid as i64);
+            if seen - before < best.0 {
+                best = (seen - before, gpu as i64 - seen as i64);
             }
         }
         stamps.offset_ns = best.1;
