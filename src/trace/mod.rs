@@ -1,14 +1,12 @@
-//! The trace: fixed-size records in a static, lock-free ring; timing statistics; export.
+//! The trace: fixed-size records in a static, lock-free ring, and (hosted) its export.
 //!
 //! The executive and the CPU workers write records; a reader (on hosted builds, a drainer
 //! thread) takes them out. Writers never block and never allocate: when the ring is full the
 //! oldest unread record is overwritten and the loss is counted, never silent.
 pub mod record;
 pub mod ring;
-pub mod stats;
 
 pub use record::{Event, Record};
 pub use ring::TraceRing;
-pub use stats::Histogram;
 #[cfg(feature = "cli")]
 pub mod export;
