@@ -59,18 +59,21 @@ impl Slot {
     }
 }
 
-/// Status bits of a CPU task run.
-pub mod status {
-    /// The task function returned an error.
-    pub const TASK_ERROR: u64 = 1;
-    /// A dependency was not reached by the task's deadline; it ran with stale inputs.
-    pub const DEPENDENCY_TIMEOUT: u64 = 2;
-    /// It ran as a no-op.
-    pub const SKIPPED: u64 = 4;
-    /// A buffer access was refused (e.g. an engine still held it).
-    pub const ACCESS_REFUSED: u64 = 8;
-    /// The worker reached the task after its deadline (it was late itself): not run.
-    pub const MISSED: u64 = 16;
+bitflags::bitflags! {
+    /// What happened in one CPU task run.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct RunStatus: u64 {
+        /// The task function returned an error.
+        const TASK_ERROR = 1;
+        /// A dependency was not reached by the task's deadline; it ran with stale inputs.
+        const DEPENDENCY_TIMEOUT = 2;
+        /// It ran as a no-op.
+        const SKIPPED = 4;
+        /// A buffer access was refused (e.g. an engine still held it).
+        const ACCESS_REFUSED = 8;
+        /// The worker reached the task after its deadline (it was late itself): not run.
+        const MISSED = 16;
+    }
 }
 
 /// Result of one CPU task run.
@@ -80,8 +83,8 @@ pub struct CpuResult {
     pub start_ns: u64,
     /// End, ns.
     pub end_ns: u64,
-    /// [`status`] bits.
-    pub status: u64,
+    /// What happened.
+    pub status: RunStatus,
 }
 
 /// Shared executive/worker state.
@@ -171,7 +174,7 @@ impl Board {
     /// Record a CPU task's result (by its worker, before signalling).
     pub fn record_result(&self, task: TaskId, frame: u64, r: CpuResult) {
         if let Some(row) = self.results.get(task.0 as usize) {
-            row[Self::index(frame)].write(frame, r.start_ns, r.end_ns, r.status);
+            row[Self::index(frame)].write(frame, r.start_ns, r.end_ns, r.status.bits());
         }
     }
 
@@ -182,7 +185,7 @@ impl Board {
             .map(|(start_ns, end_ns, status)| CpuResult {
                 start_ns,
                 end_ns,
-                status,
+                status: RunStatus::from_bits_truncate(status),
             })
     }
 

@@ -12,7 +12,7 @@ use crate::engine::nvsci::Waited;
 use crate::engine::os::RealtimeStatus;
 use crate::engine::platform::Clock;
 use crate::error::{Context, Error, Result, Status};
-use crate::exec::board::{Board, status};
+use crate::exec::board::{Board, RunStatus};
 use crate::exec::health::HealthMonitor;
 use crate::exec::plan::FramePlan;
 use crate::exec::runtime::{SafeStop, State, Submit};
@@ -439,9 +439,9 @@ impl Executive {
                 self.fault(f, id, FaultKind::FenceTimeout, deadline);
                 continue;
             }
-            let (start, end, task_status) = self.times(id, f, value)?;
+            let (start, end, task_status) = self.times(id, f)?;
             self.st.tasks[i].ended_at[h] = (f, end);
-            let skipped = plan.skipped(id) || task_status & status::SKIPPED != 0;
+            let skipped = plan.skipped(id) || task_status.contains(RunStatus::SKIPPED);
             if !matches!(self.st.tasks[i].submit, Submit::Cpu) {
                 self.record(start, f, id.0, Event::TaskStart, 0);
                 let event = if skipped {
@@ -451,7 +451,7 @@ impl Executive {
                 };
                 self.record(end, f, id.0, event, end.saturating_sub(start));
             }
-            if task_status & status::MISSED != 0 {
+            if task_status.contains(RunStatus::MISSED) {
                 // The worker reached it only after its deadline: signalled, not run.
                 self.counters[i].deadline_misses += 1;
                 self.fault(f, id, FaultKind::DeadlineMiss, end.max(deadline));
@@ -469,7 +469,7 @@ impl Executive {
                 self.counters[i].overruns += 1;
                 self.fault_with(f, id, FaultKind::BudgetOverrun, end, end - start);
             }
-            if task_status & (status::TASK_ERROR | status::ACCESS_REFUSED) != 0 {
+            if task_status.intersects(RunStatus::TASK_ERROR | RunStatus::ACCESS_REFUSED) {
                 self.counters[i].errors += 1;
                 self.fault(f, id, FaultKind::TaskError, end);
             }
@@ -499,7 +499,7 @@ impl Executive {
     }
 
     /// Start, end and CPU status of a completed task.
-    fn times(&mut self, id: TaskId, f: u64, _value: u64) -> Result<(u64, u64, u64)> {
+    fn times(&mut self, id: TaskId, f: u64) -> Result<(u64, u64, RunStatus)> {
         let s = self.shared.schedule;
         let h = (f % FENCE_HISTORY as u64) as usize;
         let context = Context::Task(s.task(id).name);
@@ -533,17 +533,17 @@ impl Executive {
                         }
                     }
                 }
-                Ok((start.min(end), end, 0))
+                Ok((start.min(end), end, RunStatus::empty()))
             }
             Submit::Gpu { stamp, .. } => {
                 let Some(stamps) = self.st.stamps.as_ref() else {
                     let now = self.clock.now_ns();
-                    return Ok((now, now, 0));
+                    return Ok((now, now, RunStatus::empty()));
                 };
                 let base = (stamp * FENCE_HISTORY + h) * 2;
                 let read = |k: usize| stamps.memory.read_u64(k).unwrap_or(0);
                 let conv = |g: u64| (g as i64 - stamps.offset_ns).max(0) as u64;
-                Ok((conv(read(base)), conv(read(base + 1)), 0))
+                Ok((conv(read(base)), conv(read(base + 1)), RunStatus::empty()))
             }
         }
     }

@@ -12,7 +12,7 @@ use crate::engine::cpu::{AccessGate, BufferView, CpuCtx};
 use crate::engine::nvsci::{CpuWaitContext, RawFence, SyncObj, Waited};
 use crate::engine::platform::{self, Clock};
 use crate::error::{Context, Error, Result};
-use crate::exec::board::{Board, CpuResult, status};
+use crate::exec::board::{Board, CpuResult, RunStatus};
 use crate::exec::table::{BufferId, Schedule, TaskId};
 use crate::limits::{MAX_BUFFERS, MAX_COPIES, MAX_TASKS};
 use crate::mem::AccessLedger;
@@ -236,9 +236,9 @@ impl Worker {
             // A frame that ended before the worker got to it: signal without running.
             let missed = !virtual_clock && shared.clock.now_ns() > deadline;
             let mut status_bits = if missed {
-                status::SKIPPED | status::MISSED
+                RunStatus::SKIPPED | RunStatus::MISSED
             } else {
-                0
+                RunStatus::empty()
             };
             let mut ready_at = release + desc.release_ns;
             for w in desc.waits.iter().filter(|_| !missed) {
@@ -260,7 +260,7 @@ impl Worker {
                             ready_at = ready_at.max(ts);
                         }
                     }
-                    Ok(false) => status_bits |= status::DEPENDENCY_TIMEOUT,
+                    Ok(false) => status_bits |= RunStatus::DEPENDENCY_TIMEOUT,
                     Err(e) => return Err(e),
                 }
             }
@@ -278,7 +278,7 @@ impl Worker {
             });
             let extra = shared.board.injected_overrun(id, frame);
             if plan.skipped(id) || missed {
-                status_bits |= status::SKIPPED;
+                status_bits |= RunStatus::SKIPPED;
             } else {
                 let gate = make_gate(shared, frame, &self.sems, &mut self.wait, &mut self.fence);
                 let ctx = CpuCtx::new(
@@ -286,18 +286,18 @@ impl Worker {
                     id,
                     desc.name,
                     frame,
-                    status_bits & status::DEPENDENCY_TIMEOUT == 0,
+                    !status_bits.contains(RunStatus::DEPENDENCY_TIMEOUT),
                 );
                 if self.tasks[i].body.run(&ctx).is_err() {
-                    status_bits |= status::TASK_ERROR;
+                    status_bits |= RunStatus::TASK_ERROR;
                 }
                 if gate.refused.get() {
-                    status_bits |= status::ACCESS_REFUSED;
+                    status_bits |= RunStatus::ACCESS_REFUSED;
                 }
                 spin_for(shared.clock, extra);
             }
             let end = if virtual_clock {
-                let cost = if status_bits & status::SKIPPED != 0 {
+                let cost = if status_bits.contains(RunStatus::SKIPPED) {
                     0
                 } else {
                     shared.virtual_costs[id.0 as usize]
@@ -315,7 +315,7 @@ impl Worker {
                     status: status_bits,
                 },
             );
-            let event = if status_bits & status::SKIPPED != 0 {
+            let event = if status_bits.contains(RunStatus::SKIPPED) {
                 Event::TaskSkipped
             } else {
                 Event::TaskEnd
