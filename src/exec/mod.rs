@@ -4,9 +4,13 @@ pub mod board;
 #[cfg(feature = "std")]
 pub mod executive;
 pub mod health;
+#[cfg(feature = "std")]
+mod init;
 pub mod plan;
 #[cfg(feature = "std")]
 pub mod runtime;
+#[cfg(feature = "std")]
+mod state;
 pub mod table;
 #[cfg(feature = "std")]
 pub mod worker;

@@ -1,0 +1,805 @@
+//! Init: create every object the schedule needs, in order, and warm every work item up.
+
+use std::thread;
+
+use crate::engine::cpu::BufferView;
+use crate::engine::dla::{DlaDevice, DlaPtr, DlaSyncRole, fill_sync_attributes as dla_attrs};
+use crate::engine::gpu::{Gpu, GpuMemory, GpuModule, GpuSemaphore, ParamBlock, Stream};
+use crate::engine::nvsci::{
+    BufModule, BufObj, BufSpec, CpuRole, CpuWaitContext, RawFence, SyncAttrList, SyncModule,
+    SyncObj, Waited,
+};
+use crate::engine::os;
+use crate::engine::platform::{GPU_SYNC, GpuSyncMode};
+use crate::error::{Context, Error, Result};
+use crate::exec::runtime::{Config, DLA_ALIGN, WARMUP_TIMEOUT_US};
+use crate::exec::state::*;
+use crate::exec::table::{
+    BufferId, BufferKind, EngineId, EngineKind, Param, Schedule, TaskId, Work,
+};
+use crate::exec::worker::{CpuTask, Shared, Worker, WorkerTask};
+use crate::limits::*;
+use crate::sync::SemaphoreLedger;
+
+pub(crate) fn check_table(s: &Schedule) -> Result<()> {
+    let cap = |what, n: usize, limit: usize| {
+        if n > limit {
+            Err(Error::Capacity {
+                what,
+                limit: limit as u32,
+            })
+        } else {
+            Ok(())
+        }
+    };
+    cap("tasks", s.tasks.len(), MAX_TASKS)?;
+    cap("buffers", s.buffers.len(), MAX_BUFFERS)?;
+    cap("engines", s.engines.len(), MAX_ENGINES)?;
+    cap("cubins", s.cubins.len(), MAX_CUBINS)?;
+    cap("modes", s.modes.len(), MAX_MODES)?;
+    if s.period_ns == 0 || s.modes.is_empty() {
+        return Err(Error::BadSchedule {
+            what: "zero period or no mode",
+            context: Context::Platform,
+        });
+    }
+    for (i, t) in s.tasks.iter().enumerate() {
+        let context = Context::Task(t.name);
+        if s.engines.get(t.engine.0 as usize).is_none() {
+            return Err(Error::BadSchedule {
+                what: "engine index out of range",
+                context,
+            });
+        }
+        cap("waits per task", t.waits.len(), MAX_WAITS)?;
+        for w in t.waits {
+            if w.task.0 as usize >= s.tasks.len() || (w.lag == 0 && w.task.0 as usize >= i) {
+                return Err(Error::BadSchedule {
+                    what: "dependency out of order",
+                    context,
+                });
+            }
+            if w.lag as usize + 2 > FENCE_HISTORY {
+                return Err(Error::Capacity {
+                    what: "frames of dependency lag",
+                    limit: FENCE_HISTORY as u32 - 2,
+                });
+            }
+        }
+        for b in t.reads.iter().chain(t.writes) {
+            if b.0 as usize >= s.buffers.len() {
+                return Err(Error::BadSchedule {
+                    what: "buffer index out of range",
+                    context,
+                });
+            }
+        }
+        if t.deadline_ns > s.period_ns {
+            return Err(Error::BadSchedule {
+                what: "deadline beyond the period",
+                context,
+            });
+        }
+    }
+    for b in s.buffers {
+        // Submission data is prepared per copy index `f % MAX_COPIES`, so the multiplicity
+        // must divide MAX_COPIES (1, 2 or 4).
+        if b.multiplicity == 0 || !MAX_COPIES.is_multiple_of(b.multiplicity as usize) {
+            return Err(Error::BadSchedule {
+                what: "buffer multiplicity must be 1, 2 or 4",
+                context: Context::Buffer(b.name),
+            });
+        }
+    }
+    Ok(())
+}
+
+pub(crate) struct Init {
+    pub(crate) s: &'static Schedule,
+    pub(crate) state: &'static mut State,
+    pub(crate) config: Config,
+}
+
+impl Init {
+    fn kind(&self, t: TaskId) -> EngineKind {
+        self.s.engines[self.s.task(t).engine.0 as usize].kind
+    }
+
+    fn touches(&self, buffer: BufferId, kind: EngineKind) -> bool {
+        self.s.tasks.iter().any(|t| {
+            self.s.engines[t.engine.0 as usize].kind == kind
+                && (t.reads.contains(&buffer) || t.writes.contains(&buffer))
+        })
+    }
+
+    pub(crate) fn build(
+        &mut self,
+        views: &mut [[BufferView; MAX_COPIES]; MAX_BUFFERS],
+    ) -> Result<()> {
+        let s = self.s;
+        let uses = |k| {
+            s.tasks
+                .iter()
+                .any(|t| s.engines[t.engine.0 as usize].kind == k)
+        };
+        if uses(EngineKind::Pva) {
+            return Err(Error::Platform {
+                what: "the PVA engine is not supported yet (schedule a GPU task instead)",
+            });
+        }
+        self.state.sync_module = Some(SyncModule::open()?);
+        self.state.buf_module = Some(BufModule::open()?);
+        self.state.wait = Some(CpuWaitContext::alloc(self.sync_module()?)?);
+        if uses(EngineKind::Gpu) {
+            os::enforce_cuda_environment()?;
+            self.open_gpu()?;
+        }
+        self.open_dlas()?;
+        self.alloc_buffers(views)?;
+        self.check_dla_tensors()?;
+        self.create_tasks()?;
+        self.warm_up()?;
+        Ok(())
+    }
+
+    fn sync_module(&self) -> Result<&SyncModule> {
+        self.state.sync_module.as_ref().ok_or(Error::Phase {
+            what: "NvSciSync module not open",
+        })
+    }
+
+    fn open_gpu(&mut self) -> Result<()> {
+        let gpu = Gpu::open(self.config.gpu_ordinal)?;
+        let sm = gpu.sm();
+        for c in self.s.cubins {
+            let m = GpuModule::load(c, sm)?;
+            self.state.modules.push(m).map_err(|_| Error::Capacity {
+                what: "cubins",
+                limit: MAX_CUBINS as u32,
+            })?;
+        }
+        for (i, e) in self.s.engines.iter().enumerate() {
+            if e.kind == EngineKind::Gpu {
+                let stream = Stream::create(e.name)?;
+                self.state
+                    .streams
+                    .push(StreamEntry {
+                        engine: EngineId(i as u8),
+                        stream,
+                    })
+                    .map_err(|_| Error::Capacity {
+                        what: "GPU streams",
+                        limit: 8,
+                    })?;
+            }
+        }
+        if self.config.gpu_timestamps {
+            let c = orin_exec_kernels::cubin("timing", sm).ok_or(Error::NoCubinForSm {
+                module: "timing",
+                sm,
+            })?;
+            let module = GpuModule::load_image("timing", sm, &c.sha256, c.image)?;
+            let function = module.function("stamp_globaltimer", Context::Cubin("timing"))?;
+            let slots = 2 * FENCE_HISTORY * MAX_TASKS;
+            let memory = GpuMemory::pinned((slots * 8) as u64, Context::Cubin("timing"))?;
+            self.state.stamps = Some(Stamps {
+                module,
+                function,
+                memory,
+                offset_ns: 0,
+            });
+        }
+        self.state.gpu = Some(gpu);
+        Ok(())
+    }
+
+    fn open_dlas(&mut self) -> Result<()> {
+        for t in self.s.tasks {
+            let Work::Dla(d) = t.work else { continue };
+            let e = &self.s.engines[t.engine.0 as usize];
+            if self
+                .state
+                .dlas
+                .iter()
+                .any(|x| x.core == e.instance && x.loadable == d.loadable.0)
+            {
+                continue;
+            }
+            let desc = self
+                .s
+                .loadables
+                .get(d.loadable.0 as usize)
+                .ok_or(Error::BadSchedule {
+                    what: "loadable index out of range",
+                    context: Context::Task(t.name),
+                })?;
+            let device = DlaDevice::open(e.instance, e.name, desc)?;
+            self.state
+                .dlas
+                .push(DlaEntry {
+                    core: e.instance,
+                    loadable: d.loadable.0,
+                    device,
+                })
+                .map_err(|_| Error::Capacity {
+                    what: "DLA device handles",
+                    limit: MAX_LOADABLES as u32,
+                })?;
+        }
+        Ok(())
+    }
+
+    fn dla_index(&self, task: TaskId) -> Option<usize> {
+        let t = self.s.task(task);
+        let Work::Dla(d) = t.work else { return None };
+        let core = self.s.engines[t.engine.0 as usize].instance;
+        self.state
+            .dlas
+            .iter()
+            .position(|x| x.core == core && x.loadable == d.loadable.0)
+    }
+
+    fn alloc_buffers(&mut self, views: &mut [[BufferView; MAX_COPIES]; MAX_BUFFERS]) -> Result<()> {
+        let s = self.s;
+        let uuid = self.state.gpu.as_ref().map(Gpu::uuid);
+        for (bi, b) in s.buffers.iter().enumerate() {
+            let id = BufferId(bi as u16);
+            let context = Context::Buffer(b.name);
+            let on_gpu = self.touches(id, EngineKind::Gpu);
+            let on_dla = self.touches(id, EngineKind::Dla);
+            if on_dla && b.kind.align() < DLA_ALIGN {
+                return Err(Error::AlignmentTooSmall {
+                    buffer: b.name,
+                    needed: DLA_ALIGN,
+                    declared: b.kind.align(),
+                });
+            }
+            let mut copies = heapless::Vec::new();
+            for view in views[bi].iter_mut().take(b.multiplicity as usize) {
+                let mut copy = BufferCopy {
+                    obj: None,
+                    gpu: None,
+                    dla: heapless::Vec::new(),
+                };
+                if let BufferKind::Pinned { size } = b.kind {
+                    let mem = GpuMemory::pinned(size, context)?;
+                    if let Some(host) = mem.pinned_host() {
+                        *view = BufferView::new(host, size as usize);
+                    }
+                    copy.gpu = Some(mem);
+                } else {
+                    let spec = BufSpec {
+                        kind: b.kind,
+                        cpu_access: b.cpu_access,
+                        as_tensor: on_dla && !on_gpu && matches!(b.kind, BufferKind::Tensor { .. }),
+                        gpu_uuid: if on_gpu { uuid } else { None },
+                    };
+                    let buf_module = self.state.buf_module.as_ref().ok_or(Error::Phase {
+                        what: "NvSciBuf not open",
+                    })?;
+                    let obj = BufObj::alloc(buf_module, &spec, context)?;
+                    if let Some(p) = obj.cpu_addr() {
+                        if !(p as u64).is_multiple_of(b.kind.align()) {
+                            let addr = p as u64;
+                            obj.free();
+                            return Err(Error::BufferMisaligned {
+                                buffer: b.name,
+                                align: b.kind.align(),
+                                addr,
+                            });
+                        }
+                        *view = BufferView::new(p, b.kind.size() as usize);
+                    }
+                    if on_gpu {
+                        copy.gpu = Some(match GPU_SYNC {
+                            GpuSyncMode::External => GpuMemory::import(&obj, context)?,
+                            GpuSyncMode::Counter => GpuMemory::register(&obj, context)?,
+                        });
+                    }
+                    for (di, dla) in self.state.dlas.iter().enumerate() {
+                        let read_only = s.tasks.iter().any(|t| {
+                            matches!(t.work, Work::Dla(d) if d.loadable.0 == dla.loadable)
+                                && t.reads.contains(&id)
+                                && !t.writes.contains(&id)
+                        });
+                        let used = s.tasks.iter().any(|t| {
+                            matches!(t.work, Work::Dla(d) if d.loadable.0 == dla.loadable)
+                                && s.engines[t.engine.0 as usize].instance == dla.core
+                                && (t.reads.contains(&id) || t.writes.contains(&id))
+                        });
+                        if used {
+                            let p = dla.device.import_memory(&obj, read_only, context)?;
+                            copy.dla.push((di, p)).map_err(|_| Error::Capacity {
+                                what: "DLA imports per buffer",
+                                limit: 4,
+                            })?;
+                        }
+                    }
+                    copy.obj = Some(obj);
+                }
+                copies.push(copy).map_err(|_| Error::Capacity {
+                    what: "copies per buffer",
+                    limit: MAX_COPIES as u32,
+                })?;
+            }
+            self.state
+                .buffers
+                .push(copies)
+                .map_err(|_| Error::Capacity {
+                    what: "buffers",
+                    limit: MAX_BUFFERS as u32,
+                })?;
+        }
+        Ok(())
+    }
+
+    fn check_dla_tensors(&self) -> Result<()> {
+        for (i, t) in self.s.tasks.iter().enumerate() {
+            let Work::Dla(d) = t.work else { continue };
+            let Some(di) = self.dla_index(TaskId(i as u16)) else {
+                continue;
+            };
+            let desc = &self.s.loadables[d.loadable.0 as usize];
+            let mut ins = [0u64; MAX_TENSORS];
+            let mut outs = [0u64; MAX_TENSORS];
+            for (slot, b) in ins.iter_mut().zip(d.inputs) {
+                *slot = self.s.buffers[b.buffer.0 as usize].kind.size();
+            }
+            for (slot, b) in outs.iter_mut().zip(d.outputs) {
+                *slot = self.s.buffers[b.buffer.0 as usize].kind.size();
+            }
+            let ni = d.inputs.len().min(MAX_TENSORS);
+            let no = d.outputs.len().min(MAX_TENSORS);
+            self.state.dlas[di]
+                .device
+                .check_tensors(desc, &ins[..ni], &outs[..no])?;
+            for (bindings, specs) in [(d.inputs, desc.inputs), (d.outputs, desc.outputs)] {
+                for (bind, spec) in bindings.iter().zip(specs) {
+                    if bind.tensor != spec.name {
+                        return Err(Error::Tensor {
+                            loadable: desc.name,
+                            tensor: bind.tensor,
+                            mismatch: crate::error::TensorMismatch::Missing,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Semaphores, imports and submission data of every task.
+    fn create_tasks(&mut self) -> Result<()> {
+        let s = self.s;
+        for (i, t) in s.tasks.iter().enumerate() {
+            let id = TaskId(i as u16);
+            let context = Context::Semaphore(t.name);
+            let kind = self.kind(id);
+            let dependents = || {
+                s.tasks
+                    .iter()
+                    .enumerate()
+                    .filter(move |(_, d)| d.waits.iter().any(|w| w.task == id))
+                    .map(|(j, _)| TaskId(j as u16))
+            };
+            let dla_waits = dependents().any(|d| self.kind(d) == EngineKind::Dla);
+            let gpu_waits = dependents().any(|d| self.kind(d) == EngineKind::Gpu);
+
+            // Attribute lists: the signaler first, then the waiters.
+            let module = self.sync_module()?;
+            let mut lists: heapless::Vec<SyncAttrList, 4> = heapless::Vec::new();
+            let add = |l: SyncAttrList, lists: &mut heapless::Vec<SyncAttrList, 4>| {
+                lists.push(l).map_err(|_| Error::Capacity {
+                    what: "attribute lists per semaphore",
+                    limit: 4,
+                })
+            };
+            let result = (|| -> Result<SyncObj> {
+                let mut signaler = SyncAttrList::create(module, context)?;
+                signaler.require_deterministic(context)?;
+                match (kind, GPU_SYNC) {
+                    (EngineKind::Dla, _) => {
+                        dla_attrs(&mut signaler, DlaSyncRole::Signaler, context)?
+                    }
+                    (EngineKind::Gpu, GpuSyncMode::External) => self
+                        .state
+                        .gpu
+                        .as_ref()
+                        .ok_or(Error::Phase {
+                            what: "GPU not open",
+                        })?
+                        .fill_sync_attributes(&mut signaler, true, context)?,
+                    _ => signaler.cpu(CpuRole::Signaler, context)?,
+                }
+                add(signaler, &mut lists)?;
+                let mut cpu_waiter = SyncAttrList::create(module, context)?;
+                cpu_waiter.require_deterministic(context)?;
+                cpu_waiter.cpu(
+                    if kind == EngineKind::Dla {
+                        CpuRole::Waiter
+                    } else {
+                        CpuRole::WaiterNoTimestamps
+                    },
+                    context,
+                )?;
+                add(cpu_waiter, &mut lists)?;
+                if dla_waits {
+                    let mut l = SyncAttrList::create(module, context)?;
+                    l.require_deterministic(context)?;
+                    dla_attrs(&mut l, DlaSyncRole::Waiter, context)?;
+                    add(l, &mut lists)?;
+                }
+                if gpu_waits && GPU_SYNC == GpuSyncMode::External {
+                    let mut l = SyncAttrList::create(module, context)?;
+                    l.require_deterministic(context)?;
+                    self.state
+                        .gpu
+                        .as_ref()
+                        .ok_or(Error::Phase {
+                            what: "GPU not open",
+                        })?
+                        .fill_sync_attributes(&mut l, false, context)?;
+                    add(l, &mut lists)?;
+                }
+                let raw: heapless::Vec<_, 4> = lists.iter().map(SyncAttrList::raw).collect();
+                crate::engine::nvsci::reconcile_and_alloc(&raw, context)
+            })();
+            while let Some(l) = lists.pop() {
+                l.free();
+            }
+            let sem = result?;
+
+            let mut rt = TaskRt {
+                ledger: SemaphoreLedger::new(id, t.engine),
+                dla_imports: heapless::Vec::new(),
+                submit: Submit::Cpu,
+                waits: [const { RawFence::cleared() }; MAX_WAITS],
+                eof: RawFence::cleared(),
+                monitor: RawFence::cleared(),
+                submitted_at: [0; FENCE_HISTORY],
+                ended_at: [(u64::MAX, 0); FENCE_HISTORY],
+                failed_submit: None,
+            };
+            for d in dependents() {
+                rt.ledger.add_waiter(s.task(d).engine);
+            }
+            // Imports: into the DLA handles that signal or wait on it, and into the GPU.
+            let mut handles: heapless::Vec<usize, 4> = heapless::Vec::new();
+            for user in core::iter::once(id).chain(dependents()) {
+                if let Some(di) = self.dla_index(user)
+                    && !handles.contains(&di)
+                {
+                    handles.push(di).map_err(|_| Error::Capacity {
+                        what: "DLA handles per semaphore",
+                        limit: 4,
+                    })?;
+                }
+            }
+            let mut gpu_sem = None;
+            let import = (|| -> Result<()> {
+                for di in handles {
+                    let p = self.state.dlas[di].device.import_semaphore(&sem, context)?;
+                    rt.dla_imports.push((di, p)).map_err(|_| Error::Capacity {
+                        what: "DLA imports",
+                        limit: 4,
+                    })?;
+                }
+                if kind == EngineKind::Gpu || gpu_waits {
+                    gpu_sem = Some(match GPU_SYNC {
+                        GpuSyncMode::External => GpuSemaphore::import(&sem, context)?,
+                        GpuSyncMode::Counter => GpuSemaphore::map_counter(&sem, context)?,
+                    });
+                }
+                rt.submit = self.submission(id)?;
+                Ok(())
+            })();
+            let full = Error::Capacity {
+                what: "tasks",
+                limit: MAX_TASKS as u32,
+            };
+            self.state.sems.push(sem).map_err(|_| full)?;
+            self.state.gpu_sems.push(gpu_sem).map_err(|_| full)?;
+            self.state.tasks.push(rt).map_err(|_| full)?;
+            import?;
+        }
+        Ok(())
+    }
+
+    fn submission(&self, id: TaskId) -> Result<Submit> {
+        let s = self.s;
+        let t = s.task(id);
+        match t.work {
+            Work::Cpu => Ok(Submit::Cpu),
+            Work::Dla(d) => {
+                let device = self.dla_index(id).ok_or(Error::BadSchedule {
+                    what: "DLA task without device",
+                    context: Context::Task(t.name),
+                })?;
+                let none = DlaPtr(core::ptr::null_mut());
+                let mut inputs = [[none; MAX_TENSORS]; MAX_COPIES];
+                let mut outputs = [[none; MAX_TENSORS]; MAX_COPIES];
+                for copy in 0..MAX_COPIES {
+                    for (slots, binds) in [
+                        (&mut inputs[copy], d.inputs),
+                        (&mut outputs[copy], d.outputs),
+                    ] {
+                        for (slot, bind) in slots.iter_mut().zip(binds) {
+                            let mult = s.buffers[bind.buffer.0 as usize].multiplicity as usize;
+                            let c = &self.state.buffers[bind.buffer.0 as usize][copy % mult];
+                            *slot = c
+                                .dla
+                                .iter()
+                                .find(|(di, _)| *di == device)
+                                .map(|(_, p)| *p)
+                                .ok_or(Error::BadSchedule {
+                                    what: "DLA tensor buffer not imported",
+                                    context: Context::Buffer(
+                                        s.buffers[bind.buffer.0 as usize].name,
+                                    ),
+                                })?;
+                        }
+                    }
+                }
+                Ok(Submit::Dla {
+                    device,
+                    inputs,
+                    outputs,
+                    n_in: d.inputs.len(),
+                    n_out: d.outputs.len(),
+                })
+            }
+            Work::Gpu(g) => {
+                let context = Context::Task(t.name);
+                let stream = self
+                    .state
+                    .streams
+                    .iter()
+                    .position(|e| e.engine == t.engine)
+                    .ok_or(Error::BadSchedule {
+                        what: "GPU task without stream",
+                        context,
+                    })?;
+                let module =
+                    self.state
+                        .modules
+                        .get(g.cubin.0 as usize)
+                        .ok_or(Error::BadSchedule {
+                            what: "cubin index out of range",
+                            context,
+                        })?;
+                let function = module.function(g.kernel, context)?;
+                let mut params = [ParamBlock::new(); MAX_COPIES];
+                for (copy, block) in params.iter_mut().enumerate() {
+                    for p in g.params {
+                        let v = match *p {
+                            Param::Buffer(b) => {
+                                let mult = s.buffers[b.0 as usize].multiplicity as usize;
+                                let c = &self.state.buffers[b.0 as usize][copy % mult];
+                                c.gpu.as_ref().map(GpuMemory::device_addr).ok_or(
+                                    Error::BadSchedule {
+                                        what: "kernel parameter buffer not mapped into the GPU",
+                                        context: Context::Buffer(s.buffers[b.0 as usize].name),
+                                    },
+                                )?
+                            }
+                            Param::U32(v) => v as u64,
+                            Param::I32(v) => v as u32 as u64,
+                            Param::U64(v) => v,
+                            Param::F32(v) => v.to_bits() as u64,
+                        };
+                        block.push(v)?;
+                    }
+                }
+                let stamp = s.tasks[..id.0 as usize]
+                    .iter()
+                    .filter(|x| matches!(x.work, Work::Gpu(_)))
+                    .count();
+                Ok(Submit::Gpu {
+                    stream,
+                    function,
+                    grid: g.grid,
+                    block: g.block,
+                    shared: g.shared_mem_bytes,
+                    params,
+                    stamp,
+                })
+            }
+        }
+    }
+
+    /// One submission of every accelerator work item, then calibrate the GPU timer.
+    fn warm_up(&mut self) -> Result<()> {
+        let s = self.s;
+        for i in 0..s.tasks.len() {
+            let id = TaskId(i as u16);
+            let context = Context::Task(s.task(id).name);
+            if matches!(self.state.tasks[i].submit, Submit::Cpu) {
+                continue;
+            }
+            crate::exec::executive::submit_task(self.state, s, id, 0, &[], 1, false)?;
+            let State {
+                tasks,
+                sems,
+                dlas,
+                wait,
+                ..
+            } = &mut *self.state;
+            let rt = &mut tasks[i];
+            let sem = &sems[i];
+            sem.fence_at(1, &mut rt.monitor, context)?;
+            let waited = wait
+                .as_mut()
+                .ok_or(Error::Phase {
+                    what: "no wait context",
+                })?
+                .wait(&rt.monitor, WARMUP_TIMEOUT_US, context)?;
+            if waited != Waited::Reached {
+                return Err(Error::FenceTimeout {
+                    task: s.task(id).name,
+                    value: 1,
+                });
+            }
+            if let Submit::Dla { device, .. } = rt.submit
+                && let Some(status) = dlas[device].device.poll_error()
+            {
+                return Err(Error::EngineFailed {
+                    engine: s.engines[s.task(id).engine.0 as usize].name,
+                    status,
+                });
+            }
+        }
+        self.calibrate_gpu_timer()
+    }
+
+    /// GPU timer minus CPU clock: the best of a few stamp round trips.
+    fn calibrate_gpu_timer(&mut self) -> Result<()> {
+        let State {
+            streams, stamps, ..
+        } = &mut *self.state;
+        let (Some(stamps), Some(first)) = (stamps.as_mut(), streams.first()) else {
+            return Ok(());
+        };
+        if cfg!(platform = "sil") {
+            stamps.offset_ns = 0; // SIL CUDA stamps the SIL clock, which is the CPU clock.
+            return Ok(());
+        }
+        // The CPU spins on the pinned slot until the GPU's write shows up: the stamp was
+        // taken at most the write's visibility latency (about a microsecond) before the CPU
+        // saw it. (A midpoint of launch and synchronize would be off by the asymmetry of the
+        // launch and completion latencies, hundreds of microseconds in a VM.) The sample
+        // with the shortest launch-to-visible time wins.
+        let mut best = (u64::MAX, 0i64);
+        for _ in 0..32 {
+            stamps.memory.write_bytes(0, &[0; 8])?;
+            let mut p = ParamBlock::new();
+            p.push(stamps.memory.device_addr())?;
+            let before = os::monotonic_ns();
+            first.stream.launch(
+                stamps.function,
+                [1; 3],
+                [1; 3],
+                0,
+                &p,
+                Context::Cubin("timing"),
+            )?;
+            let (gpu, seen) = loop {
+                let now = os::monotonic_ns();
+                match stamps.memory.read_u64(0) {
+                    Some(g) if g != 0 => break (g, now),
+                    _ if now - before > 1_000_000_000 => {
+                        return Err(Error::FenceTimeout {
+                            task: "gpu timer calibration",
+                            value: 0,
+                        });
+                    }
+                    _ => core::hint::spin_loop(),
+                }
+            };
+            first.stream.synchronize()?;
+            if seen - before < best.0 {
+                best = (seen - before, gpu as i64 - seen as i64);
+            }
+        }
+        stamps.offset_ns = best.1;
+        Ok(())
+    }
+
+    pub(crate) fn release_all(&mut self) -> Result<()> {
+        crate::exec::executive::release_engines(self.state)
+    }
+}
+
+pub(crate) fn spawn_workers(
+    s: &'static Schedule,
+    state: &mut State,
+    shared: Shared,
+    mut bodies: [Option<&'static mut dyn CpuTask>; MAX_TASKS],
+    config: Config,
+) -> Result<()> {
+    let module = state.sync_module.as_ref().ok_or(Error::Phase {
+        what: "NvSciSync not open",
+    })?;
+    for (ei, e) in s.engines.iter().enumerate() {
+        if e.kind != EngineKind::Cpu {
+            continue;
+        }
+        let engine = EngineId(ei as u8);
+        let mut tasks: heapless::Vec<WorkerTask, 16> = heapless::Vec::new();
+        let mut sems: heapless::Vec<(TaskId, SyncObj), MAX_TASKS> = heapless::Vec::new();
+        let mut need: u64 = 0;
+        for (ti, t) in s.tasks.iter().enumerate() {
+            if t.engine != engine {
+                continue;
+            }
+            let body = bodies[ti]
+                .take()
+                .ok_or(Error::UnboundTask { task: t.name })?;
+            tasks
+                .push(WorkerTask {
+                    id: TaskId(ti as u16),
+                    body,
+                })
+                .map_err(|_| Error::Capacity {
+                    what: "tasks per CPU worker",
+                    limit: 16,
+                })?;
+            need |= 1 << ti;
+            for w in t.waits {
+                need |= 1 << w.task.0;
+            }
+            for b in t.reads.iter().chain(t.writes) {
+                for write in [false, true] {
+                    for p in shared.ledger.prerequisites(TaskId(ti as u16), *b, write) {
+                        need |= 1 << p.task.0;
+                    }
+                }
+            }
+        }
+        for (ti, sem) in state.sems.iter().enumerate() {
+            if need & (1 << ti) != 0 {
+                let dup = sem.dup(Context::Semaphore(s.tasks[ti].name))?;
+                sems.push((TaskId(ti as u16), dup)).map_err(|(_, dup)| {
+                    dup.free();
+                    Error::Capacity {
+                        what: "semaphores per CPU worker",
+                        limit: MAX_TASKS as u32,
+                    }
+                })?;
+            }
+        }
+        let worker = Worker {
+            shared,
+            tasks,
+            sems,
+            wait: CpuWaitContext::alloc(module)?,
+            fence: RawFence::cleared(),
+        };
+        let priority = config.realtime_priority;
+        // Init waits until the thread runs: its start-up (which allocates) belongs to init.
+        let started = std::sync::Arc::new(std::sync::Barrier::new(2));
+        let started_in_thread = started.clone();
+        let join = thread::Builder::new()
+            .name(std::format!("orin-exec-{}", e.name))
+            .spawn(move || {
+                if let Some(p) = priority {
+                    os::request_fifo(p);
+                }
+                started_in_thread.wait();
+                drop(started_in_thread);
+                worker.run()
+            })
+            .map_err(|_| Error::Platform {
+                what: "could not start a CPU worker thread",
+            })?;
+        started.wait();
+        let thread = join.thread().clone();
+        state
+            .workers
+            .push(WorkerHandle { join, thread })
+            .map_err(|_| Error::Capacity {
+                what: "CPU workers",
+                limit: MAX_CPU_WORKERS as u32,
+            })?;
+    }
+    Ok(())
+}
