@@ -96,6 +96,22 @@ pub enum Status {
     Cuda(u32),
 }
 
+impl Status {
+    /// `Ok` when the call succeeded, else the error naming the call, this status and its
+    /// context.
+    pub(crate) fn check(self, success: bool, call: &'static str, context: Context) -> Result<()> {
+        if success {
+            Ok(())
+        } else {
+            Err(Error::Call {
+                call,
+                status: self,
+                context,
+            })
+        }
+    }
+}
+
 impl fmt::Display for Status {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {

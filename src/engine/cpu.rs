@@ -208,16 +208,7 @@ impl<'a> CpuCtx<'a> {
     /// Write `buffer` as elements of `T` (its address must be aligned for `T`).
     pub fn write_as<T: Element>(&self, buffer: BufferId) -> Result<&'a mut [T]> {
         let bytes = self.write(buffer)?;
-        let name = self.gate.buffer_name(buffer);
-        let align = align_of::<T>();
-        if !(bytes.as_ptr() as usize).is_multiple_of(align) {
-            return Err(Error::BufferMisaligned {
-                buffer: name,
-                align: align as u64,
-                addr: bytes.as_ptr() as u64,
-            });
-        }
-        let len = bytes.len() / size_of::<T>();
+        let len = aligned_len::<T>(bytes, self.gate.buffer_name(buffer))?;
         // SAFETY: the address is aligned for T (checked), `len * size_of::<T>()` bytes are in
         // the slice, every bit pattern is a valid T (Element is sealed to plain numbers), and
         // the byte slice is consumed so the two views never coexist.
@@ -225,7 +216,8 @@ impl<'a> CpuCtx<'a> {
     }
 }
 
-fn cast<'s, T: Element>(bytes: &'s [u8], name: &'static str) -> Result<&'s [T]> {
+/// How many `T` fit in `bytes`, if `bytes` is aligned for `T`.
+fn aligned_len<T: Element>(bytes: &[u8], name: &'static str) -> Result<usize> {
     let align = align_of::<T>();
     if !(bytes.as_ptr() as usize).is_multiple_of(align) {
         return Err(Error::BufferMisaligned {
@@ -234,7 +226,11 @@ fn cast<'s, T: Element>(bytes: &'s [u8], name: &'static str) -> Result<&'s [T]> 
             addr: bytes.as_ptr() as u64,
         });
     }
-    let len = bytes.len() / size_of::<T>();
+    Ok(bytes.len() / size_of::<T>())
+}
+
+fn cast<'s, T: Element>(bytes: &'s [u8], name: &'static str) -> Result<&'s [T]> {
+    let len = aligned_len::<T>(bytes, name)?;
     // SAFETY: aligned (checked), in bounds, every bit pattern is a valid T (sealed Element).
     Ok(unsafe { core::slice::from_raw_parts(bytes.as_ptr().cast::<T>(), len) })
 }

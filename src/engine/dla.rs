@@ -19,16 +19,8 @@ use crate::error::{Context, Error, Result, Status, TensorMismatch};
 use crate::exec::table::{LoadableDesc, TensorSpec};
 use crate::limits::{MAX_TENSORS, MAX_WAITS};
 
-fn check(call: &'static str, status: cd::cudlaStatus, context: Context) -> Result<()> {
-    if status == cd::cudlaSuccess {
-        Ok(())
-    } else {
-        Err(Error::Call {
-            call,
-            status: Status::Cudla(status.0),
-            context,
-        })
-    }
+pub(crate) fn check(call: &'static str, status: cd::cudlaStatus, context: Context) -> Result<()> {
+    Status::Cudla(status.0).check(status == cd::cudlaSuccess, call, context)
 }
 
 /// Whether `image` hashes to `expected`.
@@ -413,11 +405,7 @@ impl DlaDevice {
     pub fn inject_fault(&self, fault: &crate::engine::platform::dla_sil::Fault) -> Result<()> {
         // SAFETY: live handle and a valid fault description.
         let status = unsafe { cd::sil::cudlaSilInjectFault(self.handle, fault) };
-        crate::engine::platform::dla_sil::check(
-            "cudlaSilInjectFault",
-            status,
-            Context::Engine(self.engine),
-        )
+        check("cudlaSilInjectFault", status, Context::Engine(self.engine))
     }
 
     /// SIL only: set this device's execution-time model.
@@ -427,7 +415,7 @@ impl DlaDevice {
     ) -> Result<()> {
         // SAFETY: live handle and a valid model whose bin arrays outlive the call.
         let status = unsafe { cd::sil::cudlaSilSetTimingModel(self.handle, model) };
-        crate::engine::platform::dla_sil::check(
+        check(
             "cudlaSilSetTimingModel",
             status,
             Context::Engine(self.engine),

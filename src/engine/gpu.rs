@@ -25,15 +25,7 @@ use crate::exec::table::CubinDesc;
 use crate::limits::MAX_PARAMS;
 
 pub(crate) fn check(call: &'static str, status: cu::CUresult, context: Context) -> Result<()> {
-    if status == cu::CUDA_SUCCESS {
-        Ok(())
-    } else {
-        Err(Error::Call {
-            call,
-            status: Status::Cuda(status.0),
-            context,
-        })
-    }
+    Status::Cuda(status.0).check(status == cu::CUDA_SUCCESS, call, context)
 }
 
 /// The device, its primary context and its facts.

@@ -13,15 +13,7 @@ use crate::error::{Context, Error, Result, Status};
 use crate::exec::table::{BufferKind, TensorType};
 
 pub(crate) fn check(call: &'static str, status: ns::NvSciError, context: Context) -> Result<()> {
-    if status == ns::NvSciError_Success {
-        Ok(())
-    } else {
-        Err(Error::Call {
-            call,
-            status: Status::NvSci(status.0),
-            context,
-        })
-    }
+    Status::NvSci(status.0).check(status == ns::NvSciError_Success, call, context)
 }
 
 /// An open NvSciSync module.

@@ -6,7 +6,7 @@
 //! * how the GPU reaches semaphores and buffers (see [`super::gpu`]);
 //! * SIL-only extension calls: virtual time, timing models and fault injection.
 
-use crate::error::{Context, Error, Result};
+use crate::error::{Context, Result};
 
 /// The platform this build runs on.
 pub const NAME: &str = if cfg!(platform = "sil") {
@@ -150,7 +150,7 @@ pub mod sil {
 pub mod sil {
     use super::*;
 
-    const NOT_SIL: Error = Error::Platform {
+    const NOT_SIL: crate::error::Error = crate::error::Error::Platform {
         what: "virtual time and SIL extensions exist only on the sil platform",
     };
 
@@ -201,7 +201,7 @@ pub(crate) fn sil_counter(
     _obj: &crate::engine::nvsci::SyncObj,
     _context: Context,
 ) -> Result<*mut u64> {
-    Err(Error::Platform {
+    Err(crate::error::Error::Platform {
         what: "semaphore counters are mapped only on the rig",
     })
 }
@@ -221,7 +221,7 @@ pub(crate) fn sil_buffer_memory(
     _buf: &crate::engine::nvsci::BufObj,
     _context: Context,
 ) -> Result<(*mut core::ffi::c_void, u64)> {
-    Err(Error::Platform {
+    Err(crate::error::Error::Platform {
         what: "buffers are host-registered only on the rig",
     })
 }
@@ -229,8 +229,6 @@ pub(crate) fn sil_buffer_memory(
 /// DLA fault injection and timing models (SIL cuDLA on `sil` and `rig`).
 #[cfg(any(platform = "sil", platform = "rig"))]
 pub mod dla_sil {
-    use super::*;
-    use crate::error::Status;
     use cudla_sys as cd;
 
     pub use cd::sil::{cudlaSilFault as Fault, cudlaSilTimingModel as TimingModel};
@@ -243,16 +241,4 @@ pub mod dla_sil {
     pub const ASYNC_ERROR: u32 = 3;
     /// Corrupted output.
     pub const CORRUPT: u32 = 4;
-
-    pub(crate) fn check(call: &'static str, s: cd::cudlaStatus, context: Context) -> Result<()> {
-        if s == cd::cudlaSuccess {
-            Ok(())
-        } else {
-            Err(Error::Call {
-                call,
-                status: Status::Cudla(s.0),
-                context,
-            })
-        }
-    }
 }
