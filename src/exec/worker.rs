@@ -241,6 +241,12 @@ impl Worker {
                 RunStatus::empty()
             };
             let mut ready_at = release + desc.release_ns;
+            // Dependencies are waited for until the latest start that still meets the
+            // deadline at WCET: a task whose inputs are late still gets its WCET to react
+            // (e.g. to brake) before its deadline.
+            let latest_start = deadline
+                .saturating_sub(desc.wcet_ns)
+                .max(release + desc.release_ns);
             for w in desc.waits.iter().filter(|_| !missed) {
                 let Some(dep_frame) = frame.checked_sub(w.lag as u64) else {
                     continue;
@@ -251,7 +257,7 @@ impl Worker {
                 let timeout_us = if virtual_clock {
                     shared.virtual_wait_cap_us
                 } else {
-                    deadline.saturating_sub(shared.clock.now_ns()) / 1000
+                    latest_start.saturating_sub(shared.clock.now_ns()) / 1000
                 };
                 let gate = make_gate(shared, frame, &self.sems, &mut self.wait, &mut self.fence);
                 match gate.reached(w.task, value, timeout_us) {
