@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# ThreadSanitizer run of the SIL NvSciSync / NvSciBuf tests (std rebuilt with TSan).
+# ThreadSanitizer run of the SIL libraries' tests (NvSciSync, NvSciBuf, the cuDLA FIFO worker,
+# SIL CUDA streams) and of the runtime's own concurrent code (executive, CPU workers, board,
+# trace ring), with std rebuilt with TSan.
 #
-#   sil/tsan.sh                 # both crates, every test
+#   sil/tsan.sh                 # every crate, every test
 #   sil/tsan.sh --test stress   # extra arguments go to `cargo test`
 #
 # Needs the nightly toolchain with rust-src (`rustup component add rust-src --toolchain
@@ -14,5 +16,7 @@ export CARGO_TARGET_DIR="${TSAN_TARGET_DIR:-${CARGO_TARGET_DIR:-target}-tsan}"
 export RUSTFLAGS="-Zsanitizer=thread ${RUSTFLAGS:-}"
 export RUSTDOCFLAGS="-Zsanitizer=thread ${RUSTDOCFLAGS:-}"
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
+# TSan enlarges stack frames; the runtime's test storage is built on the test thread's stack.
+export RUST_MIN_STACK="${RUST_MIN_STACK:-33554432}"
 exec cargo +nightly test -Zbuild-std --target x86_64-unknown-linux-gnu \
-    -p sil-nvscisync -p sil-nvscibuf --lib --tests "$@"
+    -p sil-nvscisync -p sil-nvscibuf -p sil-cudla -p sil-cuda -p orin-exec --lib --tests "$@"

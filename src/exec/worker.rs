@@ -50,7 +50,7 @@ impl From<Error> for TaskFault {
 }
 
 /// Trace ring capacity (records).
-pub const TRACE_CAPACITY: usize = 1 << 15;
+pub const TRACE_CAPACITY: usize = 1 << 13;
 
 /// The trace ring type the runtime writes.
 pub type Trace = TraceRing<TRACE_CAPACITY>;
