@@ -5,7 +5,7 @@
 //! * per CPU task and recent frame, the measured start/end and status.
 //!
 //! Each slot carries the frame it belongs to; readers check it before and after reading the
-//! value (a seqlock without `unsafe`), so a slot reused for a later frame is never mistaken
+//! value (a seqlock made of atomics alone), so a slot reused for a later frame is never mistaken
 //! for the one asked for.
 
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};

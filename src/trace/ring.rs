@@ -1,6 +1,6 @@
 //! A static, lock-free, multi-writer / single-reader ring of trace records.
 //!
-//! Each slot is a small seqlock made of atomics (no `unsafe`). Writers claim an index with one
+//! Each slot is a small seqlock made of atomics alone. Writers claim an index with one
 //! `fetch_add` and never wait. When writers lap the reader, the oldest records are overwritten:
 //! writers count that in [`TraceRing::overwritten`], and the reader reports the gap as
 //! [`Pop::Lost`] so the loss shows up in the trace itself.
