@@ -9,25 +9,13 @@
 //! checked against `orin_exec_kernels::SIGNATURES`.
 use std::path::{Path, PathBuf};
 
-use orin_exec_schedule::{KernelSignature, Options, ParamKind, build_script_with, generate_with};
+use orin_exec_schedule::{build_script_with, generate_with};
 
-fn options() -> Options {
-    let signatures = orin_exec_kernels::SIGNATURES
-        .iter()
-        .map(|s| KernelSignature {
-            kernel: s.name.to_string(),
-            params: s
-                .params
-                .iter()
-                .map(|p| ParamKind::parse(&format!("{p:?}")).expect("known parameter kind"))
-                .collect(),
-        })
-        .collect();
-    Options {
-        signatures,
-        ..Options::default()
-    }
-}
+/// The AEB demo's generator options (kernel signatures), shared with its build script.
+#[path = "../examples/aeb/codegen.rs"]
+mod codegen;
+
+use codegen::options;
 
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");

@@ -15,21 +15,20 @@
 
 use std::io::Write as _;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use orin_exec::engine::cpu::CpuCtx;
-use orin_exec::exec::table::{Action, BufferId, Schedule};
+use orin_exec::exec::table::{Action, Schedule};
 use orin_exec::exec::{Builder, Config, CpuTask, Storage, TaskFault};
-use orin_exec::trace::export::{self, Drainer, TraceMeta};
+use orin_exec::trace::export;
 use serde::Serialize;
 
 use crate::aeb_schedule::SCHEDULE;
-use crate::outputs::{self, Decision, FrameOutput, OutputsSummary};
+use crate::app::{self, Tasks};
+use crate::leak;
+use crate::outputs::{self, FrameOutput, OutputsSummary};
 use crate::scenario;
-use crate::tasks::{
-    self, ConservativeDecision, DecisionLog, DecisionTask, FallbackDetector, Sensor,
-};
+use crate::tasks::{DecisionLog, DecisionTask, FrameLog};
 
 /// Options of a scenario run.
 #[derive(Clone, Debug)]
@@ -56,7 +55,7 @@ impl Default for Options {
             frames: 10_000,
             out: PathBuf::from("hil-results/aeb"),
             virtual_clock: false,
-            dla_seed: 7,
+            dla_seed: app::DLA_SEED,
             realtime_priority: Some(10),
             gpu_timestamps: true,
             quiet: false,
@@ -86,46 +85,21 @@ pub struct Outcome {
     pub pass: bool,
 }
 
-const SLOTS: usize = 256;
-
 /// The detection and presence values the normal-mode decision read, per frame (written by the
 /// decision task on its worker, read by the main thread after the frame).
-struct DetectionLog {
-    slots: [[AtomicU64; 4]; SLOTS],
-}
+struct DetectionLog(FrameLog<3>);
 
 impl DetectionLog {
-    const fn new() -> Self {
-        DetectionLog {
-            slots: [const { [const { AtomicU64::new(u64::MAX) }; 4] }; SLOTS],
-        }
-    }
-
     fn record(&self, frame: u64, det: [i32; 4], presence: [i8; 2]) {
-        let s = &self.slots[frame as usize % SLOTS];
-        let pair = |a: i32, b: i32| u64::from(a as u32) << 32 | u64::from(b as u32);
-        s[0].store(u64::MAX, Ordering::Release);
-        s[1].store(pair(det[0], det[1]), Ordering::Relaxed);
-        s[2].store(pair(det[2], det[3]), Ordering::Relaxed);
-        s[3].store(
-            u64::from(presence[0] as u8) << 8 | u64::from(presence[1] as u8),
-            Ordering::Relaxed,
-        );
-        s[0].store(frame, Ordering::Release);
+        let [d0, d1] = outputs::detection_words(det);
+        let p = u64::from(presence[0] as u8) << 8 | u64::from(presence[1] as u8);
+        self.0.record(frame, [d0, d1, p]);
     }
 
     fn get(&self, frame: u64) -> Option<([i32; 4], [i8; 2])> {
-        let s = &self.slots[frame as usize % SLOTS];
-        if s[0].load(Ordering::Acquire) != frame {
-            return None;
-        }
-        let (a, b, p) = (
-            s[1].load(Ordering::Relaxed),
-            s[2].load(Ordering::Relaxed),
-            s[3].load(Ordering::Relaxed),
-        );
+        let [d0, d1, p] = self.0.get(frame)?;
         Some((
-            [(a >> 32) as i32, a as i32, (b >> 32) as i32, b as i32],
+            outputs::detection_from_words([d0, d1]),
             [(p >> 8) as u8 as i8, p as u8 as i8],
         ))
     }
@@ -134,8 +108,6 @@ impl DetectionLog {
 /// The demo's decision task, unchanged, plus a record of the values it read.
 struct RecordingDecision {
     inner: DecisionTask,
-    detection: BufferId,
-    presence: BufferId,
     log: &'static DetectionLog,
 }
 
@@ -144,8 +116,8 @@ impl CpuTask for RecordingDecision {
         let result = self.inner.run(ctx);
         if ctx.inputs_valid()
             && let (Ok(det), Ok(p)) = (
-                ctx.read_as::<i32>(self.detection),
-                ctx.read_as::<i8>(self.presence),
+                ctx.read_as::<i32>(self.inner.detection),
+                ctx.read_as::<i8>(self.inner.presence),
             )
             && det.len() >= 4
             && p.len() > 64
@@ -157,25 +129,6 @@ impl CpuTask for RecordingDecision {
     }
 }
 
-fn buffer(s: &Schedule, name: &'static str) -> Result<BufferId, String> {
-    s.buffer_by_name(name)
-        .ok_or_else(|| format!("the AEB schedule has no buffer `{name}`"))
-}
-
-fn leak<T>(v: T) -> &'static mut T {
-    Box::leak(Box::new(v))
-}
-
-fn convert(d: tasks::Decision) -> Decision {
-    Decision {
-        brake: d.brake,
-        distance_mm: d.distance_mm,
-        fallback: d.fallback,
-        implausible: d.implausible,
-        stale: d.stale,
-    }
-}
-
 /// Run the scenario and write its evidence to `opts.out`.
 pub fn run(opts: &Options) -> Result<Outcome, Box<dyn std::error::Error>> {
     if opts.virtual_clock && !cfg!(feature = "sil") {
@@ -184,77 +137,28 @@ pub fn run(opts: &Options) -> Result<Outcome, Box<dyn std::error::Error>> {
     let s: &'static Schedule = &SCHEDULE;
     std::fs::create_dir_all(&opts.out)?;
     let decisions: &'static DecisionLog = leak(DecisionLog::new());
-    let detections: &'static DetectionLog = leak(DetectionLog::new());
-    let runtime = Builder::new(s)
-        .config(Config {
-            virtual_clock: opts.virtual_clock,
+    let detections: &'static DetectionLog = leak(DetectionLog(FrameLog::new()));
+    let tasks = Tasks::new(s, decisions, |inner| RecordingDecision {
+        inner,
+        log: detections,
+    })?;
+    // The demo's tasks and DLA (3 to 5 ms per frame, seeded).
+    let runtime = app::init(
+        Builder::new(s).config(Config {
             realtime_priority: opts.realtime_priority,
             gpu_timestamps: opts.gpu_timestamps,
-            virtual_wait_cap_us: 300_000,
-            ..Config::default()
-        })
-        .bind(
-            "sensor",
-            leak(Sensor {
-                camera: buffer(s, "camera")?,
-            }),
-        )
-        .bind(
-            "sensor_fallback",
-            leak(Sensor {
-                camera: buffer(s, "camera_fallback")?,
-            }),
-        )
-        .bind(
-            "decision",
-            leak(RecordingDecision {
-                inner: DecisionTask {
-                    detection: buffer(s, "detection")?,
-                    presence: buffer(s, "presence")?,
-                    camera: buffer(s, "camera")?,
-                    log: decisions,
-                },
-                detection: buffer(s, "detection")?,
-                presence: buffer(s, "presence")?,
-                log: detections,
-            }),
-        )
-        .bind(
-            "fallback_detector",
-            leak(FallbackDetector {
-                camera: buffer(s, "camera_fallback")?,
-                detection: buffer(s, "detection_fallback")?,
-            }),
-        )
-        .bind(
-            "conservative_decision",
-            leak(ConservativeDecision {
-                detection: buffer(s, "detection_fallback")?,
-                log: decisions,
-            }),
-        )
-        .init(leak(Storage::new()))?;
-    // The demo's DLA: 3 to 5 ms per frame, seeded.
-    #[cfg(any(feature = "sil", feature = "rig"))]
-    {
-        let model = orin_exec::engine::platform::dla_sil::TimingModel {
-            kind: 1,
-            numBins: 0,
-            minNs: 3_000_000,
-            maxNs: 5_000_000,
-            binUpperNs: std::ptr::null(),
-            binWeights: std::ptr::null(),
-            seed: opts.dla_seed,
-        };
-        runtime.set_dla_timing("dla0", &model)?;
-    }
+            ..app::config(opts.virtual_clock)
+        }),
+        leak(tasks),
+        leak(Storage::new()),
+        opts.dla_seed,
+    )?;
     let init_ms = runtime.init_ns() as f64 / 1e6;
     let gpu_sm = runtime.gpu_sm();
     let mut exec = runtime.seal()?;
 
     let trace_path = opts.out.join("trace.bin");
-    let meta = TraceMeta::from_schedule(s, orin_exec::engine::platform::NAME);
-    let drainer = Drainer::start(exec.trace(), &meta, &trace_path, Duration::from_millis(20))?;
+    let drainer = app::start_trace(&exec, &trace_path)?;
     let clock = if opts.virtual_clock {
         "virtual"
     } else {
@@ -291,7 +195,7 @@ pub fn run(opts: &Options) -> Result<Outcome, Box<dyn std::error::Error>> {
             }
         };
         let f = report.frame;
-        let decision = decisions.get(f).map(convert);
+        let decision = decisions.get(f);
         let det = detections.get(f);
         if decision.is_some_and(|d| d.brake == scenario::ground_truth_brake(f)) {
             matched += 1;
@@ -304,16 +208,11 @@ pub fn run(opts: &Options) -> Result<Outcome, Box<dyn std::error::Error>> {
         });
         if report.faults > 0 {
             fault_count += u64::from(report.faults);
-            let recent: Vec<_> = exec.recent_faults().copied().collect();
-            let fresh = &recent[recent.len() - (report.faults as usize).min(recent.len())..];
-            for fault in fresh {
+            for fault in app::new_faults(&exec, report.faults) {
                 let reaction = match fault.action {
                     Action::Log => "log".to_string(),
                     Action::Skip => "skip".to_string(),
-                    Action::SwitchMode(m) => format!(
-                        "switch to `{}`",
-                        s.modes.get(m.0 as usize).map_or("?", |m| m.name)
-                    ),
+                    Action::SwitchMode(m) => format!("switch to `{}`", app::mode_name(s, m)),
                     Action::SafeStop => "safe stop".to_string(),
                 };
                 let task = s.task(fault.task).name;
@@ -324,13 +223,7 @@ pub fn run(opts: &Options) -> Result<Outcome, Box<dyn std::error::Error>> {
                     fault.error
                 );
                 if faults.len() < 1000 {
-                    faults.push(serde_json::json!({
-                        "frame": fault.frame,
-                        "task": task,
-                        "fault": fault.kind.name(),
-                        "reaction": reaction,
-                        "error": fault.error.to_string(),
-                    }));
+                    faults.push(app::fault_json(s, &fault, &reaction));
                 }
             }
         }
@@ -455,7 +348,7 @@ pub fn run(opts: &Options) -> Result<Outcome, Box<dyn std::error::Error>> {
         "clock": clock,
         "gpu_sm": gpu_sm,
         "gpu_timestamps": opts.gpu_timestamps,
-        "dla_timing": { "kind": "uniform", "min_ns": 3_000_000, "max_ns": 5_000_000, "seed": opts.dla_seed },
+        "dla_timing": { "kind": "uniform", "min_ns": app::DLA_MIN_NS, "max_ns": app::DLA_MAX_NS, "seed": opts.dla_seed },
         "init_ms": init_ms,
         "wall_s": started.elapsed().as_secs_f64(),
         "frames": release.frames,
@@ -474,14 +367,7 @@ pub fn run(opts: &Options) -> Result<Outcome, Box<dyn std::error::Error>> {
         serde_json::to_string_pretty(&json)?.as_bytes(),
     )?;
 
-    println!("\nper-task timing (ms) over {} frames:", release.frames);
-    print!("{}", export::summary_table(&task_summary));
-    println!(
-        "frame release error: mean {:.1} us, p99 {:.1} us, max {:.1} us",
-        release.mean_error_ns as f64 / 1e3,
-        release.p99_error_ns as f64 / 1e3,
-        release.max_error_ns as f64 / 1e3
-    );
+    app::print_timing(&task_summary, &release);
     println!(
         "decisions: {} of {} frames ({} by the normal chain); {} match the scenario's ground truth",
         summary.decided, summary.frames, summary.decided_normal, summary.matched_ground_truth

@@ -250,7 +250,8 @@ impl Harness {
     }
 }
 
-fn params(values: &[u64]) -> orin_exec::Result<ParamBlock> {
+/// A parameter block of these 64-bit values.
+pub(crate) fn params(values: &[u64]) -> orin_exec::Result<ParamBlock> {
     let mut p = ParamBlock::new();
     for &v in values {
         p.push(v)?;

@@ -36,19 +36,19 @@ pub struct FrameOutput {
     pub presence: Option<[i8; 2]>,
 }
 
-/// A brake decision (mirrors the demo's `tasks::Decision`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Decision {
-    /// Brake command.
-    pub brake: bool,
-    /// Distance in mm, or -1.
-    pub distance_mm: i32,
-    /// Made by the degraded chain.
-    pub fallback: bool,
-    /// Rejected by the plausibility monitor.
-    pub implausible: bool,
-    /// Inputs were stale.
-    pub stale: bool,
+/// A brake decision: the demo's own (`examples/aeb/src/tasks.rs`).
+pub use crate::tasks::Decision;
+
+/// The GPU detection `[found, row, score, distance_mm]` in two words (for a
+/// `tasks::FrameLog`).
+pub(crate) fn detection_words(det: [i32; 4]) -> [u64; 2] {
+    let pair = |a: i32, b: i32| u64::from(a as u32) << 32 | u64::from(b as u32);
+    [pair(det[0], det[1]), pair(det[2], det[3])]
+}
+
+/// The detection of [`detection_words`] back.
+pub(crate) fn detection_from_words([a, b]: [u64; 2]) -> [i32; 4] {
+    [(a >> 32) as i32, a as i32, (b >> 32) as i32, b as i32]
 }
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {

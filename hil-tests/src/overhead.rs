@@ -26,7 +26,6 @@
 //! default 20 µs), so the numbers there test the harness, not a GPU.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use orin_exec::engine::cpu::CpuCtx;
@@ -39,10 +38,14 @@ use orin_exec::trace::Event;
 use orin_exec::trace::ring::Pop;
 use serde::Serialize;
 
+use crate::b2b::params;
 use crate::bench_schedule::{SCHEDULE as BENCH, task};
+use crate::leak;
+use crate::outputs::{detection_from_words, detection_words};
 use crate::pinned::HostMapped;
 use crate::scenario;
 use crate::stats::Summary;
+use crate::tasks::{FrameLog, Sensor};
 
 /// Options of the benchmark.
 #[derive(Clone, Copy, Debug)]
@@ -95,8 +98,9 @@ pub struct Pair {
 }
 
 impl Pair {
-    fn new(metric: &str, on: &[f64], off: &[f64], blocks: Vec<(bool, f64)>) -> Pair {
-        let (on, off) = (Summary::of(on), Summary::of(off));
+    /// `samples[usize::from(timestamps on)]`, and the block means.
+    fn new(metric: &str, samples: &[Vec<f64>; 2], blocks: Vec<(bool, f64)>) -> Pair {
+        let (on, off) = (Summary::of(&samples[1]), Summary::of(&samples[0]));
         Pair {
             metric: metric.to_string(),
             diff_median: on.p50 - off.p50,
@@ -112,6 +116,33 @@ impl Pair {
             on,
             off,
         }
+    }
+}
+
+/// The samples of one metric by mode (`[off, on]`), and the mean of each block.
+#[derive(Default)]
+struct Samples {
+    by_mode: [Vec<f64>; 2],
+    block_means: Vec<(bool, f64)>,
+    block_sum: f64,
+    block_n: f64,
+}
+
+impl Samples {
+    fn push(&mut self, on: bool, v: f64) {
+        self.by_mode[usize::from(on)].push(v);
+        self.block_sum += v;
+        self.block_n += 1.0;
+    }
+
+    /// Close the block (timestamps `on`): record its mean.
+    fn end_block(&mut self, on: bool) {
+        self.block_means.push((on, self.block_sum / self.block_n));
+        (self.block_sum, self.block_n) = (0.0, 0.0);
+    }
+
+    fn pair(self, metric: &str) -> Pair {
+        Pair::new(metric, &self.by_mode, self.block_means)
     }
 }
 
@@ -187,15 +218,8 @@ fn stream_part(opts: &Options, report: &mut Report) -> Result<(), Box<dyn std::e
     scenario::render(60, &mut frame);
     camera.write(0, &frame);
 
-    let block = |vals: &[u64]| -> orin_exec::Result<ParamBlock> {
-        let mut p = ParamBlock::new();
-        for &v in vals {
-            p.push(v)?;
-        }
-        Ok(p)
-    };
-    let pre = block(&[camera.device_addr(), image.device_addr(), 128, 96])?;
-    let post = block(&[
+    let pre = params(&[camera.device_addr(), image.device_addr(), 128, 96])?;
+    let post = params(&[
         image.device_addr(),
         64,
         24,
@@ -209,26 +233,28 @@ fn stream_part(opts: &Options, report: &mut Report) -> Result<(), Box<dyn std::e
         detection.device_addr(),
     ])?;
     let stamp_p: Vec<ParamBlock> = (0..SLOTS)
-        .map(|i| block(&[stamps.device_addr_at(8 * i)]))
+        .map(|i| params(&[stamps.device_addr_at(8 * i)]))
         .collect::<orin_exec::Result<_>>()?;
     let ctx = Context::Engine("overhead");
+    // A stamp into slot `i`.
+    let stamp = |i: usize| stream.launch(k.stamp, [1; 3], [1; 3], 0, &stamp_p[i], ctx);
     // One frame: outer stamp 0, [1] preprocess [2], [3] postprocess [4], outer stamp 5.
     let iteration = |on: bool| -> orin_exec::Result<(u64, u64)> {
         let t0 = Instant::now();
-        stream.launch(k.stamp, [1; 3], [1; 3], 0, &stamp_p[0], ctx)?;
+        stamp(0)?;
         if on {
-            stream.launch(k.stamp, [1; 3], [1; 3], 0, &stamp_p[1], ctx)?;
+            stamp(1)?;
         }
         stream.launch(k.preprocess, [4, 3, 1], [16, 16, 1], 0, &pre, ctx)?;
         if on {
-            stream.launch(k.stamp, [1; 3], [1; 3], 0, &stamp_p[2], ctx)?;
-            stream.launch(k.stamp, [1; 3], [1; 3], 0, &stamp_p[3], ctx)?;
+            stamp(2)?;
+            stamp(3)?;
         }
         stream.launch(k.postprocess, [1, 1, 1], [256, 1, 1], 0, &post, ctx)?;
         if on {
-            stream.launch(k.stamp, [1; 3], [1; 3], 0, &stamp_p[4], ctx)?;
+            stamp(4)?;
         }
-        stream.launch(k.stamp, [1; 3], [1; 3], 0, &stamp_p[5], ctx)?;
+        stamp(5)?;
         let t1 = Instant::now();
         stream.synchronize()?;
         let t2 = Instant::now();
@@ -241,13 +267,11 @@ fn stream_part(opts: &Options, report: &mut Report) -> Result<(), Box<dyn std::e
         }
         let blocks = opts.blocks.max(2);
         let per_block = (opts.iterations * 2 / u64::from(blocks)).max(1);
-        let (mut span, mut enq, mut lat) = ([vec![], vec![]], [vec![], vec![]], [vec![], vec![]]);
+        let (mut span, mut enq, mut lat) =
+            (Samples::default(), Samples::default(), Samples::default());
         let (mut pre_ns, mut post_ns) = (vec![], vec![]);
-        let (mut bspan, mut benq, mut blat) = (vec![], vec![], vec![]);
         for b in 0..blocks {
             let on = block_on(b);
-            let m = usize::from(on);
-            let (mut s_sum, mut e_sum, mut l_sum, mut n) = (0.0, 0.0, 0.0, 0.0);
             for i in 0..per_block + opts.warmup {
                 stamps.write_words(0, &[0u64; SLOTS]);
                 let (e, l) = iteration(on)?;
@@ -258,38 +282,24 @@ fn stream_part(opts: &Options, report: &mut Report) -> Result<(), Box<dyn std::e
                 if st[0] == 0 || st[5] < st[0] {
                     return Err(format!("stamp slots not written: {st:?}").into());
                 }
-                let s = (st[5] - st[0]) as f64;
-                span[m].push(s);
-                enq[m].push(e as f64);
-                lat[m].push(l as f64);
-                (s_sum, e_sum, l_sum, n) = (s_sum + s, e_sum + e as f64, l_sum + l as f64, n + 1.0);
+                span.push(on, (st[5] - st[0]) as f64);
+                enq.push(on, e as f64);
+                lat.push(on, l as f64);
                 if on {
                     pre_ns.push(st[2].saturating_sub(st[1]) as f64);
                     post_ns.push(st[4].saturating_sub(st[3]) as f64);
                 }
             }
-            bspan.push((on, s_sum / n));
-            benq.push((on, e_sum / n));
-            blat.push((on, l_sum / n));
+            for m in [&mut span, &mut enq, &mut lat] {
+                m.end_block(on);
+            }
         }
-        report.stream_gpu_span = Pair::new(
-            "GPU span of one frame's GPU work between the outer stamps (%globaltimer), ns",
-            &span[1],
-            &span[0],
-            bspan,
-        );
-        report.stream_enqueue = Pair::new(
-            "host time to enqueue one frame's launches (cuLaunchKernel calls), ns",
-            &enq[1],
-            &enq[0],
-            benq,
-        );
-        report.stream_latency = Pair::new(
-            "host time from the first enqueue until cuStreamSynchronize returns, ns",
-            &lat[1],
-            &lat[0],
-            blat,
-        );
+        report.stream_gpu_span = span
+            .pair("GPU span of one frame's GPU work between the outer stamps (%globaltimer), ns");
+        report.stream_enqueue =
+            enq.pair("host time to enqueue one frame's launches (cuLaunchKernel calls), ns");
+        report.stream_latency =
+            lat.pair("host time from the first enqueue until cuStreamSynchronize returns, ns");
         report.stream_task_gpu_ns = vec![
             ("aeb_preprocess".into(), Summary::of(&pre_ns)),
             ("aeb_postprocess".into(), Summary::of(&post_ns)),
@@ -310,46 +320,8 @@ fn stream_part(opts: &Options, report: &mut Report) -> Result<(), Box<dyn std::e
     Ok(())
 }
 
-/// The sink's view of each frame: the detection it read.
-struct SinkLog {
-    slots: [[AtomicU64; 3]; 64],
-}
-
-impl SinkLog {
-    fn record(&self, frame: u64, det: [i32; 4]) {
-        let s = &self.slots[frame as usize % 64];
-        s[0].store(u64::MAX, Ordering::Release);
-        s[1].store(
-            u64::from(det[0] as u32) << 32 | u64::from(det[1] as u32),
-            Ordering::Relaxed,
-        );
-        s[2].store(
-            u64::from(det[2] as u32) << 32 | u64::from(det[3] as u32),
-            Ordering::Relaxed,
-        );
-        s[0].store(frame, Ordering::Release);
-    }
-
-    fn get(&self, frame: u64) -> Option<[i32; 4]> {
-        let s = &self.slots[frame as usize % 64];
-        if s[0].load(Ordering::Acquire) != frame {
-            return None;
-        }
-        let (a, b) = (s[1].load(Ordering::Relaxed), s[2].load(Ordering::Relaxed));
-        Some([(a >> 32) as i32, a as i32, (b >> 32) as i32, b as i32])
-    }
-}
-
-struct Src {
-    camera: BufferId,
-}
-
-impl CpuTask for Src {
-    fn run(&mut self, ctx: &CpuCtx<'_>) -> Result<(), TaskFault> {
-        scenario::render(ctx.frame(), ctx.write(self.camera)?);
-        Ok(())
-    }
-}
+/// The sink's view of each frame: the detection it read (`detection_words`).
+type SinkLog = FrameLog<2, 64>;
 
 struct Sink {
     detection: BufferId,
@@ -360,7 +332,8 @@ impl CpuTask for Sink {
     fn run(&mut self, ctx: &CpuCtx<'_>) -> Result<(), TaskFault> {
         let d = ctx.read_as::<i32>(self.detection)?;
         if ctx.inputs_valid() && d.len() >= 4 {
-            self.log.record(ctx.frame(), [d[0], d[1], d[2], d[3]]);
+            self.log
+                .record(ctx.frame(), detection_words([d[0], d[1], d[2], d[3]]));
         }
         Ok(())
     }
@@ -428,9 +401,7 @@ fn pipeline_block(
 ) -> Result<(Vec<f64>, Vec<f64>, Vec<f64>, u64, [u64; 2], Option<String>), Box<dyn std::error::Error>>
 {
     let s: &'static Schedule = &BENCH;
-    let log: &'static SinkLog = Box::leak(Box::new(SinkLog {
-        slots: [const { [const { AtomicU64::new(u64::MAX) }; 3] }; 64],
-    }));
+    let log: &'static SinkLog = leak(SinkLog::new());
     let runtime = Builder::new(s)
         .config(Config {
             virtual_clock: false,
@@ -440,18 +411,18 @@ fn pipeline_block(
         })
         .bind(
             "src",
-            Box::leak(Box::new(Src {
+            leak(Sensor {
                 camera: buffer(s, "camera")?,
-            })),
+            }),
         )
         .bind(
             "sink",
-            Box::leak(Box::new(Sink {
+            leak(Sink {
                 detection: buffer(s, "detection")?,
                 log,
-            })),
+            }),
         )
-        .init(Box::leak(Box::new(Storage::new())))?;
+        .init(leak(Storage::new()))?;
     let mut exec = runtime.seal()?;
     let ring = exec.trace();
     let mut times: Times = HashMap::new();
@@ -469,7 +440,7 @@ fn pipeline_block(
                 // skipped, leaving an older image in the camera copy) are not checked: stale
                 // is not wrong.
                 if r.frame >= opts.warmup && r.faults == 0 && !skipped.contains(&r.frame) {
-                    match log.get(r.frame) {
+                    match log.get(r.frame).map(detection_from_words) {
                         Some(d) if d == expected(r.frame) => {}
                         Some(d) => {
                             wrong += 1;
@@ -537,8 +508,7 @@ fn pipeline_part(opts: &Options, report: &mut Report) -> Result<(), Box<dyn std:
     report.pipeline_frames = (chain[1].len() as u64, chain[0].len() as u64);
     report.pipeline_chain = Pair::new(
         "end of CPU `src` to start of CPU `sink` (the GPU chain as the pipeline sees it, CPU clock), ns",
-        &chain[1],
-        &chain[0],
+        &chain,
         bmeans,
     );
     report.pipeline_task_gpu_ns = vec![
@@ -603,6 +573,20 @@ fn pair_lines(out: &mut String, title: &str, p: &Pair) {
     let _ = writeln!(out, "  block means (+ on, - off), us: {}", blocks.join(" "));
 }
 
+fn task_lines(out: &mut String, title: &str, tasks: &[(String, Summary)]) {
+    use std::fmt::Write as _;
+    let _ = writeln!(out, "{title}");
+    for (k, s) in tasks {
+        let _ = writeln!(
+            out,
+            "  {k:<16} median {} p99 {} max {}",
+            us(s.p50),
+            us(s.p99),
+            us(s.max)
+        );
+    }
+}
+
 /// The benchmark printout.
 pub fn text(r: &Report) -> String {
     use std::fmt::Write as _;
@@ -633,37 +617,21 @@ pub fn text(r: &Report) -> String {
         "\n[stream] launch-to-completion latency on the host",
         &r.stream_latency,
     );
-    let _ = writeln!(
-        out,
-        "\n[stream] kernel time between the inner stamps (timestamps on), us:"
+    task_lines(
+        &mut out,
+        "\n[stream] kernel time between the inner stamps (timestamps on), us:",
+        &r.stream_task_gpu_ns,
     );
-    for (k, s) in &r.stream_task_gpu_ns {
-        let _ = writeln!(
-            out,
-            "  {k:<16} median {} p99 {} max {}",
-            us(s.p50),
-            us(s.p99),
-            us(s.max)
-        );
-    }
     pair_lines(
         &mut out,
         "\n[pipeline] gpu_bench schedule through the executive",
         &r.pipeline_chain,
     );
-    let _ = writeln!(
-        out,
-        "\n[pipeline] GPU task time recorded by the runtime (timestamps on), us:"
+    task_lines(
+        &mut out,
+        "\n[pipeline] GPU task time recorded by the runtime (timestamps on), us:",
+        &r.pipeline_task_gpu_ns,
     );
-    for (k, s) in &r.pipeline_task_gpu_ns {
-        let _ = writeln!(
-            out,
-            "  {k:<16} median {} p99 {} max {}",
-            us(s.p50),
-            us(s.p99),
-            us(s.max)
-        );
-    }
     let _ = writeln!(
         out,
         "\n[pipeline] frames counted: {} on, {} off; faults: {} on, {} off; frames without fault or skipped task whose detection differs from the reference models: {} (without a detection: {})",

@@ -5,6 +5,7 @@
 //! with an independent plausibility monitor. Faults can be injected to watch the health
 //! monitor switch to the degraded, CPU-only mode.
 
+mod app;
 mod scenario;
 mod tasks;
 
@@ -15,17 +16,17 @@ mod schedule {
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
 
 use clap::Parser;
 use orin_exec::engine::report::PlatformReport;
-use orin_exec::exec::table::{Action, BufferId, Schedule, TaskId};
-use orin_exec::exec::{Builder, Config, Executive, Injection, SafeStop, Storage};
-use orin_exec::trace::export::{self, Drainer, TraceMeta};
+use orin_exec::exec::table::{Action, Schedule, TaskId};
+use orin_exec::exec::{Builder, Executive, Injection, SafeStop, Storage};
+use orin_exec::trace::export;
 use static_cell::StaticCell;
 
+use app::Tasks;
 use schedule::SCHEDULE;
-use tasks::{ConservativeDecision, DecisionLog, DecisionTask, FallbackDetector, Sensor};
+use tasks::DecisionLog;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -87,11 +88,7 @@ fn parse_injection(s: &str) -> Result<(Fault, u64), String> {
 
 static STORAGE: StaticCell<Storage> = StaticCell::new();
 static LOG: DecisionLog = DecisionLog::new();
-static SENSOR: StaticCell<Sensor> = StaticCell::new();
-static SENSOR_FALLBACK: StaticCell<Sensor> = StaticCell::new();
-static DECISION: StaticCell<DecisionTask> = StaticCell::new();
-static FALLBACK: StaticCell<FallbackDetector> = StaticCell::new();
-static CONSERVATIVE: StaticCell<ConservativeDecision> = StaticCell::new();
+static TASKS: StaticCell<Tasks> = StaticCell::new();
 
 fn safe_state(stop: &SafeStop) {
     // In a car this would command the brake and hand over to the driver.
@@ -101,11 +98,6 @@ fn safe_state(stop: &SafeStop) {
         stop.fault.name(),
         stop.task
     );
-}
-
-fn buffer(s: &Schedule, name: &'static str) -> BufferId {
-    s.buffer_by_name(name)
-        .unwrap_or_else(|| panic!("schedule has no buffer `{name}`"))
 }
 
 fn task(s: &Schedule, name: &'static str) -> TaskId {
@@ -141,60 +133,23 @@ fn main() -> ExitCode {
 
 fn run(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let s: &'static Schedule = &SCHEDULE;
-    let runtime = Builder::new(s)
-        .config(Config {
-            virtual_clock: args.virtual_clock,
-            virtual_wait_cap_us: 300_000,
-            ..Config::default()
-        })
-        .bind(
-            "sensor",
-            SENSOR.init(Sensor {
-                camera: buffer(s, "camera"),
-            }),
-        )
-        .bind(
-            "sensor_fallback",
-            SENSOR_FALLBACK.init(Sensor {
-                camera: buffer(s, "camera_fallback"),
-            }),
-        )
-        .bind(
-            "decision",
-            DECISION.init(DecisionTask {
-                detection: buffer(s, "detection"),
-                presence: buffer(s, "presence"),
-                camera: buffer(s, "camera"),
-                log: &LOG,
-            }),
-        )
-        .bind(
-            "fallback_detector",
-            FALLBACK.init(FallbackDetector {
-                camera: buffer(s, "camera_fallback"),
-                detection: buffer(s, "detection_fallback"),
-            }),
-        )
-        .bind(
-            "conservative_decision",
-            CONSERVATIVE.init(ConservativeDecision {
-                detection: buffer(s, "detection_fallback"),
-                log: &LOG,
-            }),
-        )
-        .safe_state(safe_state)
-        .init(STORAGE.init_with(Storage::new))?;
-    // On the SIL libraries: a DLA that takes 3 to 5 ms per frame (the SIL default is 2 ms).
-    #[cfg(any(feature = "sil", feature = "rig"))]
-    runtime.set_dla_timing("dla0", &sil_dla_model())?;
+    // The application's CPU tasks and, on the SIL libraries, a DLA that takes 3 to 5 ms per
+    // frame (the SIL default is 2 ms).
+    let runtime = app::init(
+        Builder::new(s)
+            .config(app::config(args.virtual_clock))
+            .safe_state(safe_state),
+        TASKS.init(Tasks::new(s, &LOG, std::convert::identity)?),
+        STORAGE.init_with(Storage::new),
+        app::DLA_SEED,
+    )?;
     let init_ms = runtime.init_ns() as f64 / 1e6;
     let mut exec = runtime.seal()?;
 
     let out = out_dir(args);
     std::fs::create_dir_all(&out)?;
     let trace_path = out.join("aeb-trace.bin");
-    let meta = TraceMeta::from_schedule(s, orin_exec::engine::platform::NAME);
-    let drainer = Drainer::start(exec.trace(), &meta, &trace_path, Duration::from_millis(20))?;
+    let drainer = app::start_trace(&exec, &trace_path)?;
 
     for &(fault, frame) in &args.inject {
         let (t, injection) = match fault {
@@ -254,14 +209,7 @@ fn run(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     // Summary from the recorded trace.
     let (meta, trace) = export::read_file(&trace_path)?;
     let (tasks, release) = export::summarize(&meta, &trace);
-    println!("\nper-task timing (ms) over {} frames:", release.frames);
-    print!("{}", export::summary_table(&tasks));
-    println!(
-        "frame release error: mean {:.1} us, p99 {:.1} us, max {:.1} us",
-        release.mean_error_ns as f64 / 1e3,
-        release.p99_error_ns as f64 / 1e3,
-        release.max_error_ns as f64 / 1e3
-    );
+    app::print_timing(&tasks, &release);
     println!(
         "brake decisions: {} of {} frames match the scenario's ground truth ({} brake frames in the truth, {} in the output)",
         outcome.matched, outcome.decided, outcome.truth_brakes, outcome.output_brakes
@@ -302,19 +250,6 @@ fn run(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     Ok(ExitCode::SUCCESS)
 }
 
-#[cfg(any(feature = "sil", feature = "rig"))]
-fn sil_dla_model() -> orin_exec::engine::platform::dla_sil::TimingModel {
-    orin_exec::engine::platform::dla_sil::TimingModel {
-        kind: 1,
-        numBins: 0,
-        minNs: 3_000_000,
-        maxNs: 5_000_000,
-        binUpperNs: std::ptr::null(),
-        binWeights: std::ptr::null(),
-        seed: 7,
-    }
-}
-
 fn display(p: &Path) -> String {
     p.canonicalize()
         .unwrap_or_else(|_| p.to_path_buf())
@@ -352,16 +287,11 @@ fn run_frames(exec: &mut Executive, args: &Args) -> Result<Outcome, orin_exec::E
         }
         // Faults and reactions, as they happen.
         if report.faults > 0 {
-            let recent: Vec<_> = exec.recent_faults().copied().collect();
-            let fresh = &recent[recent.len() - (report.faults as usize).min(recent.len())..];
-            for fault in fresh {
+            for fault in app::new_faults(exec, report.faults) {
                 let reaction = match fault.action {
                     Action::Log => "logged".to_string(),
                     Action::Skip => "task skipped next frame".to_string(),
-                    Action::SwitchMode(m) => format!(
-                        "switch to mode `{}`",
-                        s.modes.get(m.0 as usize).map_or("?", |m| m.name)
-                    ),
+                    Action::SwitchMode(m) => format!("switch to mode `{}`", app::mode_name(s, m)),
                     Action::SafeStop => "safe stop".to_string(),
                 };
                 println!(
@@ -373,19 +303,13 @@ fn run_frames(exec: &mut Executive, args: &Args) -> Result<Outcome, orin_exec::E
                     fault.error,
                     reaction
                 );
-                o.faults.push(serde_json::json!({
-                    "frame": fault.frame,
-                    "task": s.task(fault.task).name,
-                    "fault": fault.kind.name(),
-                    "reaction": reaction,
-                    "error": fault.error.to_string(),
-                }));
+                o.faults.push(app::fault_json(s, &fault, &reaction));
             }
         }
         // A live progress line on a terminal; one line a second otherwise (logs, CI).
         let live = std::io::stdout().is_terminal();
         if !args.quiet && (live || f % 30 == 29) {
-            let mode = s.modes.get(report.mode.0 as usize).map_or("?", |m| m.name);
+            let mode = app::mode_name(s, report.mode);
             let d = decision.map_or("-".to_string(), |d| {
                 let dist = if d.distance_mm >= 0 {
                     format!("{:5.1} m", d.distance_mm as f64 / 1000.0)

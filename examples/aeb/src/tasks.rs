@@ -9,7 +9,7 @@ use orin_exec::exec::{CpuTask, TaskFault};
 use crate::scenario::{self, EGO_SPEED, FH, H, HORIZON, TTC_BRAKE_S, W};
 
 /// A brake decision of one frame.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Decision {
     /// Brake command.
     pub brake: bool,
@@ -23,18 +23,64 @@ pub struct Decision {
     pub stale: bool,
 }
 
-const LOG: usize = 256;
+/// One slot of a [`FrameLog`]: the frame it holds (`u64::MAX`: none, or being written) and
+/// its words.
+struct Slot<const W: usize> {
+    frame: AtomicU64,
+    words: [AtomicU64; W],
+}
 
-/// The last `LOG` decisions, written by the decision tasks, read by `main` after each frame.
+/// `W` words per frame for the last `SLOTS` frames, written by a task on its worker and read
+/// by the main thread after the frame (no locks, no allocation).
+pub struct FrameLog<const W: usize, const SLOTS: usize = 256> {
+    slots: [Slot<W>; SLOTS],
+}
+
+impl<const W: usize, const SLOTS: usize> FrameLog<W, SLOTS> {
+    /// An empty log.
+    pub const fn new() -> Self {
+        FrameLog {
+            slots: [const {
+                Slot {
+                    frame: AtomicU64::new(u64::MAX),
+                    words: [const { AtomicU64::new(0) }; W],
+                }
+            }; SLOTS],
+        }
+    }
+
+    /// Record the words of `frame` (replacing those of the frame `SLOTS` before it).
+    pub fn record(&self, frame: u64, words: [u64; W]) {
+        let slot = &self.slots[frame as usize % SLOTS];
+        slot.frame.store(u64::MAX, Ordering::Release);
+        for (w, v) in slot.words.iter().zip(words) {
+            w.store(v, Ordering::Relaxed);
+        }
+        slot.frame.store(frame, Ordering::Release);
+    }
+
+    /// The words of `frame`, if they were recorded and are still in the log.
+    pub fn get(&self, frame: u64) -> Option<[u64; W]> {
+        let slot = &self.slots[frame as usize % SLOTS];
+        if slot.frame.load(Ordering::Acquire) != frame {
+            return None;
+        }
+        Some(std::array::from_fn(|i| {
+            slot.words[i].load(Ordering::Relaxed)
+        }))
+    }
+}
+
+/// The last 256 decisions, written by the decision tasks, read by `main` after each frame.
 pub struct DecisionLog {
-    slots: [[AtomicU64; 2]; LOG],
+    log: FrameLog<1>,
 }
 
 impl DecisionLog {
     /// An empty log.
     pub const fn new() -> Self {
         DecisionLog {
-            slots: [const { [AtomicU64::new(u64::MAX), AtomicU64::new(0)] }; LOG],
+            log: FrameLog::new(),
         }
     }
 
@@ -43,19 +89,13 @@ impl DecisionLog {
             | (d.fallback as u64) << 1
             | (d.implausible as u64) << 2
             | (d.stale as u64) << 3;
-        let slot = &self.slots[frame as usize % LOG];
-        slot[0].store(u64::MAX, Ordering::Release);
-        slot[1].store(flags << 32 | d.distance_mm as u32 as u64, Ordering::Relaxed);
-        slot[0].store(frame, Ordering::Release);
+        self.log
+            .record(frame, [flags << 32 | d.distance_mm as u32 as u64]);
     }
 
     /// The decision of `frame`, if it was made and is still in the log.
     pub fn get(&self, frame: u64) -> Option<Decision> {
-        let slot = &self.slots[frame as usize % LOG];
-        if slot[0].load(Ordering::Acquire) != frame {
-            return None;
-        }
-        let v = slot[1].load(Ordering::Relaxed);
+        let [v] = self.log.get(frame)?;
         let flags = v >> 32;
         Some(Decision {
             brake: flags & 1 != 0,

@@ -1,0 +1,175 @@
+//! The AEB application on orin-exec: its five CPU task bodies bound to the schedule, the DLA
+//! timing model of the SIL platform, and the evidence both of its runners produce (trace
+//! draining, fault records, the timing summary).
+//!
+//! Shared by the demo (`main.rs`) and the HIL scenario (`hil-tests/src/aeb.rs`, through a
+//! `#[path]` module), so that both run one copy of the application. The caller owns the
+//! storage: the demo puts it in `StaticCell`s, the HIL harness (several runtimes per process)
+//! leaks it.
+
+use std::path::Path;
+use std::time::Duration;
+
+use orin_exec::exec::table::{BufferId, ModeId, Schedule};
+use orin_exec::exec::{Builder, Config, CpuTask, Executive, FaultRecord, Initialized, Storage};
+use orin_exec::trace::export::{self, Drainer, ReleaseSummary, TaskSummary, TraceMeta};
+
+use crate::tasks::{ConservativeDecision, DecisionLog, DecisionTask, FallbackDetector, Sensor};
+
+/// The SIL DLA's shortest frame (uniform 3 to 5 ms; the SIL default is 2 ms).
+#[cfg_attr(not(any(feature = "sil", feature = "rig")), allow(dead_code))]
+pub const DLA_MIN_NS: u64 = 3_000_000;
+/// The SIL DLA's longest frame.
+#[cfg_attr(not(any(feature = "sil", feature = "rig")), allow(dead_code))]
+pub const DLA_MAX_NS: u64 = 5_000_000;
+/// The demo's seed of the SIL DLA timing model.
+pub const DLA_SEED: u64 = 7;
+
+/// The runtime options of the application: the defaults, `virtual_clock`, and a 300 ms cap on
+/// a virtual-clock wait.
+pub fn config(virtual_clock: bool) -> Config {
+    Config {
+        virtual_clock,
+        virtual_wait_cap_us: 300_000,
+        ..Config::default()
+    }
+}
+
+/// The buffer `name` of the AEB schedule.
+pub fn buffer(s: &Schedule, name: &'static str) -> Result<BufferId, String> {
+    s.buffer_by_name(name)
+        .ok_or_else(|| format!("the AEB schedule has no buffer `{name}`"))
+}
+
+/// The bodies of the CPU tasks, their buffers looked up in the schedule. `D` is the body of
+/// the normal-mode `decision` task: the demo's [`DecisionTask`], or a wrapper of it.
+pub struct Tasks<D = DecisionTask> {
+    /// `sensor`.
+    pub sensor: Sensor,
+    /// `sensor_fallback`.
+    pub sensor_fallback: Sensor,
+    /// `decision`.
+    pub decision: D,
+    /// `fallback_detector`.
+    pub fallback_detector: FallbackDetector,
+    /// `conservative_decision`.
+    pub conservative_decision: ConservativeDecision,
+}
+
+impl<D> Tasks<D> {
+    /// The bodies for schedule `s`: both decision tasks write to `log`, and the `decision`
+    /// body is `decision(the demo's DecisionTask)` (`std::convert::identity` for the demo's).
+    pub fn new(
+        s: &Schedule,
+        log: &'static DecisionLog,
+        decision: impl FnOnce(DecisionTask) -> D,
+    ) -> Result<Self, String> {
+        Ok(Tasks {
+            sensor: Sensor {
+                camera: buffer(s, "camera")?,
+            },
+            sensor_fallback: Sensor {
+                camera: buffer(s, "camera_fallback")?,
+            },
+            decision: decision(DecisionTask {
+                detection: buffer(s, "detection")?,
+                presence: buffer(s, "presence")?,
+                camera: buffer(s, "camera")?,
+                log,
+            }),
+            fallback_detector: FallbackDetector {
+                camera: buffer(s, "camera_fallback")?,
+                detection: buffer(s, "detection_fallback")?,
+            },
+            conservative_decision: ConservativeDecision {
+                detection: buffer(s, "detection_fallback")?,
+                log,
+            },
+        })
+    }
+}
+
+/// Bind `tasks` to `builder` (`Builder::new` of the AEB schedule, with its options), build the
+/// runtime in `storage` and, on the SIL DLA, set the DLA timing model seeded with `dla_seed`.
+pub fn init<D: CpuTask + 'static>(
+    builder: Builder,
+    tasks: &'static mut Tasks<D>,
+    storage: &'static mut Storage,
+    dla_seed: u64,
+) -> orin_exec::Result<Initialized> {
+    let Tasks {
+        sensor,
+        sensor_fallback,
+        decision,
+        fallback_detector,
+        conservative_decision,
+    } = tasks;
+    let runtime = builder
+        .bind("sensor", sensor)
+        .bind("sensor_fallback", sensor_fallback)
+        .bind("decision", decision)
+        .bind("fallback_detector", fallback_detector)
+        .bind("conservative_decision", conservative_decision)
+        .init(storage)?;
+    #[cfg(any(feature = "sil", feature = "rig"))]
+    runtime.set_dla_timing("dla0", &dla_timing(dla_seed))?;
+    #[cfg(not(any(feature = "sil", feature = "rig")))]
+    let _ = dla_seed;
+    Ok(runtime)
+}
+
+/// The SIL DLA's timing model: uniform from [`DLA_MIN_NS`] to [`DLA_MAX_NS`] per frame.
+#[cfg(any(feature = "sil", feature = "rig"))]
+pub fn dla_timing(seed: u64) -> orin_exec::engine::platform::dla_sil::TimingModel {
+    orin_exec::engine::platform::dla_sil::TimingModel {
+        kind: 1,
+        numBins: 0,
+        minNs: DLA_MIN_NS,
+        maxNs: DLA_MAX_NS,
+        binUpperNs: std::ptr::null(),
+        binWeights: std::ptr::null(),
+        seed,
+    }
+}
+
+/// Start draining the trace of `exec` into `path` every 20 ms.
+pub fn start_trace(exec: &Executive, path: &Path) -> std::io::Result<Drainer> {
+    let meta = TraceMeta::from_schedule(exec.schedule(), orin_exec::engine::platform::NAME);
+    Drainer::start(exec.trace(), &meta, path, Duration::from_millis(20))
+}
+
+/// The name of mode `m` (`?` if the schedule has no such mode).
+pub fn mode_name(s: &Schedule, m: ModeId) -> &'static str {
+    s.modes.get(m.0 as usize).map_or("?", |m| m.name)
+}
+
+/// The `faults` faults detected in the frame just stepped (at most as many as the executive
+/// still holds).
+pub fn new_faults(exec: &Executive, faults: u32) -> Vec<FaultRecord> {
+    let recent: Vec<_> = exec.recent_faults().copied().collect();
+    let fresh = recent.len() - (faults as usize).min(recent.len());
+    recent[fresh..].to_vec()
+}
+
+/// The JSON record of `fault` and the `reaction` to it.
+pub fn fault_json(s: &Schedule, fault: &FaultRecord, reaction: &str) -> serde_json::Value {
+    serde_json::json!({
+        "frame": fault.frame,
+        "task": s.task(fault.task).name,
+        "fault": fault.kind.name(),
+        "reaction": reaction,
+        "error": fault.error.to_string(),
+    })
+}
+
+/// Print the per-task timing table and the frame release error.
+pub fn print_timing(tasks: &[TaskSummary], release: &ReleaseSummary) {
+    println!("\nper-task timing (ms) over {} frames:", release.frames);
+    print!("{}", export::summary_table(tasks));
+    println!(
+        "frame release error: mean {:.1} us, p99 {:.1} us, max {:.1} us",
+        release.mean_error_ns as f64 / 1e3,
+        release.p99_error_ns as f64 / 1e3,
+        release.max_error_ns as f64 / 1e3
+    );
+}
