@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::analysis::Analysis;
+use crate::manifest::Artifact;
 use crate::model::{Action, BufKind, Model, Param, Scope, Work, const_name};
 use crate::units::grouped;
 
@@ -351,319 +352,213 @@ pub(crate) fn render(
     let _ = writeln!(out, "/// The validated schedule `{}`.", model.name);
     item(&mut out, "pub static SCHEDULE: Schedule", &schedule);
 
-    let engines: Vec<E> = model
-        .engines
-        .iter()
-        .map(|e| {
-            strct(
-                "EngineDesc",
-                vec![
-                    ("name", str_lit(&e.name)),
-                    ("kind", atom(format!("EngineKind::{}", e.kind.variant()))),
-                    ("instance", num(u64::from(e.instance))),
-                    ("queue_capacity", num(u64::from(e.queue_capacity))),
-                ],
-            )
-        })
-        .collect();
-    static_array(&mut out, "ENGINES", "EngineDesc", engines);
+    static_table(&mut out, "ENGINES", "EngineDesc", &model.engines, |e| {
+        vec![
+            ("name", str_lit(&e.name)),
+            ("kind", atom(format!("EngineKind::{}", e.kind.variant()))),
+            ("instance", num(u64::from(e.instance))),
+            ("queue_capacity", num(u64::from(e.queue_capacity))),
+        ]
+    });
 
-    let buffers: Vec<E> = model
-        .buffers
-        .iter()
-        .map(|b| {
-            let kind = match b.kind {
-                BufKind::Raw { size, align } => strct(
-                    "BufferKind::Raw",
-                    vec![("size", num(size)), ("align", num(align))],
-                ),
-                BufKind::Tensor {
-                    data_type,
-                    dims,
-                    align,
-                } => strct(
-                    "BufferKind::Tensor",
-                    vec![
-                        (
-                            "data_type",
-                            atom(format!("TensorType::{}", data_type.variant())),
-                        ),
-                        ("dims", dims_expr(dims)),
-                        ("align", num(align)),
-                    ],
-                ),
-                BufKind::Pinned { size } => strct("BufferKind::Pinned", vec![("size", num(size))]),
-            };
-            strct(
-                "BufferDesc",
-                vec![
-                    ("name", str_lit(&b.name)),
-                    ("kind", kind),
-                    ("multiplicity", num(u64::from(b.multiplicity))),
-                    ("cpu_access", atom(b.cpu_access.to_string())),
-                ],
-            )
-        })
-        .collect();
-    static_array(&mut out, "BUFFERS", "BufferDesc", buffers);
+    static_table(&mut out, "BUFFERS", "BufferDesc", &model.buffers, |b| {
+        vec![
+            ("name", str_lit(&b.name)),
+            ("kind", buffer_kind_expr(b.kind)),
+            ("multiplicity", num(u64::from(b.multiplicity))),
+            ("cpu_access", atom(b.cpu_access.to_string())),
+        ]
+    });
 
     let all_modes = model.all_modes();
-    let tasks: Vec<E> = analysis
-        .order
-        .iter()
-        .map(|&t| {
-            let task = &model.tasks[t];
-            let work = match &task.work {
-                Work::Cpu => atom("Work::Cpu"),
-                Work::Gpu {
-                    cubin,
-                    kernel,
-                    grid,
-                    block,
-                    shared_mem,
-                    params,
-                } => E::Call(
-                    "Work::Gpu".into(),
-                    Box::new(strct(
-                        "GpuWork",
-                        vec![
-                            ("cubin", atom(format!("CubinId({cubin})"))),
-                            ("kernel", str_lit(kernel)),
-                            (
-                                "grid",
-                                E::Array(false, grid.iter().map(|&g| num(u64::from(g))).collect()),
-                            ),
-                            (
-                                "block",
-                                E::Array(false, block.iter().map(|&b| num(u64::from(b))).collect()),
-                            ),
-                            ("shared_mem_bytes", num(u64::from(*shared_mem))),
-                            (
-                                "params",
-                                E::Array(
-                                    true,
-                                    params.iter().map(|p| param_expr(model, p)).collect(),
-                                ),
-                            ),
-                        ],
-                    )),
-                ),
-                Work::Dla {
-                    loadable,
-                    inputs,
-                    outputs,
-                } => {
-                    let bindings = |list: &[(String, usize)]| {
-                        E::Array(
-                            true,
-                            list.iter()
-                                .map(|(tensor, b)| {
-                                    strct(
-                                        "TensorBinding",
-                                        vec![
-                                            ("tensor", str_lit(tensor)),
-                                            ("buffer", buffer_ref(*b)),
-                                        ],
-                                    )
-                                })
-                                .collect(),
-                        )
-                    };
-                    E::Call(
-                        "Work::Dla".into(),
-                        Box::new(strct(
-                            "DlaWork",
-                            vec![
-                                ("loadable", atom(format!("LoadableId({loadable})"))),
-                                ("inputs", bindings(inputs)),
-                                ("outputs", bindings(outputs)),
-                            ],
-                        )),
-                    )
-                }
-            };
-            let waits = E::Array(
-                true,
-                task.after
-                    .iter()
-                    .map(|d| {
-                        strct(
-                            "Wait",
-                            vec![("task", task_ref(d.task)), ("lag", num(u64::from(d.lag)))],
-                        )
-                    })
-                    .collect(),
-            );
-            let modes = if task.modes == all_modes {
-                atom("ModeMask::ALL")
-            } else {
-                let shifts: Vec<String> = (0..model.modes.len())
-                    .filter(|&m| task.in_mode(m))
-                    .map(|m| format!("1 << {}.0", mode_ref(m)))
-                    .collect();
-                let text = format!("ModeMask({})", shifts.join(" | "));
-                // "        modes: " + text + ","
-                if 8 + 7 + text.len() < MAX_WIDTH {
-                    atom(text)
-                } else {
-                    atom(format!("ModeMask({:#b})", task.modes))
-                }
-            };
-            strct(
-                "TaskDesc",
-                vec![
-                    ("name", str_lit(&task.name)),
-                    ("engine", engine_ref(task.engine)),
-                    ("work", work),
-                    ("wcet_ns", num(task.wcet)),
-                    ("budget_ns", num(task.budget)),
-                    ("deadline_ns", num(task.deadline)),
-                    (
-                        "release_ns",
-                        num(if matches!(task.work, Work::Cpu) {
-                            task.release
-                        } else {
-                            0
-                        }),
-                    ),
-                    (
-                        "reads",
-                        E::Array(true, task.reads().into_iter().map(buffer_ref).collect()),
-                    ),
-                    (
-                        "writes",
-                        E::Array(true, task.writes().into_iter().map(buffer_ref).collect()),
-                    ),
-                    ("waits", waits),
-                    ("modes", modes),
-                ],
-            )
-        })
-        .collect();
-    static_array(&mut out, "TASKS", "TaskDesc", tasks);
-
-    let modes: Vec<E> = model
-        .modes
-        .iter()
-        .map(|m| strct("ModeDesc", vec![("name", str_lit(&m.name))]))
-        .collect();
-    static_array(&mut out, "MODES", "ModeDesc", modes);
-
-    let health: Vec<E> = model
-        .health
-        .iter()
-        .map(|r| {
-            let scope = match r.scope {
-                Scope::Task(t) => atom(format!("FaultScope::Task({})", task_ref(t).flat())),
-                Scope::Engine(e) => atom(format!("FaultScope::Engine({})", engine_ref(e).flat())),
-                Scope::Any => atom("FaultScope::Any"),
-            };
-            let action = match r.action {
-                Action::Log => atom("Action::Log"),
-                Action::Skip => atom("Action::Skip"),
-                Action::SwitchMode(m) => atom(format!("Action::SwitchMode({})", mode_ref(m))),
-                Action::SafeStop => atom("Action::SafeStop"),
-            };
-            strct(
-                "HealthRule",
-                vec![
-                    ("fault", atom(format!("FaultKind::{}", r.fault.variant()))),
-                    ("scope", scope),
-                    ("action", action),
-                ],
-            )
-        })
-        .collect();
-    static_array(&mut out, "HEALTH", "HealthRule", health);
-
-    let cubins: Vec<E> = model
-        .cubins
-        .iter()
-        .map(|c| {
-            let variants = c
-                .variants
-                .iter()
-                .map(|v| {
-                    strct(
-                        "CubinVariant",
-                        vec![
-                            ("sm", num(u64::from(v.sm))),
-                            ("sha256", sha_expr(&v.sha256)),
-                            ("image", E::Bytes(v.file.display().to_string())),
-                        ],
-                    )
-                })
-                .collect();
-            strct(
-                "CubinDesc",
-                vec![
-                    ("name", str_lit(&c.name)),
-                    ("variants", E::Array(true, variants)),
-                ],
-            )
-        })
-        .collect();
-    static_array(&mut out, "CUBINS", "CubinDesc", cubins);
-
-    let loadables: Vec<E> = model
-        .loadables
-        .iter()
-        .map(|l| {
-            let specs = |list: &[crate::manifest::Tensor]| {
-                E::Array(
-                    true,
-                    list.iter()
-                        .map(|t| {
-                            strct(
-                                "TensorSpec",
-                                vec![
-                                    ("name", str_lit(&t.name)),
-                                    ("size", num(t.size)),
-                                    ("dims", dims_expr(t.dims)),
-                                    (
-                                        "data_type",
-                                        atom(format!("TensorType::{}", t.data_type.variant())),
-                                    ),
-                                ],
-                            )
-                        })
-                        .collect(),
-                )
-            };
-            strct(
-                "LoadableDesc",
-                vec![
-                    ("name", str_lit(&l.name)),
-                    ("sha256", sha_expr(&l.sha256)),
-                    ("image", E::Bytes(l.file.display().to_string())),
-                    ("inputs", specs(&l.inputs)),
-                    ("outputs", specs(&l.outputs)),
-                ],
-            )
-        })
-        .collect();
-    static_array(&mut out, "LOADABLES", "LoadableDesc", loadables);
-
-    let timeline: Vec<E> = analysis
-        .timelines
-        .iter()
-        .flat_map(|tl| {
-            tl.rows.iter().map(move |r| {
-                let deadline = model.tasks[r.task].deadline;
-                strct(
-                    "TimelineEntry",
+    static_table(&mut out, "TASKS", "TaskDesc", &analysis.order, |&t| {
+        let task = &model.tasks[t];
+        let work = match &task.work {
+            Work::Cpu => atom("Work::Cpu"),
+            Work::Gpu {
+                cubin,
+                kernel,
+                grid,
+                block,
+                shared_mem,
+                params,
+            } => {
+                let params = params.iter().map(|p| param_expr(model, p));
+                work_item(
+                    "Gpu",
                     vec![
-                        ("mode", atom(mode_ref(tl.mode))),
-                        ("task", task_ref(r.task)),
-                        ("latest_start_ns", num(r.start)),
-                        ("latest_finish_ns", num(r.finish)),
-                        ("slack_ns", num(deadline.saturating_sub(r.finish))),
+                        ("cubin", atom(format!("CubinId({cubin})"))),
+                        ("kernel", str_lit(kernel)),
+                        ("grid", dim3_expr(*grid)),
+                        ("block", dim3_expr(*block)),
+                        ("shared_mem_bytes", num(u64::from(*shared_mem))),
+                        ("params", E::Array(true, params.collect())),
                     ],
                 )
-            })
-        })
-        .collect();
-    static_array(&mut out, "TIMELINE", "TimelineEntry", timeline);
+            }
+            Work::Dla {
+                loadable,
+                inputs,
+                outputs,
+            } => {
+                let bindings = |list: &[(String, usize)]| {
+                    let items = list.iter().map(|(tensor, b)| {
+                        strct(
+                            "TensorBinding",
+                            vec![("tensor", str_lit(tensor)), ("buffer", buffer_ref(*b))],
+                        )
+                    });
+                    E::Array(true, items.collect())
+                };
+                work_item(
+                    "Dla",
+                    vec![
+                        ("loadable", atom(format!("LoadableId({loadable})"))),
+                        ("inputs", bindings(inputs)),
+                        ("outputs", bindings(outputs)),
+                    ],
+                )
+            }
+        };
+        let waits = E::Array(
+            true,
+            task.after
+                .iter()
+                .map(|d| {
+                    strct(
+                        "Wait",
+                        vec![("task", task_ref(d.task)), ("lag", num(u64::from(d.lag)))],
+                    )
+                })
+                .collect(),
+        );
+        let modes = if task.modes == all_modes {
+            atom("ModeMask::ALL")
+        } else {
+            let shifts: Vec<String> = (0..model.modes.len())
+                .filter(|&m| task.in_mode(m))
+                .map(|m| format!("1 << {}.0", mode_ref(m)))
+                .collect();
+            let text = format!("ModeMask({})", shifts.join(" | "));
+            // "        modes: " + text + ","
+            if 8 + 7 + text.len() < MAX_WIDTH {
+                atom(text)
+            } else {
+                atom(format!("ModeMask({:#b})", task.modes))
+            }
+        };
+        let release = if matches!(task.work, Work::Cpu) {
+            task.release
+        } else {
+            0
+        };
+        let buffer_refs =
+            |list: Vec<usize>| E::Array(true, list.into_iter().map(buffer_ref).collect());
+        vec![
+            ("name", str_lit(&task.name)),
+            ("engine", engine_ref(task.engine)),
+            ("work", work),
+            ("wcet_ns", num(task.wcet)),
+            ("budget_ns", num(task.budget)),
+            ("deadline_ns", num(task.deadline)),
+            ("release_ns", num(release)),
+            ("reads", buffer_refs(task.reads())),
+            ("writes", buffer_refs(task.writes())),
+            ("waits", waits),
+            ("modes", modes),
+        ]
+    });
+
+    static_table(&mut out, "MODES", "ModeDesc", &model.modes, |m| {
+        vec![("name", str_lit(&m.name))]
+    });
+
+    static_table(&mut out, "HEALTH", "HealthRule", &model.health, |r| {
+        let scope = match r.scope {
+            Scope::Task(t) => atom(format!("FaultScope::Task({})", task_ref(t).flat())),
+            Scope::Engine(e) => atom(format!("FaultScope::Engine({})", engine_ref(e).flat())),
+            Scope::Any => atom("FaultScope::Any"),
+        };
+        let action = match r.action {
+            Action::Log => atom("Action::Log"),
+            Action::Skip => atom("Action::Skip"),
+            Action::SwitchMode(m) => atom(format!("Action::SwitchMode({})", mode_ref(m))),
+            Action::SafeStop => atom("Action::SafeStop"),
+        };
+        vec![
+            ("fault", atom(format!("FaultKind::{}", r.fault.variant()))),
+            ("scope", scope),
+            ("action", action),
+        ]
+    });
+
+    static_table(&mut out, "CUBINS", "CubinDesc", &model.cubins, |c| {
+        let variants = c.variants.iter().map(|v| {
+            let [sha256, image] = artifact_fields(&v.artifact);
+            strct(
+                "CubinVariant",
+                vec![("sm", num(u64::from(v.sm))), sha256, image],
+            )
+        });
+        vec![
+            ("name", str_lit(&c.name)),
+            ("variants", E::Array(true, variants.collect())),
+        ]
+    });
+
+    static_table(
+        &mut out,
+        "LOADABLES",
+        "LoadableDesc",
+        &model.loadables,
+        |l| {
+            let specs = |list: &[crate::manifest::Tensor]| {
+                let items = list.iter().map(|t| {
+                    strct(
+                        "TensorSpec",
+                        vec![
+                            ("name", str_lit(&t.name)),
+                            ("size", num(t.size)),
+                            ("dims", dims_expr(t.dims)),
+                            (
+                                "data_type",
+                                atom(format!("TensorType::{}", t.data_type.variant())),
+                            ),
+                        ],
+                    )
+                });
+                E::Array(true, items.collect())
+            };
+            let [sha256, image] = artifact_fields(&l.artifact);
+            vec![
+                ("name", str_lit(&l.name)),
+                sha256,
+                image,
+                ("inputs", specs(&l.inputs)),
+                ("outputs", specs(&l.outputs)),
+            ]
+        },
+    );
+
+    static_table(
+        &mut out,
+        "TIMELINE",
+        "TimelineEntry",
+        analysis
+            .timelines
+            .iter()
+            .flat_map(|tl| tl.rows.iter().map(move |r| (tl.mode, r))),
+        |(mode, r)| {
+            let deadline = model.tasks[r.task].deadline;
+            vec![
+                ("mode", atom(mode_ref(mode))),
+                ("task", task_ref(r.task)),
+                ("latest_start_ns", num(r.start)),
+                ("latest_finish_ns", num(r.finish)),
+                ("slack_ns", num(deadline.saturating_sub(r.finish))),
+            ]
+        },
+    );
     // No blank line at the end.
     while out.ends_with("\n\n") {
         out.pop();
@@ -671,10 +566,67 @@ pub(crate) fn render(
     out
 }
 
-fn static_array(out: &mut String, name: &str, ty: &str, items: Vec<E>) {
+/// `static NAME: [TY; n] = [TY { fields(row) }, ...];`, after a blank line.
+fn static_table<'f, T>(
+    out: &mut String,
+    name: &str,
+    ty: &str,
+    rows: impl IntoIterator<Item = T>,
+    fields: impl FnMut(T) -> Vec<(&'f str, E)>,
+) {
+    let items: Vec<E> = rows
+        .into_iter()
+        .map(fields)
+        .map(|fields| strct(ty, fields))
+        .collect();
     out.push('\n');
     let decl = format!("static {name}: [{ty}; {}]", items.len());
     item(out, &decl, &E::Array(false, items));
+}
+
+/// `Work::Kind(KindWork { fields })`.
+fn work_item(kind: &str, fields: Vec<(&str, E)>) -> E {
+    E::Call(
+        format!("Work::{kind}"),
+        Box::new(strct(&format!("{kind}Work"), fields)),
+    )
+}
+
+fn dim3_expr(dims: [u32; 3]) -> E {
+    E::Array(false, dims.iter().map(|&d| num(u64::from(d))).collect())
+}
+
+/// The `sha256` and `image` fields of an artifact.
+fn artifact_fields(a: &Artifact) -> [(&'static str, E); 2] {
+    [
+        ("sha256", sha_expr(&a.sha256)),
+        ("image", E::Bytes(a.file.display().to_string())),
+    ]
+}
+
+fn buffer_kind_expr(kind: BufKind) -> E {
+    match kind {
+        BufKind::Raw { size, align } => strct(
+            "BufferKind::Raw",
+            vec![("size", num(size)), ("align", num(align))],
+        ),
+        BufKind::Tensor {
+            data_type,
+            dims,
+            align,
+        } => strct(
+            "BufferKind::Tensor",
+            vec![
+                (
+                    "data_type",
+                    atom(format!("TensorType::{}", data_type.variant())),
+                ),
+                ("dims", dims_expr(dims)),
+                ("align", num(align)),
+            ],
+        ),
+        BufKind::Pinned { size } => strct("BufferKind::Pinned", vec![("size", num(size))]),
+    }
 }
 
 fn dims_expr(dims: [u32; 4]) -> E {

@@ -71,6 +71,20 @@ impl Diagnostic {
         self
     }
 
+    /// Adds "did you mean `...`?" for the candidate closest to `name`, or else `note()`.
+    pub(crate) fn did_you_mean<'a>(
+        &mut self,
+        name: &str,
+        candidates: impl IntoIterator<Item = &'a str>,
+        note: impl FnOnce() -> String,
+    ) -> &mut Self {
+        match suggest(name, candidates) {
+            Some(s) => self.help = Some(format!("did you mean `{s}`?")),
+            None => self.notes.push(note()),
+        }
+        self
+    }
+
     /// Whether this is an error.
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error

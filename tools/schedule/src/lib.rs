@@ -208,14 +208,7 @@ pub fn generate_with(
     let generated = render_checked(schedule_path, &checked, options);
     directives(&generated.inputs);
     let write = |path: &Path| -> Result<(), Diagnostics> {
-        if let Some(dir) = path.parent() {
-            let _ = std::fs::create_dir_all(dir);
-        }
-        // Leave an identical file untouched (its mtime), so nothing rebuilds needlessly.
-        if std::fs::read_to_string(path).ok().as_deref() == Some(generated.source.as_str()) {
-            return Ok(());
-        }
-        std::fs::write(path, &generated.source).map_err(|e| {
+        write_if_changed(path, &generated.source).map_err(|e| {
             Diagnostics(vec![Diagnostic::plain(
                 Severity::Error,
                 path,
@@ -228,6 +221,18 @@ pub fn generate_with(
         write(copy)?;
     }
     Ok(generated)
+}
+
+/// Writes `contents` to `path` (creating its directory) unless the file already holds them: an
+/// identical file is left untouched (its mtime), so nothing rebuilds needlessly.
+fn write_if_changed(path: &Path, contents: &str) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    if std::fs::read_to_string(path).ok().as_deref() == Some(contents) {
+        return Ok(());
+    }
+    std::fs::write(path, contents)
 }
 
 /// Where [`build_script`] puts the inspectable copy: `<target>/orin-exec/schedule-<name>.rs`,
@@ -276,11 +281,7 @@ pub fn build_script_with(schedule_path: impl AsRef<Path>, options: &Options) {
     match generate_with(path, &out, options) {
         Ok(generated) => {
             if let Some(copy) = inspectable_copy_path(&out_dir, &generated.report.name) {
-                let _ = std::fs::create_dir_all(copy.parent().unwrap_or(Path::new(".")));
-                if std::fs::read_to_string(&copy).ok().as_deref() != Some(generated.source.as_str())
-                {
-                    let _ = std::fs::write(&copy, &generated.source);
-                }
+                let _ = write_if_changed(&copy, &generated.source);
             }
             for w in &generated.report.warnings {
                 println!(

@@ -115,14 +115,44 @@ impl DataType {
     }
 }
 
-/// One SASS image of a module.
+/// A file a manifest lists, with its hash.
 #[derive(Clone, Debug)]
-pub(crate) struct CubinVariant {
-    pub sm: u32,
+pub(crate) struct Artifact {
     pub file: PathBuf,
     pub sha256: [u8; 32],
     /// Where the entry is in the manifest (for hash errors).
     pub file_span: Span,
+}
+
+impl Artifact {
+    /// Checks that the file exists and hashes to `sha256`; `src` is the manifest.
+    pub fn verify(&self, src: &Source) -> Result<(), Diagnostic> {
+        let (file, span) = (&self.file, &self.file_span);
+        let bytes = std::fs::read(file)
+            .map_err(|e| src.error(span, format!("cannot read `{}`: {e}", file.display())))?;
+        let actual: [u8; 32] = Sha256::digest(&bytes).into();
+        if actual == self.sha256 {
+            Ok(())
+        } else {
+            Err(src
+                .error(
+                    span,
+                    format!(
+                        "`{}` does not match its sha256 in the manifest",
+                        file.display()
+                    ),
+                )
+                .note(format!("manifest: {}", hex(&self.sha256)))
+                .note(format!("file:     {}", hex(&actual))))
+        }
+    }
+}
+
+/// One SASS image of a module.
+#[derive(Clone, Debug)]
+pub(crate) struct CubinVariant {
+    pub sm: u32,
+    pub artifact: Artifact,
 }
 
 /// A kernel of a module.
@@ -154,9 +184,7 @@ pub(crate) struct Tensor {
 #[derive(Clone, Debug)]
 pub(crate) struct Loadable {
     pub name: String,
-    pub file: PathBuf,
-    pub sha256: [u8; 32],
-    pub file_span: Span,
+    pub artifact: Artifact,
     pub inputs: Vec<Tensor>,
     pub outputs: Vec<Tensor>,
 }
@@ -166,6 +194,34 @@ pub(crate) struct Loadable {
 pub(crate) struct Manifest<T> {
     pub src: Source,
     pub items: Vec<T>,
+}
+
+/// What a schedule names in a manifest: a module or a loadable.
+pub(crate) trait Item {
+    /// The schedule key naming the manifest.
+    const MANIFEST_KEY: &'static str;
+    /// The task key naming an item (`cubin`, `loadable`).
+    const NOUN: &'static str;
+    /// What an unknown name is called.
+    const KIND: &'static str = Self::NOUN;
+    fn name(&self) -> &str;
+}
+
+impl Item for Module {
+    const MANIFEST_KEY: &'static str = "kernels_manifest";
+    const NOUN: &'static str = "cubin";
+    const KIND: &'static str = "cubin module";
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl Item for Loadable {
+    const MANIFEST_KEY: &'static str = "loadables_manifest";
+    const NOUN: &'static str = "loadable";
+    fn name(&self) -> &str {
+        &self.name
+    }
 }
 
 /// Reads a manifest file into its root table; errors go to `diags`.
@@ -211,14 +267,60 @@ fn entries<'a>(
     }
 }
 
-fn sha256_hex(src: &Source, n: &Node) -> Result<[u8; 32], Diagnostic> {
-    let s = read::string(src, n, "`sha256`")?;
-    parse_hex32(s).ok_or_else(|| {
-        src.error(
-            &n.span,
-            format!("`sha256` must be 64 hex digits, found `{s}`"),
-        )
-    })
+/// A table entry of a manifest being read: its fields, and what messages call it.
+struct Entry<'a> {
+    src: &'a Source,
+    node: &'a Node,
+    fields: Fields<'a>,
+    what: &'static str,
+}
+
+impl<'a> Entry<'a> {
+    /// The table `node` (`what`: e.g. "tensor").
+    fn new(src: &'a Source, node: &'a Node, what: &'static str) -> Result<Self, Diagnostic> {
+        let fields = read::table(src, node, &format!("a {what}"))?;
+        Ok(Entry {
+            src,
+            node,
+            fields,
+            what,
+        })
+    }
+
+    /// The value of the first of `keys` present (the first is the one a message names).
+    fn required(&mut self, keys: &[&str]) -> Result<&'a Node, Diagnostic> {
+        keys.iter()
+            .find_map(|k| self.fields.value(k))
+            .ok_or_else(|| {
+                let (src, what) = (self.src, self.what);
+                src.error(&self.node.span, format!("{what} without `{}`", keys[0]))
+            })
+    }
+
+    /// Its `name`.
+    fn name(&mut self) -> Result<String, Diagnostic> {
+        let n = self.required(&["name"])?;
+        Ok(read::string(self.src, n, "`name`")?.to_owned())
+    }
+
+    /// Its `file` (relative to the manifest), and where it is.
+    fn file(&mut self) -> Result<(PathBuf, Span), Diagnostic> {
+        let n = self.required(&["file"])?;
+        let rel = read::string(self.src, n, "`file`")?;
+        Ok((absolute(&relative_to(&self.src.path, rel)), n.span.clone()))
+    }
+
+    /// Its `sha256` (64 hex digits).
+    fn sha256(&mut self) -> Result<[u8; 32], Diagnostic> {
+        let n = self.required(&["sha256"])?;
+        let s = read::string(self.src, n, "`sha256`")?;
+        parse_hex32(s).ok_or_else(|| {
+            self.src.error(
+                &n.span,
+                format!("`sha256` must be 64 hex digits, found `{s}`"),
+            )
+        })
+    }
 }
 
 pub(crate) fn parse_hex32(s: &str) -> Option<[u8; 32]> {
@@ -235,32 +337,6 @@ pub(crate) fn parse_hex32(s: &str) -> Option<[u8; 32]> {
 
 pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Checks that `file` exists and hashes to `sha256`.
-pub(crate) fn verify_file(
-    src: &Source,
-    file: &Path,
-    sha256: &[u8; 32],
-    span: &Span,
-) -> Result<(), Diagnostic> {
-    let bytes = std::fs::read(file)
-        .map_err(|e| src.error(span, format!("cannot read `{}`: {e}", file.display())))?;
-    let actual: [u8; 32] = Sha256::digest(&bytes).into();
-    if &actual == sha256 {
-        Ok(())
-    } else {
-        Err(src
-            .error(
-                span,
-                format!(
-                    "`{}` does not match its sha256 in the manifest",
-                    file.display()
-                ),
-            )
-            .note(format!("manifest: {}", hex(sha256)))
-            .note(format!("file:     {}", hex(&actual))))
-    }
 }
 
 /// Reads the kernels manifest.
@@ -294,29 +370,13 @@ pub(crate) fn kernels(path: &Path, diags: &mut Vec<Diagnostic>) -> Option<Manife
 }
 
 fn cubin_entry(src: &Source, n: &Node) -> Result<(String, CubinVariant, Vec<Kernel>), Diagnostic> {
-    let mut f = read::table(src, n, "a `[[cubin]]` entry")?;
-    let missing = |k: &str| src.error(&n.span, format!("`[[cubin]]` entry without `{k}`"));
-    let name = read::string(
-        src,
-        f.value("name").ok_or_else(|| missing("name"))?,
-        "`name`",
-    )?
-    .to_owned();
-    let file_node = f.value("file").ok_or_else(|| missing("file"))?;
-    let file = absolute(&relative_to(
-        &src.path,
-        read::string(src, file_node, "`file`")?,
-    ));
-    let sm = read::int_in(
-        src,
-        f.value("sm").ok_or_else(|| missing("sm"))?,
-        "`sm`",
-        1,
-        1000,
-    )? as u32;
-    let sha256 = sha256_hex(src, f.value("sha256").ok_or_else(|| missing("sha256"))?)?;
+    let mut e = Entry::new(src, n, "`[[cubin]]` entry")?;
+    let name = e.name()?;
+    let (file, file_span) = e.file()?;
+    let sm = read::int_in(src, e.required(&["sm"])?, "`sm`", 1, 1000)? as u32;
+    let sha256 = e.sha256()?;
     let mut kernels = Vec::new();
-    if let Some(list) = f.value("kernels") {
+    if let Some(list) = e.fields.value("kernels") {
         for k in read::array(src, list, "`kernels`")? {
             kernels.push(match &k.value {
                 Value::Str(s) => Kernel {
@@ -324,12 +384,9 @@ fn cubin_entry(src: &Source, n: &Node) -> Result<(String, CubinVariant, Vec<Kern
                     params: None,
                 },
                 Value::Table(_) => {
-                    let mut kf = read::table(src, k, "a kernel")?;
-                    let kn = kf
-                        .value("name")
-                        .ok_or_else(|| src.error(&k.span, "kernel without `name`"))?;
-                    let name = read::string(src, kn, "`name`")?.to_owned();
-                    let params = match kf.value("params") {
+                    let mut ke = Entry::new(src, k, "kernel")?;
+                    let name = ke.name()?;
+                    let params = match ke.fields.value("params") {
                         Some(p) => Some(
                             read::strings(src, p, "`params`")?
                                 .into_iter()
@@ -354,9 +411,11 @@ fn cubin_entry(src: &Source, n: &Node) -> Result<(String, CubinVariant, Vec<Kern
     }
     let variant = CubinVariant {
         sm,
-        file,
-        sha256,
-        file_span: file_node.span.clone(),
+        artifact: Artifact {
+            file,
+            sha256,
+            file_span,
+        },
     };
     Ok((name, variant, kernels))
 }
@@ -381,22 +440,12 @@ pub(crate) fn loadables(path: &Path, diags: &mut Vec<Diagnostic>) -> Option<Mani
 }
 
 fn loadable_entry(src: &Source, n: &Node) -> Result<Loadable, Diagnostic> {
-    let mut f = read::table(src, n, "a `[[loadable]]` entry")?;
-    let missing = |k: &str| src.error(&n.span, format!("`[[loadable]]` entry without `{k}`"));
-    let name = read::string(
-        src,
-        f.value("name").ok_or_else(|| missing("name"))?,
-        "`name`",
-    )?
-    .to_owned();
-    let file_node = f.value("file").ok_or_else(|| missing("file"))?;
-    let file = absolute(&relative_to(
-        &src.path,
-        read::string(src, file_node, "`file`")?,
-    ));
-    let sha256 = sha256_hex(src, f.value("sha256").ok_or_else(|| missing("sha256"))?)?;
+    let mut e = Entry::new(src, n, "`[[loadable]]` entry")?;
+    let name = e.name()?;
+    let (file, file_span) = e.file()?;
+    let sha256 = e.sha256()?;
     let mut tensors = |keys: &[&str]| -> Result<Vec<Tensor>, Diagnostic> {
-        let Some(list) = keys.iter().find_map(|k| f.value(k)) else {
+        let Some(list) = keys.iter().find_map(|k| e.fields.value(k)) else {
             return Ok(Vec::new());
         };
         read::array(src, list, &format!("`{}`", keys[0]))?
@@ -408,41 +457,35 @@ fn loadable_entry(src: &Source, n: &Node) -> Result<Loadable, Diagnostic> {
     let outputs = tensors(&["outputs", "output"])?;
     Ok(Loadable {
         name,
-        file,
-        sha256,
-        file_span: file_node.span.clone(),
+        artifact: Artifact {
+            file,
+            sha256,
+            file_span,
+        },
         inputs,
         outputs,
     })
 }
 
 fn tensor(src: &Source, n: &Node) -> Result<Tensor, Diagnostic> {
-    let mut f = read::table(src, n, "a tensor")?;
-    let missing = |k: &str| src.error(&n.span, format!("tensor without `{k}`"));
-    let name = read::string(
-        src,
-        f.value("name").ok_or_else(|| missing("name"))?,
-        "`name`",
-    )?
-    .to_owned();
-    let dims_node = f
-        .value("dims")
-        .or_else(|| f.value("shape"))
-        .ok_or_else(|| missing("dims"))?;
+    let mut e = Entry::new(src, n, "tensor")?;
+    let name = e.name()?;
+    let dims_node = e.required(&["dims", "shape"])?;
     let dims = dims(src, dims_node)?;
-    let dt_node = ["data_type", "dtype", "type"]
-        .iter()
-        .find_map(|k| f.value(k))
-        .ok_or_else(|| missing("data_type"))?;
+    let dt_node = e.required(&["data_type", "dtype", "type"])?;
     let dt_name = read::string(src, dt_node, "`data_type`")?;
     let data_type = DataType::parse(dt_name)
         .ok_or_else(|| src.error(&dt_node.span, format!("unknown data type `{dt_name}`")))?;
     let computed = dims.iter().map(|&d| u64::from(d)).product::<u64>() * data_type.size();
-    let size = match f.value("size") {
+    let size = match e.fields.value("size") {
         Some(s) => read::int_in(src, s, "`size`", 1, i64::MAX)? as u64,
         None => computed,
     };
-    let align = match f.value("align").or_else(|| f.value("alignment")) {
+    let align = match e
+        .fields
+        .value("align")
+        .or_else(|| e.fields.value("alignment"))
+    {
         Some(a) => Some(read::int_in(src, a, "`align`", 1, 1 << 30)? as u64),
         None => None,
     };

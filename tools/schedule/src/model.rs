@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::diag::{Diagnostic, Source, suggest};
+use crate::diag::{Diagnostic, Source};
 use crate::manifest::{self, CubinVariant, DataType, KernelSignature, ParamKind};
 use crate::node::{self, Fields, Node, Span, Value};
 use crate::read::{self, quoted, relative_to};
@@ -225,21 +225,19 @@ pub(crate) struct Task {
 
 impl Task {
     pub fn reads(&self) -> Vec<usize> {
-        let mut v: Vec<usize> = self
-            .accesses
-            .iter()
-            .filter(|a| !a.write)
-            .map(|a| a.buffer)
-            .collect();
-        v.dedup();
-        v
+        self.accessed(false)
     }
 
     pub fn writes(&self) -> Vec<usize> {
+        self.accessed(true)
+    }
+
+    /// The buffers it writes (`write`) or reads, in the order listed.
+    fn accessed(&self, write: bool) -> Vec<usize> {
         let mut v: Vec<usize> = self
             .accesses
             .iter()
-            .filter(|a| a.write)
+            .filter(|a| a.write == write)
             .map(|a| a.buffer)
             .collect();
         v.dedup();
@@ -348,11 +346,16 @@ pub(crate) struct Model {
 impl Model {
     /// The mask of all modes.
     pub fn all_modes(&self) -> u32 {
-        if self.modes.len() >= 32 {
-            u32::MAX
-        } else {
-            (1u32 << self.modes.len()) - 1
-        }
+        all_modes(self.modes.len())
+    }
+}
+
+/// The mask of `count` modes.
+fn all_modes(count: usize) -> u32 {
+    if count >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << count) - 1
     }
 }
 
@@ -454,15 +457,41 @@ impl Parser<'_> {
         if let Some(i) = names.clone().position(|n| n == name) {
             return Some(i);
         }
-        let hint = suggest(name, names.clone());
-        let all: Vec<&str> = names.collect();
-        let d = self.err(span, format!("unknown {what} `{name}`"));
-        match hint {
-            Some(h) => d.help = Some(format!("did you mean `{h}`?")),
-            None if all.is_empty() => d.notes.push(format!("no {what} is declared")),
-            None => d.notes.push(format!("declared: {}", quoted(&all))),
-        }
+        let all: Vec<&str> = names.clone().collect();
+        self.err(span, format!("unknown {what} `{name}`"))
+            .did_you_mean(name, names, || {
+                if all.is_empty() {
+                    format!("no {what} is declared")
+                } else {
+                    format!("declared: {}", quoted(&all))
+                }
+            });
         None
+    }
+
+    /// A string at `n` naming one of `names` (a `what`: `task`, `engine`, `mode`).
+    fn named<'a>(
+        &mut self,
+        n: &Node,
+        what: &str,
+        names: impl Iterator<Item = &'a str> + Clone,
+    ) -> Option<usize> {
+        let name = self.ok(read::string(&self.src, n, &format!("`{what}`")))?;
+        self.resolve(names, name, &n.span, what)
+    }
+
+    /// An integer at `n` in `min..=max`, or `default` when there is none.
+    fn int_or(
+        &mut self,
+        n: Option<&Node>,
+        what: &str,
+        (min, max): (i64, i64),
+        default: i64,
+    ) -> Option<i64> {
+        match n {
+            Some(n) => self.ok(read::int_in(&self.src, n, what, min, max)),
+            None => Some(default),
+        }
     }
 }
 
@@ -544,50 +573,16 @@ fn parse_root(p: &mut Parser<'_>, root: &[(node::Key, Node)]) -> Option<Model> {
         (Some(n), Some(period)) => parse_minor_frames(p, n, period),
         (Some(_), None) => None,
     };
-    let lookahead = match top.value("lookahead") {
-        Some(n) => p
-            .ok(read::int_in(&p.src, n, "`lookahead`", 0, 1))
-            .map(|v| v as u8),
-        None => Some(1),
-    };
+    let lookahead = p
+        .int_or(top.value("lookahead"), "`lookahead`", (0, 1), 1)
+        .map(|v| v as u8);
 
-    let kernels = match top.take("kernels_manifest") {
-        Some((_, n)) => match p.ok(read::string(&p.src, n, "`kernels_manifest`")) {
-            Some(rel) => {
-                let path = relative_to(&p.src.path, rel);
-                files.push(path.clone());
-                let m = manifest::kernels(&path, &mut p.diags);
-                m.map(|m| (m, n.span.clone()))
-            }
-            None => None,
-        },
-        None => None,
-    };
-    let loadables = match top.take("loadables_manifest") {
-        Some((_, n)) => match p.ok(read::string(&p.src, n, "`loadables_manifest`")) {
-            Some(rel) => {
-                let path = relative_to(&p.src.path, rel);
-                files.push(path.clone());
-                let m = manifest::loadables(&path, &mut p.diags);
-                m.map(|m| (m, n.span.clone()))
-            }
-            None => None,
-        },
-        None => None,
-    };
+    let kernels = read_manifest(p, &mut top, &mut files, manifest::kernels);
+    let loadables = read_manifest(p, &mut top, &mut files, manifest::loadables);
 
     let modes = parse_modes(p, top.value("modes"));
     let engines = parse_engines(p, top.value("engines"), profile);
-    let buffer_nodes: &[Node] = match top.value("buffer") {
-        Some(n) => p
-            .ok(read::array(
-                &p.src,
-                n,
-                "`buffer` (write `[[buffer]]` tables)",
-            ))
-            .unwrap_or(&[]),
-        None => &[],
-    };
+    let buffer_nodes = array_of_tables(p, &mut top, "buffer");
     let mut buffer_decls: Vec<(String, Option<BufferDecl>)> = Vec::new();
     for n in buffer_nodes {
         if let Some(decl) = parse_buffer(p, n) {
@@ -609,22 +604,8 @@ fn parse_root(p: &mut Parser<'_>, root: &[(node::Key, Node)]) -> Option<Model> {
         "buffer",
     );
 
-    let task_nodes: &[Node] = match top.value("task") {
-        Some(n) => p
-            .ok(read::array(&p.src, n, "`task` (write `[[task]]` tables)"))
-            .unwrap_or(&[]),
-        None => &[],
-    };
-    let health_nodes: &[Node] = match top.value("health") {
-        Some(n) => p
-            .ok(read::array(
-                &p.src,
-                n,
-                "`health` (write `[[health]]` tables)",
-            ))
-            .unwrap_or(&[]),
-        None => &[],
-    };
+    let task_nodes = array_of_tables(p, &mut top, "task");
+    let health_nodes = array_of_tables(p, &mut top, "health");
     p.unknown(&top, TOP_KEYS, "the schedule");
 
     // Task names first, so that `after` can refer to tasks declared later.
@@ -707,10 +688,7 @@ fn parse_root(p: &mut Parser<'_>, root: &[(node::Key, Node)]) -> Option<Model> {
                 .push(format!("the kernels manifest has: {}", have.join(", ")));
             }
             for v in &module.variants {
-                files.push(v.file.clone());
-                if let Err(d) = manifest::verify_file(&km.src, &v.file, &v.sha256, &v.file_span) {
-                    p.diags.push(d);
-                }
+                verify_artifact(p, &mut files, &km.src, &v.artifact);
             }
             cubins.push(Cubin {
                 name: name.clone(),
@@ -720,14 +698,11 @@ fn parse_root(p: &mut Parser<'_>, root: &[(node::Key, Node)]) -> Option<Model> {
     }
     let mut loadable_descs = Vec::new();
     if let Some((lm, _)) = &loadables {
-        for name in &used_loadables {
+        for (name, _) in &used_loadables {
             let Some(l) = lm.items.iter().find(|l| &l.name == name) else {
                 continue;
             };
-            files.push(l.file.clone());
-            if let Err(d) = manifest::verify_file(&lm.src, &l.file, &l.sha256, &l.file_span) {
-                p.diags.push(d);
-            }
+            verify_artifact(p, &mut files, &lm.src, &l.artifact);
             loadable_descs.push(l.clone());
         }
     }
@@ -785,6 +760,49 @@ fn parse_root(p: &mut Parser<'_>, root: &[(node::Key, Node)]) -> Option<Model> {
         loadables: loadable_descs,
         files,
     })
+}
+
+/// The manifest the schedule names at its `T::MANIFEST_KEY` (relative to the schedule), read
+/// with `load`, and where it is named; its path goes to `files`.
+fn read_manifest<T: manifest::Item>(
+    p: &mut Parser<'_>,
+    top: &mut Fields<'_>,
+    files: &mut Vec<PathBuf>,
+    load: fn(&Path, &mut Vec<Diagnostic>) -> Option<manifest::Manifest<T>>,
+) -> Option<(manifest::Manifest<T>, Span)> {
+    let key = T::MANIFEST_KEY;
+    let (_, n) = top.take(key)?;
+    let rel = p.ok(read::string(&p.src, n, &format!("`{key}`")))?;
+    let path = relative_to(&p.src.path, rel);
+    files.push(path.clone());
+    load(&path, &mut p.diags).map(|m| (m, n.span.clone()))
+}
+
+/// The entries of the top-level `[[key]]` array (none if it is absent or not an array).
+fn array_of_tables<'n>(p: &mut Parser<'_>, top: &mut Fields<'n>, key: &str) -> &'n [Node] {
+    match top.value(key) {
+        Some(n) => p
+            .ok(read::array(
+                &p.src,
+                n,
+                &format!("`{key}` (write `[[{key}]]` tables)"),
+            ))
+            .unwrap_or(&[]),
+        None => &[],
+    }
+}
+
+/// Adds a referenced file to `files` and checks its hash; `src` is its manifest.
+fn verify_artifact(
+    p: &mut Parser<'_>,
+    files: &mut Vec<PathBuf>,
+    src: &Source,
+    artifact: &manifest::Artifact,
+) {
+    files.push(artifact.file.clone());
+    if let Err(d) = artifact.verify(src) {
+        p.diags.push(d);
+    }
 }
 
 /// Reports names that differ but map to the same Rust constant.
@@ -974,29 +992,21 @@ fn parse_engines(p: &mut Parser<'_>, n: Option<&Node>, profile: Option<Profile>)
                 continue;
             };
             let instance_node = ef.value(kind.instance_key());
-            let instance = match instance_node {
-                Some(v) => p.ok(read::int_in(
-                    &p.src,
-                    v,
-                    &format!("`{}`", kind.instance_key()),
-                    0,
-                    255,
-                )),
-                None => Some(pos as i64),
-            };
+            let instance = p.int_or(
+                instance_node,
+                &format!("`{}`", kind.instance_key()),
+                (0, 255),
+                pos as i64,
+            );
             let capacity_node = ef.value("queue_capacity");
-            let capacity = match capacity_node {
-                Some(v) => p
-                    .ok(read::int_in(
-                        &p.src,
-                        v,
-                        "`queue_capacity`",
-                        1,
-                        i64::from(u16::MAX),
-                    ))
-                    .map(|c| c as u16),
-                None => Some(kind.default_queue_capacity()),
-            };
+            let capacity = p
+                .int_or(
+                    capacity_node,
+                    "`queue_capacity`",
+                    (1, i64::from(u16::MAX)),
+                    i64::from(kind.default_queue_capacity()),
+                )
+                .map(|c| c as u16);
             let what = format!("engine `{name}`");
             p.unknown(&ef, &["name", kind.instance_key(), "queue_capacity"], &what);
             let (Some(instance), Some(queue_capacity)) = (instance, capacity) else {
@@ -1151,18 +1161,14 @@ fn parse_buffer(p: &mut Parser<'_>, n: &Node) -> Option<(String, Option<BufferDe
         },
         None => None,
     };
-    let multiplicity = match f.value("multiplicity") {
-        Some(v) => p
-            .ok(read::int_in(
-                &p.src,
-                v,
-                &format!("`multiplicity` of {what}"),
-                1,
-                255,
-            ))
-            .map(|m| m as u8),
-        None => Some(1),
-    };
+    let multiplicity = p
+        .int_or(
+            f.value("multiplicity"),
+            &format!("`multiplicity` of {what}"),
+            (1, 255),
+            1,
+        )
+        .map(|m| m as u8);
     p.unknown(
         &f,
         &[
@@ -1181,38 +1187,16 @@ fn parse_buffer(p: &mut Parser<'_>, n: &Node) -> Option<(String, Option<BufferDe
         .map(|k| k.span.clone())
         .unwrap_or_else(|| name_node.span.clone());
     match kind.as_str() {
-        "raw" => {
-            if !has_size {
-                p.err(&name_node.span, format!("raw {what} has no `size` (bytes)"));
-            }
-            for (key, span) in [
-                ("dims", dims.as_ref().map(|d| &d.1)),
-                ("data_type", data_type.as_ref().map(|d| &d.1)),
-            ] {
-                if let Some(span) = span {
-                    p.err(
-                        span,
-                        format!("`{key}` is for tensor buffers; {what} is raw (use `size`)"),
-                    );
-                }
-            }
-        }
-        "tensor" => {
-            if let Some((_, span)) = &size {
-                p.err(
-                    span,
-                    format!("tensor {what} takes `dims` and `data_type`, not `size`"),
-                );
-            }
-        }
-        "pinned" => {
+        "raw" | "pinned" => {
             if !has_size {
                 p.err(
                     &name_node.span,
-                    format!("pinned {what} has no `size` (bytes)"),
+                    format!("{kind} {what} has no `size` (bytes)"),
                 );
             }
-            if let Some((_, span)) = &align {
+            if kind == "pinned"
+                && let Some((_, span)) = &align
+            {
                 p.err(
                     span,
                     format!("pinned {what} is always page-aligned (4096); remove `align`"),
@@ -1225,9 +1209,17 @@ fn parse_buffer(p: &mut Parser<'_>, n: &Node) -> Option<(String, Option<BufferDe
                 if let Some(span) = span {
                     p.err(
                         span,
-                        format!("`{key}` is for tensor buffers; {what} is pinned (use `size`)"),
+                        format!("`{key}` is for tensor buffers; {what} is {kind} (use `size`)"),
                     );
                 }
+            }
+        }
+        "tensor" => {
+            if let Some((_, span)) = &size {
+                p.err(
+                    span,
+                    format!("tensor {what} takes `dims` and `data_type`, not `size`"),
+                );
             }
         }
         other => {
@@ -1261,9 +1253,9 @@ struct TaskCx<'a> {
     task_names: &'a [(String, Span)],
     kernels: Option<&'a (manifest::Manifest<manifest::Module>, Span)>,
     loadables: Option<&'a (manifest::Manifest<manifest::Loadable>, Span)>,
-    /// Referenced modules (name, first reference) and loadables, in order of first use.
+    /// Referenced modules and loadables (name, first reference), in order of first use.
     used_cubins: Vec<(String, Span)>,
-    used_loadables: Vec<String>,
+    used_loadables: Vec<(String, Span)>,
 }
 
 fn parse_task(p: &mut Parser<'_>, cx: &mut TaskCx<'_>, n: &Node, index: usize) -> Option<Task> {
@@ -1278,15 +1270,7 @@ fn parse_task(p: &mut Parser<'_>, cx: &mut TaskCx<'_>, n: &Node, index: usize) -
 
     // Engine.
     let engine = match f.value("engine") {
-        Some(v) => match p.ok(read::string(&p.src, v, "`engine`")) {
-            Some(e) => p.resolve(
-                cx.engines.iter().map(|e| e.name.as_str()),
-                e,
-                &v.span,
-                "engine",
-            ),
-            None => None,
-        },
+        Some(v) => p.named(v, "engine", cx.engines.iter().map(|e| e.name.as_str())),
         None => {
             p.err(&name_span, format!("{what} has no `engine`"));
             None
@@ -1491,13 +1475,7 @@ fn parse_task(p: &mut Parser<'_>, cx: &mut TaskCx<'_>, n: &Node, index: usize) -
             }
             mask
         }
-        None => {
-            if cx.modes.len() >= 32 {
-                u32::MAX
-            } else {
-                (1u32 << cx.modes.len()) - 1
-            }
-        }
+        None => all_modes(cx.modes.len()),
     };
 
     // Buffer accesses.
@@ -1676,6 +1654,34 @@ fn dim3(p: &mut Parser<'_>, n: &Node, what: &str, limits: [i64; 3]) -> Option<[u
     Some(out)
 }
 
+/// The manifest item `name` that `what` (a task) names at `v`; the first use of each goes to
+/// `used`.
+fn use_item<'m, T: manifest::Item>(
+    p: &mut Parser<'_>,
+    manifest: Option<&'m (manifest::Manifest<T>, Span)>,
+    used: &mut Vec<(String, Span)>,
+    name: &str,
+    v: &Node,
+    what: &str,
+) -> Option<&'m T> {
+    let Some((m, _)) = manifest else {
+        p.err(
+            &v.span,
+            format!(
+                "{what} uses {} `{name}`, but the schedule has no `{}`",
+                T::NOUN,
+                T::MANIFEST_KEY
+            ),
+        );
+        return None;
+    };
+    let i = p.resolve(m.items.iter().map(|x| x.name()), name, &v.span, T::KIND)?;
+    if !used.iter().any(|(u, _)| u == name) {
+        used.push((name.to_owned(), v.span.clone()));
+    }
+    Some(&m.items[i])
+}
+
 fn parse_gpu(
     p: &mut Parser<'_>,
     cx: &mut TaskCx<'_>,
@@ -1697,29 +1703,7 @@ fn parse_gpu(
         }
         Some(v) => {
             let name = p.ok(read::string(&p.src, v, "`cubin`"))?;
-            match cx.kernels {
-                None => {
-                    p.err(
-                        &v.span,
-                        format!(
-                            "{what} uses cubin `{name}`, but the schedule has no `kernels_manifest`"
-                        ),
-                    );
-                    None
-                }
-                Some((km, _)) => {
-                    let i = p.resolve(
-                        km.items.iter().map(|m| m.name.as_str()),
-                        name,
-                        &v.span,
-                        "cubin module",
-                    );
-                    if i.is_some() && !cx.used_cubins.iter().any(|(c, _)| c == name) {
-                        cx.used_cubins.push((name.to_owned(), v.span.clone()));
-                    }
-                    i.map(|i| &km.items[i])
-                }
-            }
+            use_item(p, cx.kernels, &mut cx.used_cubins, name, v, what)
         }
     };
     let kernel = match kernel_node {
@@ -1737,18 +1721,14 @@ fn parse_gpu(
             Some(info) => signature = info.params.clone(),
             None if m.kernels.is_empty() => {}
             None => {
-                let hint = suggest(k, m.kernels.iter().map(|x| x.name.as_str()));
                 let names: Vec<&str> = m.kernels.iter().map(|x| x.name.as_str()).collect();
-                let d = p.err(
+                p.err(
                     &v.span,
                     format!("unknown kernel `{k}` in cubin `{}`", m.name),
-                );
-                match hint {
-                    Some(h) => d.help = Some(format!("did you mean `{h}`?")),
-                    None => d
-                        .notes
-                        .push(format!("cubin `{}` has: {}", m.name, quoted(&names))),
-                }
+                )
+                .did_you_mean(k, names.iter().copied(), || {
+                    format!("cubin `{}` has: {}", m.name, quoted(&names))
+                });
                 ok = false;
             }
         }
@@ -1792,18 +1772,14 @@ fn parse_gpu(
             None
         }
     };
-    let shared_mem = match f.value("shared_mem") {
-        Some(v) => p
-            .ok(read::int_in(
-                &p.src,
-                v,
-                "`shared_mem` (bytes)",
-                0,
-                i64::from(u32::MAX),
-            ))
-            .map(|s| s as u32),
-        None => Some(0),
-    };
+    let shared_mem = p
+        .int_or(
+            f.value("shared_mem"),
+            "`shared_mem` (bytes)",
+            (0, i64::from(u32::MAX)),
+            0,
+        )
+        .map(|s| s as u32);
     let mut params = Vec::new();
     let params_node = f.value("params");
     if let Some(v) = params_node {
@@ -1843,9 +1819,8 @@ fn parse_gpu(
     else {
         return None;
     };
-    let cubin = cx.used_cubins.iter().position(|(c, _)| *c == module.name)?;
     Some(Work::Gpu {
-        cubin,
+        cubin: cx.used_cubins.iter().position(|(c, _)| *c == module.name)?,
         kernel,
         grid,
         block,
@@ -1967,24 +1942,7 @@ fn parse_dla(
         }
         Some(v) => {
             let name = p.ok(read::string(&p.src, v, "`loadable`"))?;
-            match cx.loadables {
-                None => {
-                    p.err(&v.span, format!("{what} uses loadable `{name}`, but the schedule has no `loadables_manifest`"));
-                    None
-                }
-                Some((lm, _)) => {
-                    let i = p.resolve(
-                        lm.items.iter().map(|l| l.name.as_str()),
-                        name,
-                        &v.span,
-                        "loadable",
-                    );
-                    if i.is_some() && !cx.used_loadables.iter().any(|l| l == name) {
-                        cx.used_loadables.push(name.to_owned());
-                    }
-                    i.map(|i| &lm.items[i])
-                }
-            }
+            use_item(p, cx.loadables, &mut cx.used_loadables, name, v, what)
         }
     };
     // Explicit reads/writes of a DLA task must be bound tensors.
@@ -2033,19 +1991,17 @@ fn parse_dla(
             {
                 let lname = loadable.map_or("", |l| l.name.as_str());
                 let names: Vec<&str> = tensors.iter().map(|t| t.name.as_str()).collect();
-                let hint = suggest(&tk.name, names.iter().copied());
-                let d = p.err(
+                p.err(
                     &tk.span,
                     format!(
                         "loadable `{lname}` has no {} tensor `{}`",
                         &key[..key.len() - 1],
                         tk.name
                     ),
-                );
-                match hint {
-                    Some(h) => d.help = Some(format!("did you mean `{h}`?")),
-                    None => d.notes.push(format!("its {key}: {}", quoted(&names))),
-                }
+                )
+                .did_you_mean(&tk.name, names.iter().copied(), || {
+                    format!("its {key}: {}", quoted(&names))
+                });
                 ok = false;
                 continue;
             }
@@ -2101,7 +2057,10 @@ fn parse_dla(
         }
     }
     let loadable = loadable?;
-    let index = cx.used_loadables.iter().position(|l| *l == loadable.name)?;
+    let index = cx
+        .used_loadables
+        .iter()
+        .position(|(l, _)| *l == loadable.name)?;
     ok.then_some(Work::Dla {
         loadable: index,
         inputs,
@@ -2134,18 +2093,13 @@ fn finish_buffers(
             } = &t.work
             {
                 let l = &loadables[*loadable];
-                for (tensor, buf) in inputs.iter() {
-                    if *buf == b
-                        && let Some(spec) = l.inputs.iter().find(|s| s.name == *tensor)
-                    {
-                        bound.push((t, spec));
-                    }
-                }
-                for (tensor, buf) in outputs.iter() {
-                    if *buf == b
-                        && let Some(spec) = l.outputs.iter().find(|s| s.name == *tensor)
-                    {
-                        bound.push((t, spec));
+                for (bindings, specs) in [(inputs, &l.inputs), (outputs, &l.outputs)] {
+                    for (tensor, buf) in bindings {
+                        if *buf == b
+                            && let Some(spec) = specs.iter().find(|s| s.name == *tensor)
+                        {
+                            bound.push((t, spec));
+                        }
                     }
                 }
             }
@@ -2318,14 +2272,11 @@ fn parse_health(
                 Some(s) => {
                     let fault = Fault::parse(s);
                     if fault.is_none() {
-                        let hint = suggest(s, Fault::NAMES);
-                        let d = p.err(&v.span, format!("unknown fault `{s}`"));
-                        match hint {
-                            Some(h) => d.help = Some(format!("did you mean `{h}`?")),
-                            None => d
-                                .notes
-                                .push(format!("expected one of: {}", quoted(&Fault::NAMES))),
-                        }
+                        p.err(&v.span, format!("unknown fault `{s}`")).did_you_mean(
+                            s,
+                            Fault::NAMES,
+                            || format!("expected one of: {}", quoted(&Fault::NAMES)),
+                        );
                     }
                     fault
                 }
@@ -2339,53 +2290,25 @@ fn parse_health(
         let task = f.take("task");
         let engine = f.take("engine");
         let scope = match (task, engine) {
-            (Some((_, t)), Some((ek, _))) => {
-                let _ = t;
+            (Some(_), Some((ek, _))) => {
                 p.err(
                     &ek.span,
                     "a `[[health]]` rule names a `task` or an `engine`, not both",
                 );
-                ok = false;
-                Scope::Any
+                None
             }
-            (Some((_, t)), None) => match p.ok(read::string(&p.src, t, "`task`")) {
-                Some(name) => match p.resolve(
-                    task_names.iter().map(|(n, _)| n.as_str()),
-                    name,
-                    &t.span,
-                    "task",
-                ) {
-                    Some(i) => Scope::Task(i),
-                    None => {
-                        ok = false;
-                        Scope::Any
-                    }
-                },
-                None => {
-                    ok = false;
-                    Scope::Any
-                }
-            },
-            (None, Some((_, e))) => match p.ok(read::string(&p.src, e, "`engine`")) {
-                Some(name) => match p.resolve(
-                    engines.iter().map(|e| e.name.as_str()),
-                    name,
-                    &e.span,
-                    "engine",
-                ) {
-                    Some(i) => Scope::Engine(i),
-                    None => {
-                        ok = false;
-                        Scope::Any
-                    }
-                },
-                None => {
-                    ok = false;
-                    Scope::Any
-                }
-            },
-            (None, None) => Scope::Any,
+            (Some((_, t)), None) => p
+                .named(t, "task", task_names.iter().map(|(n, _)| n.as_str()))
+                .map(Scope::Task),
+            (None, Some((_, e))) => p
+                .named(e, "engine", engines.iter().map(|e| e.name.as_str()))
+                .map(Scope::Engine),
+            (None, None) => Some(Scope::Any),
         };
+        let scope = scope.unwrap_or_else(|| {
+            ok = false;
+            Scope::Any
+        });
         let mode = f.take("mode");
         const ACTIONS: [&str; 4] = ["log", "skip", "switch_mode", "safe_stop"];
         let action = match f.value("action") {
@@ -2394,26 +2317,19 @@ fn parse_health(
                 Some("skip") => Some(Action::Skip),
                 Some("safe_stop") => Some(Action::SafeStop),
                 Some("switch_mode") => match mode {
-                    Some((_, m)) => match p.ok(read::string(&p.src, m, "`mode`")) {
-                        Some(name) => p
-                            .resolve(modes.iter().map(|m| m.name.as_str()), name, &m.span, "mode")
-                            .map(Action::SwitchMode),
-                        None => None,
-                    },
+                    Some((_, m)) => p
+                        .named(m, "mode", modes.iter().map(|m| m.name.as_str()))
+                        .map(Action::SwitchMode),
                     None => {
                         p.err(&v.span, "`switch_mode` needs `mode = \"...\"`");
                         None
                     }
                 },
                 Some(other) => {
-                    let hint = suggest(other, ACTIONS);
-                    let d = p.err(&v.span, format!("unknown action `{other}`"));
-                    match hint {
-                        Some(h) => d.help = Some(format!("did you mean `{h}`?")),
-                        None => d
-                            .notes
-                            .push(format!("expected one of: {}", quoted(&ACTIONS))),
-                    }
+                    p.err(&v.span, format!("unknown action `{other}`"))
+                        .did_you_mean(other, ACTIONS, || {
+                            format!("expected one of: {}", quoted(&ACTIONS))
+                        });
                     None
                 }
                 None => None,

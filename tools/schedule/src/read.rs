@@ -2,7 +2,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::diag::{Diagnostic, Source, suggest};
+use crate::diag::{Diagnostic, Source};
 use crate::node::{Fields, Node, Value};
 use crate::units::parse_duration;
 
@@ -96,10 +96,9 @@ pub(crate) fn unknown_keys(
 ) {
     for (key, _) in fields.rest() {
         let mut d = src.error(&key.span, format!("unknown key `{}` in {what}", key.name));
-        d = match suggest(&key.name, known.iter().copied()) {
-            Some(s) => d.help(format!("did you mean `{s}`?")),
-            None => d.note(format!("expected one of: {}", quoted(known))),
-        };
+        d.did_you_mean(&key.name, known.iter().copied(), || {
+            format!("expected one of: {}", quoted(known))
+        });
         diags.push(d);
     }
 }

@@ -229,37 +229,21 @@ impl fmt::Display for Report {
                 "mode `{}`{initial}: worst-case timeline (each engine a FIFO, each task at its WCET)",
                 m.mode
             )?;
-            let w = m
-                .tasks
-                .iter()
-                .map(|t| t.task.len())
-                .max()
-                .unwrap_or(4)
-                .max(4);
-            let we = m
-                .tasks
-                .iter()
-                .map(|t| t.engine.len())
-                .max()
-                .unwrap_or(6)
-                .max(6);
-            writeln!(
-                f,
-                "  {:<w$}  {:<we$}  {:>11}  {:>11}  {:>11}  {:>11}  {:>11}",
-                "task", "engine", "release", "start", "finish", "deadline", "slack"
-            )?;
+            let widths = (
+                column_width("task", m.tasks.iter().map(|t| t.task.as_str())),
+                column_width("engine", m.tasks.iter().map(|t| t.engine.as_str())),
+            );
+            let headings = ["release", "start", "finish", "deadline", "slack"];
+            timeline_row(f, widths, "task", "engine", headings.map(String::from))?;
             for t in &m.tasks {
-                writeln!(
-                    f,
-                    "  {:<w$}  {:<we$}  {:>11}  {:>11}  {:>11}  {:>11}  {:>11}",
-                    t.task,
-                    t.engine,
-                    ms(t.release_ns),
-                    ms(t.latest_start_ns),
-                    ms(t.latest_finish_ns),
-                    ms(t.deadline_ns),
-                    ms(t.slack_ns)
-                )?;
+                let times = [
+                    t.release_ns,
+                    t.latest_start_ns,
+                    t.latest_finish_ns,
+                    t.deadline_ns,
+                    t.slack_ns,
+                ];
+                timeline_row(f, widths, &t.task, &t.engine, times.map(ms))?;
             }
             let loads: Vec<String> = m
                 .engines
@@ -282,4 +266,24 @@ impl fmt::Display for Report {
         }
         Ok(())
     }
+}
+
+/// The width of a column: its heading or its widest cell.
+fn column_width<'a>(heading: &str, cells: impl Iterator<Item = &'a str>) -> usize {
+    cells.map(str::len).fold(heading.len(), usize::max)
+}
+
+/// A line of a mode's timeline: task and engine (left-aligned in columns of `widths`), then
+/// five times (right-aligned).
+fn timeline_row(
+    f: &mut fmt::Formatter<'_>,
+    (w, we): (usize, usize),
+    task: &str,
+    engine: &str,
+    [release, start, finish, deadline, slack]: [String; 5],
+) -> fmt::Result {
+    writeln!(
+        f,
+        "  {task:<w$}  {engine:<we$}  {release:>11}  {start:>11}  {finish:>11}  {deadline:>11}  {slack:>11}"
+    )
 }

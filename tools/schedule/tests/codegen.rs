@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use common::{
-    Fixture, aeb_signatures, docs_example, docs_example_path, options, repo_root, scratch,
-    with_header,
+    Fixture, aeb_options, buffer, cpu_task, dla_task, docs_example, docs_example_path, edited,
+    options, raw_buffer, repo_root, scratch, task, with_header,
 };
 use orin_exec_schedule::{Options, render_str};
 
@@ -99,9 +99,8 @@ fn compile_and_run(schedule: &str, main_body: &str) -> String {
 
 fn docs_generated(table_path: &str) -> String {
     let opts = Options {
-        signatures: aeb_signatures(),
         table_path: table_path.into(),
-        ..options()
+        ..aeb_options()
     };
     render_str(&docs_example_path(), &docs_example(), &opts)
         .unwrap_or_else(|d| panic!("{d}"))
@@ -210,65 +209,64 @@ fn docs_example_output_compiles_against_table_rs() {
 /// Exercises the shapes the AEB example does not: three modes, a task in two of them, every
 /// parameter kind, no health rules, many minor frames, long names, tasks declared out of
 /// dependency order.
-const VARIED: &str = r#"
-[[buffer]]
-name = "input_with_a_rather_long_name"
-kind = "raw"
-size = 64
-multiplicity = 3
-
-[[buffer]]
-name = "dla_in"
-kind = "tensor"
-
-[[buffer]]
-name = "out"
-kind = "raw"
-size = 256
-
-[[task]]
-name = "consumer"
-engine = "cpu1"
-wcet = "100us"
-reads = ["out"]
-after = ["net"]
-modes = ["a", "c"]
-
-[[task]]
-name = "producer"
-engine = "cpu0"
-wcet = "250us"
-writes = ["input_with_a_rather_long_name"]
-after = ["scale@-2"]
-
-[[task]]
-name = "scale"
-engine = "gpu0"
-cubin = "k"
-kernel = "scale"
-grid = [2, 1, 1]
-block = 64
-shared_mem = 1024
-params = [{ buffer = "input_with_a_rather_long_name" }, { buffer = "dla_in" }, { u32 = 4_000_000 }, { f32 = -0.125 }]
-reads = ["input_with_a_rather_long_name"]
-writes = ["dla_in"]
-after = ["producer", "net@-1"]
-wcet = "300us"
-
-[[task]]
-name = "net"
-engine = "dla0"
-loadable = "net"
-inputs = { in = "dla_in" }
-outputs = { out = "out" }
-after = ["scale", "consumer@-1"]
-wcet = "1ms"
-"#;
-
 fn varied() -> String {
-    with_header(VARIED)
-        .replace("modes = [\"a\", \"b\"]", "modes = [\"a\", \"b\", \"c\"]")
-        .replace("lookahead = 1", "lookahead = 0\nminor_frames = 10")
+    let body = [
+        buffer(
+            "input_with_a_rather_long_name",
+            "raw",
+            &["size = 64", "multiplicity = 3"],
+        ),
+        buffer("dla_in", "tensor", &[]),
+        raw_buffer("out", 256),
+        cpu_task(
+            "consumer",
+            "cpu1",
+            "100us",
+            &[
+                r#"reads = ["out"]"#,
+                r#"after = ["net"]"#,
+                r#"modes = ["a", "c"]"#,
+            ],
+        ),
+        cpu_task(
+            "producer",
+            "cpu0",
+            "250us",
+            &[
+                r#"writes = ["input_with_a_rather_long_name"]"#,
+                r#"after = ["scale@-2"]"#,
+            ],
+        ),
+        task(
+            "scale",
+            "gpu0",
+            &[
+                r#"cubin = "k""#,
+                r#"kernel = "scale""#,
+                "grid = [2, 1, 1]",
+                "block = 64",
+                "shared_mem = 1024",
+                r#"params = [{ buffer = "input_with_a_rather_long_name" }, { buffer = "dla_in" }, { u32 = 4_000_000 }, { f32 = -0.125 }]"#,
+                r#"reads = ["input_with_a_rather_long_name"]"#,
+                r#"writes = ["dla_in"]"#,
+                r#"after = ["producer", "net@-1"]"#,
+                r#"wcet = "300us""#,
+            ],
+        ),
+        dla_task(
+            "net",
+            "dla_in",
+            "out",
+            &[r#"after = ["scale", "consumer@-1"]"#],
+        ),
+    ];
+    edited(
+        &with_header(&body.concat()),
+        &[
+            ("modes = [\"a\", \"b\"]", "modes = [\"a\", \"b\", \"c\"]"),
+            ("lookahead = 1", "lookahead = 0\nminor_frames = 10"),
+        ],
+    )
 }
 
 #[test]

@@ -3,53 +3,24 @@
 
 mod common;
 
-use common::{Fixture, aeb_signatures, docs_example, docs_example_path, options, with_header};
-use orin_exec_schedule::Options;
+use common::{
+    Fixture, assert_has, buffer, check_docs, cpu_task, dla_task, docs_example, docs_example_path,
+    edited, gpu_task, health, points_at, pos, raw_buffer, task, with_header,
+};
 
-/// Asserts that every fragment occurs in the rendered diagnostics.
-fn assert_has(rendered: &str, fragments: &[&str]) {
-    for f in fragments {
-        assert!(rendered.contains(f), "missing {f:?} in:\n{rendered}");
-    }
+/// `w` on `cpu0` writes `buf`, `r` on `cpu1` reads it; nothing orders them.
+fn two_cpu_tasks() -> String {
+    [
+        raw_buffer("buf", 64),
+        cpu_task("w", "cpu0", "1ms", &[r#"writes = ["buf"]"#]),
+        cpu_task("r", "cpu1", "1ms", &[r#"reads = ["buf"]"#]),
+    ]
+    .concat()
 }
-
-/// 1-based line of the first occurrence of `needle` in `text`, and its column.
-fn pos(text: &str, needle: &str) -> (usize, usize) {
-    let at = text
-        .find(needle)
-        .unwrap_or_else(|| panic!("{needle:?} not in the schedule"));
-    let line = text[..at].matches('\n').count() + 1;
-    let col = at - text[..at].rfind('\n').map_or(0, |i| i + 1) + 1;
-    (line, col)
-}
-
-const TWO_CPU_TASKS: &str = r#"
-[[buffer]]
-name = "buf"
-kind = "raw"
-size = 64
-
-[[task]]
-name = "w"
-engine = "cpu0"
-wcet = "1ms"
-writes = ["buf"]
-
-[[task]]
-name = "r"
-engine = "cpu1"
-wcet = "1ms"
-reads = ["buf"]
-"#;
 
 #[test]
 fn docs_example_is_valid_and_prints_its_timeline() {
-    let text = docs_example();
-    let opts = Options {
-        signatures: aeb_signatures(),
-        ..options()
-    };
-    let report = orin_exec_schedule::check_str(&docs_example_path(), &text, &opts)
+    let report = check_docs(&docs_example())
         .unwrap_or_else(|d| panic!("the docs example is rejected:\n{d}"));
     let printed = report.to_string();
     println!("{printed}");
@@ -115,18 +86,13 @@ fn docs_show_the_actual_report_and_diagnostics() {
         let start = at + doc[at..].find("```text\n").unwrap() + "```text\n".len();
         doc[start..start + doc[start..].find("```").unwrap()].to_owned()
     };
-    let opts = Options {
-        signatures: aeb_signatures(),
-        ..options()
-    };
     let shown = |s: String| {
         s.replace(
             &docs_example_path().display().to_string(),
             "examples/aeb/schedule.toml",
         )
     };
-    let report =
-        orin_exec_schedule::check_str(&docs_example_path(), &docs_example(), &opts).unwrap();
+    let report = check_docs(&docs_example()).unwrap();
     assert_eq!(
         block("`orin-exec check examples/aeb/schedule.toml` prints:"),
         shown(report.to_string())
@@ -135,20 +101,14 @@ fn docs_show_the_actual_report_and_diagnostics() {
         "after = [\"preprocess\", \"decision@-1\"]",
         "after = [\"preprocess\"]",
     );
-    let d = orin_exec_schedule::check_str(&docs_example_path(), &broken, &opts).unwrap_err();
+    let d = check_docs(&broken).unwrap_err();
     assert_eq!(block("## Diagnostics"), shown(d.to_string()) + "\n");
 }
 
 #[test]
 fn docs_example_param_kinds_are_checked_against_signatures() {
     let text = docs_example().replacen("{ u32 = 128 }", "{ f32 = 128.0 }", 1);
-    let opts = Options {
-        signatures: aeb_signatures(),
-        ..options()
-    };
-    let d = orin_exec_schedule::check_str(&docs_example_path(), &text, &opts)
-        .unwrap_err()
-        .to_string();
+    let d = check_docs(&text).unwrap_err().to_string();
     assert_has(
         &d,
         &[
@@ -161,9 +121,8 @@ fn docs_example_param_kinds_are_checked_against_signatures() {
 fn syntax_errors_have_line_and_column() {
     let fx = Fixture::new();
     let text = with_header("[[task]]\nname = \"x\"\nwcet = \n");
-    let (d, s) = fx.errors(&text);
+    let (d, s) = fx.rejects(&text, &["error: TOML syntax:", "schedule.toml:"]);
     assert_eq!(d.error_count(), 1);
-    assert_has(&s, &["error: TOML syntax:", "schedule.toml:"]);
     assert!(d.0[0].line > 10, "{s}");
 }
 
@@ -191,60 +150,24 @@ fn diagnostics_print_like_rustc() {
 fn unknown_names_are_reported_with_suggestions() {
     let fx = Fixture::new();
     let text = with_header(
-        r#"
-[[buffer]]
-name = "img"
-kind = "tensor"
-
-[[buffer]]
-name = "res"
-kind = "raw"
-size = 256
-
-[[task]]
-name = "s"
-engine = "cpu0"
-wcet = "1ms"
-writes = ["imgg"]
-modes = ["c"]
-
-[[task]]
-name = "g"
-engine = "gpu0"
-cubin = "kk"
-kernel = "copy"
-grid = 1
-block = 1
-wcet = "1ms"
-after = ["ss"]
-
-[[task]]
-name = "h"
-engine = "gpu0"
-cubin = "k"
-kernel = "scal"
-grid = 1
-block = 1
-wcet = "1ms"
-
-[[task]]
-name = "d"
-engine = "dla0"
-loadable = "nett"
-wcet = "1ms"
-
-[[task]]
-name = "e"
-engine = "dla0"
-loadable = "net"
-inputs = { inn = "img" }
-outputs = { out = "res" }
-wcet = "1ms"
-"#,
+        &[
+            buffer("img", "tensor", &[]),
+            raw_buffer("res", 256),
+            cpu_task(
+                "s",
+                "cpu0",
+                "1ms",
+                &[r#"writes = ["imgg"]"#, r#"modes = ["c"]"#],
+            ),
+            gpu_task("g", &[r#"after = ["ss"]"#]).replace(r#"cubin = "k""#, r#"cubin = "kk""#),
+            gpu_task("h", &[]).replace(r#"kernel = "copy""#, r#"kernel = "scal""#),
+            task("d", "dla0", &[r#"loadable = "nett""#, r#"wcet = "1ms""#]),
+            dla_task("e", "img", "res", &[]).replace("{ in =", "{ inn ="),
+        ]
+        .concat(),
     );
-    let (d, s) = fx.errors(&text);
-    assert_has(
-        &s,
+    let (d, s) = fx.rejects(
+        &text,
         &[
             "unknown buffer `imgg`",
             "did you mean `img`?",
@@ -264,10 +187,9 @@ wcet = "1ms"
         ],
     );
     assert!(d.error_count() >= 8, "{s}");
-    let (line, col) = pos(&text, "\"kk\"");
     assert!(
         d.iter()
-            .any(|x| x.message.contains("`kk`") && (x.line, x.column) == (line, col)),
+            .any(|x| x.message.contains("`kk`") && points_at(x, &text, "\"kk\"", 0)),
         "{s}"
     );
 }
@@ -276,46 +198,33 @@ wcet = "1ms"
 fn malformed_values_are_rejected() {
     let fx = Fixture::new();
     let text = with_header(
-        r#"
-[[buffer]]
-name = "zero"
-kind = "raw"
-size = 0
-
-[[buffer]]
-name = "odd"
-kind = "raw"
-size = 64
-align = 100
-
-[[buffer]]
-name = "t"
-kind = "tensor"
-dims = [1, 1, 8, 8]
-data_type = "int8"
-
-[[task]]
-name = "s"
-engine = "cpu0"
-wcet = "1.5"
-wcte = "1ms"
-reads = ["t"]
-
-[[task]]
-name = "g"
-engine = "gpu0"
-cubin = "k"
-kernel = "scale"
-grid = [0, 1]
-block = [32, 64]
-params = [{ buffer = "t" }, { buffer = "t" }, { u32 = 1 }]
-wcet = "1ms"
-reads = ["t"]
-"#,
+        &[
+            raw_buffer("zero", 0),
+            buffer("odd", "raw", &["size = 64", "align = 100"]),
+            buffer(
+                "t",
+                "tensor",
+                &["dims = [1, 1, 8, 8]", r#"data_type = "int8""#],
+            ),
+            cpu_task("s", "cpu0", "1.5", &[r#"wcte = "1ms""#, r#"reads = ["t"]"#]),
+            task(
+                "g",
+                "gpu0",
+                &[
+                    r#"cubin = "k""#,
+                    r#"kernel = "scale""#,
+                    "grid = [0, 1]",
+                    "block = [32, 64]",
+                    r#"params = [{ buffer = "t" }, { buffer = "t" }, { u32 = 1 }]"#,
+                    r#"wcet = "1ms""#,
+                    r#"reads = ["t"]"#,
+                ],
+            ),
+        ]
+        .concat(),
     );
-    let (_, s) = fx.errors(&text);
-    assert_has(
-        &s,
+    fx.rejects(
+        &text,
         &[
             "`size` of buffer `zero` must be positive, found 0",
             "`align` of buffer `odd` must be a power of two, found 100",
@@ -327,21 +236,23 @@ reads = ["t"]
         ],
     );
     // The count is checked once the values themselves are fine.
-    let text = text
-        .replace("grid = [0, 1]", "grid = 1")
-        .replace("block = [32, 64]", "block = 32");
-    let (_, s) = fx.errors(&text);
-    assert_has(
-        &s,
+    let text = edited(
+        &text,
+        &[
+            ("grid = [0, 1]", "grid = 1"),
+            ("block = [32, 64]", "block = 32"),
+        ],
+    );
+    fx.rejects(
+        &text,
         &[
             "kernel `scale` takes 4 parameters, but task `g` passes 3",
             "signature: (buffer, buffer, u32, f32)",
         ],
     );
     let text = text.replace("{ u32 = 1 }]", "{ u32 = 1 }, { u32 = 2 }]");
-    let (_, s) = fx.errors(&text);
-    assert_has(
-        &s,
+    fx.rejects(
+        &text,
         &["kernel parameter is `f32` in the kernel's signature, but task `g` passes `u32`"],
     );
 }
@@ -350,59 +261,31 @@ reads = ["t"]
 fn wrong_engine_kind_fields_and_timing_fields_are_rejected() {
     let fx = Fixture::new();
     let text = with_header(
-        r#"
-[[buffer]]
-name = "b"
-kind = "raw"
-size = 64
-
-[[task]]
-name = "s"
-engine = "cpu0"
-cubin = "k"
-wcet = "1ms"
-writes = ["b"]
-
-[[task]]
-name = "g"
-engine = "gpu0"
-release = "1ms"
-loadable = "net"
-cubin = "k"
-kernel = "copy"
-grid = 1
-block = 1
-wcet = "1ms"
-after = ["s"]
-
-[[task]]
-name = "late"
-engine = "cpu1"
-wcet = "1ms"
-deadline = "12ms"
-
-[[task]]
-name = "r"
-engine = "cpu1"
-wcet = "1ms"
-release = "5ms"
-deadline = "5ms"
-
-[[task]]
-name = "bud"
-engine = "cpu1"
-wcet = "2ms"
-budget = "1ms"
-
-[[task]]
-name = "s"
-engine = "cpu1"
-wcet = "1ms"
-"#,
+        &[
+            raw_buffer("b", 64),
+            cpu_task("s", "cpu0", "1ms", &[r#"cubin = "k""#, r#"writes = ["b"]"#]),
+            gpu_task(
+                "g",
+                &[
+                    r#"release = "1ms""#,
+                    r#"loadable = "net""#,
+                    r#"after = ["s"]"#,
+                ],
+            ),
+            cpu_task("late", "cpu1", "1ms", &[r#"deadline = "12ms""#]),
+            cpu_task(
+                "r",
+                "cpu1",
+                "1ms",
+                &[r#"release = "5ms""#, r#"deadline = "5ms""#],
+            ),
+            cpu_task("bud", "cpu1", "2ms", &[r#"budget = "1ms""#]),
+            cpu_task("s", "cpu1", "1ms", &[]),
+        ]
+        .concat(),
     );
-    let (_, s) = fx.errors(&text);
-    assert_has(
-        &s,
+    fx.rejects(
+        &text,
         &[
             "`cubin` is a GPU task field, but task `s` runs on CPU engine `cpu0`",
             "`release` is a CPU task field, but task `g` runs on GPU engine `gpu0`",
@@ -434,9 +317,8 @@ name = "p"
 engine = "pva0"
 wcet = "1ms"
 "#;
-    let (_, s) = fx.errors(text);
-    assert_has(
-        &s,
+    fx.rejects(
+        text,
         &[
             "3 minor frames do not divide the period 10.000ms evenly",
             "engine `cpu0` is declared twice",
@@ -451,27 +333,15 @@ wcet = "1ms"
 fn many_independent_errors_are_collected() {
     let fx = Fixture::new();
     let text = with_header(
-        r#"
-[[task]]
-name = "a"
-engine = "nope"
-wcet = "-1ms"
-
-[[task]]
-name = "b"
-engine = "cpu0"
-wcet = "1ms"
-reads = ["missing"]
-
-[[health]]
-fault = "deadline_mis"
-action = "log"
-"#,
+        &[
+            cpu_task("a", "nope", "-1ms", &[]),
+            cpu_task("b", "cpu0", "1ms", &[r#"reads = ["missing"]"#]),
+            health("deadline_mis", "log", &[]),
+        ]
+        .concat(),
     );
-    let (d, s) = fx.errors(&text);
-    assert!(d.error_count() >= 4, "{s}");
-    assert_has(
-        &s,
+    let (d, s) = fx.rejects(
+        &text,
         &[
             "unknown engine `nope`",
             "`-1ms` is not a valid duration: durations cannot be negative",
@@ -480,110 +350,67 @@ action = "log"
             "did you mean `deadline_miss`?",
         ],
     );
+    assert!(d.error_count() >= 4, "{s}");
 }
 
 #[test]
 fn dependency_cycles_name_the_tasks_in_order() {
     let fx = Fixture::new();
     let text = with_header(
-        r#"
-[[task]]
-name = "a"
-engine = "cpu0"
-wcet = "1ms"
-after = ["c"]
-
-[[task]]
-name = "b"
-engine = "cpu1"
-wcet = "1ms"
-after = ["a"]
-
-[[task]]
-name = "c"
-engine = "cpu1"
-wcet = "1ms"
-after = ["b"]
-
-[[task]]
-name = "selfish"
-engine = "cpu0"
-wcet = "1ms"
-after = ["selfish"]
-"#,
+        &[
+            cpu_task("a", "cpu0", "1ms", &[r#"after = ["c"]"#]),
+            cpu_task("b", "cpu1", "1ms", &[r#"after = ["a"]"#]),
+            cpu_task("c", "cpu1", "1ms", &[r#"after = ["b"]"#]),
+            cpu_task("selfish", "cpu0", "1ms", &[r#"after = ["selfish"]"#]),
+        ]
+        .concat(),
     );
-    let (d, s) = fx.errors(&text);
-    assert_has(
-        &s,
+    let (d, s) = fx.rejects(
+        &text,
         &[
             "dependency cycle within a frame: `a` → `b` → `c` → `a`",
             "task `selfish` waits for itself in the same frame",
             "to wait for its previous instance, write `after = [\"selfish@-1\"]`",
         ],
     );
-    let (line, col) = pos(&text, "after = [\"c\"]");
     assert!(
         d.iter()
-            .any(|x| x.message.contains("cycle") && (x.line, x.column) == (line, col + 9)),
+            .any(|x| x.message.contains("cycle") && points_at(x, &text, "after = [\"c\"]", 9)),
         "{s}"
     );
     // A task may wait for its own previous instance.
-    fx.ok(&with_header(
-        "[[task]]\nname = \"x\"\nengine = \"cpu0\"\nwcet = \"1ms\"\nafter = [\"x@-1\"]\n",
-    ));
+    fx.ok(&with_header(&cpu_task(
+        "x",
+        "cpu0",
+        "1ms",
+        &[r#"after = ["x@-1"]"#],
+    )));
 }
-
-const GPU_TASK: &str = "cubin = \"k\"\nkernel = \"copy\"\ngrid = 1\nblock = 1\nwcet = \"1ms\"\n";
 
 #[test]
 fn fifo_deadlocks_are_rejected() {
     let fx = Fixture::new();
-    let text = with_header(&format!(
-        "[[task]]\nname = \"g1\"\nengine = \"gpu0\"\nafter = [\"g2\"]\n{GPU_TASK}\n[[task]]\nname = \"g2\"\nengine = \"gpu0\"\n{GPU_TASK}"
-    ));
-    let (_, s) = fx.errors(&text);
-    assert_has(
-        &s,
+    let text = with_header(&[gpu_task("g1", &[r#"after = ["g2"]"#]), gpu_task("g2", &[])].concat());
+    fx.rejects(
+        &text,
         &[
             "FIFO deadlock in modes `a`, `b`: `g1` waits for `g2`, `g2` is queued after `g1` on `gpu0`",
             "declare the tasks on `gpu0` in dependency order",
         ],
     );
     // Through another engine: g1 (gpu0) → d (dla0) → ... → g0 queued before g1.
-    let text = with_header(&format!(
-        r#"
-[[buffer]]
-name = "i"
-kind = "raw"
-size = 64
-
-[[buffer]]
-name = "o"
-kind = "raw"
-size = 256
-
-[[task]]
-name = "g0"
-engine = "gpu0"
-after = ["d"]
-{GPU_TASK}
-[[task]]
-name = "g1"
-engine = "gpu0"
-{GPU_TASK}
-[[task]]
-name = "d"
-engine = "dla0"
-loadable = "net"
-inputs = {{ in = "i" }}
-outputs = {{ out = "o" }}
-wcet = "1ms"
-after = ["g1"]
-"#
-    ));
-    let (_, s) = fx.errors(&text);
-    assert_has(
-        &s,
+    let text = with_header(
+        &[
+            raw_buffer("i", 64),
+            raw_buffer("o", 256),
+            gpu_task("g0", &[r#"after = ["d"]"#]),
+            gpu_task("g1", &[]),
+            dla_task("d", "i", "o", &[r#"after = ["g1"]"#]),
+        ]
+        .concat(),
+    );
+    fx.rejects(
+        &text,
         &[
             "FIFO deadlock",
             "`g0` waits for `d`",
@@ -596,13 +423,12 @@ after = ["g1"]
 #[test]
 fn queue_capacity_counts_lookahead_frames() {
     let fx = Fixture::new();
-    let text = with_header(&format!(
-        "[[task]]\nname = \"g1\"\nengine = \"gpu0\"\n{GPU_TASK}\n[[task]]\nname = \"g2\"\nengine = \"gpu0\"\n{GPU_TASK}"
-    ))
-    .replace("{ name = \"gpu0\", stream = 0 }", "{ name = \"gpu0\", stream = 0, queue_capacity = 3 }");
-    let (_, s) = fx.errors(&text);
-    assert_has(
-        &s,
+    let text = with_header(&[gpu_task("g1", &[]), gpu_task("g2", &[])].concat()).replace(
+        "{ name = \"gpu0\", stream = 0 }",
+        "{ name = \"gpu0\", stream = 0, queue_capacity = 3 }",
+    );
+    fx.rejects(
+        &text,
         &[
             "engine `gpu0` can hold 4 tasks in mode `a` (2 per frame × (1 + lookahead 1)), but its `queue_capacity` is 3",
             "tasks on `gpu0`: `g1`, `g2`",
@@ -615,22 +441,24 @@ fn queue_capacity_counts_lookahead_frames() {
 #[test]
 fn dla_tasks_wait_for_at_most_29_semaphores() {
     let fx = Fixture::new();
-    let mut body = String::from(
-        "[[buffer]]\nname = \"i\"\nkind = \"raw\"\nsize = 64\n\n[[buffer]]\nname = \"o\"\nkind = \"raw\"\nsize = 256\n",
-    );
+    let mut body = raw_buffer("i", 64) + &raw_buffer("o", 256);
     let mut names = Vec::new();
     for k in 0..30 {
-        body.push_str(&format!(
-            "\n[[task]]\nname = \"c{k}\"\nengine = \"cpu{}\"\nwcet = \"100us\"\n",
-            k % 2
+        body.push_str(&cpu_task(
+            &format!("c{k}"),
+            &format!("cpu{}", k % 2),
+            "100us",
+            &[],
         ));
         // (15 tasks per CPU worker: raise the default queue capacity of 8.)
         names.push(format!("\"c{k}\""));
     }
     let dla = |n: usize| {
-        format!(
-            "\n[[task]]\nname = \"d\"\nengine = \"dla0\"\nloadable = \"net\"\ninputs = {{ in = \"i\" }}\noutputs = {{ out = \"o\" }}\nwcet = \"1ms\"\nafter = [{}]\n",
-            names[..n].join(", ")
+        dla_task(
+            "d",
+            "i",
+            "o",
+            &[&format!("after = [{}]", names[..n].join(", "))],
         )
     };
     let big = |t: String| {
@@ -639,9 +467,8 @@ fn dla_tasks_wait_for_at_most_29_semaphores() {
             "{ name = \"cpu0\", queue_capacity = 16 }, { name = \"cpu1\", queue_capacity = 16 }",
         )
     };
-    let (_, s) = fx.errors(&big(with_header(&format!("{body}{}", dla(30)))));
-    assert_has(
-        &s,
+    fx.rejects(
+        &big(with_header(&format!("{body}{}", dla(30)))),
         &["DLA task `d` waits for 30 semaphores; cuDLA takes at most 29 pre-fences per task"],
     );
     fx.ok(&big(with_header(&format!("{body}{}", dla(29)))));
@@ -651,11 +478,19 @@ fn dla_tasks_wait_for_at_most_29_semaphores() {
 fn semaphore_value_window_and_lag_syntax() {
     let fx = Fixture::new();
     let text = with_header(
-        "[[task]]\nname = \"x\"\nengine = \"cpu0\"\nwcet = \"1ms\"\n\n[[task]]\nname = \"y\"\nengine = \"cpu0\"\nwcet = \"1ms\"\nafter = [\"x@-600\", \"x@-300\", \"x@+1\", \"x@-0\"]\n",
+        &[
+            cpu_task("x", "cpu0", "1ms", &[]),
+            cpu_task(
+                "y",
+                "cpu0",
+                "1ms",
+                &[r#"after = ["x@-600", "x@-300", "x@+1", "x@-0"]"#],
+            ),
+        ]
+        .concat(),
     );
-    let (_, s) = fx.errors(&text);
-    assert_has(
-        &s,
+    fx.rejects(
+        &text,
         &[
             "task `y` waits for `x` 600 frames back; a semaphore keeps the timestamps of its last 512 values only",
             "`x@-300`: at most 255 frames back",
@@ -668,10 +503,9 @@ fn semaphore_value_window_and_lag_syntax() {
 #[test]
 fn race_within_a_frame_is_rejected_with_a_fix() {
     let fx = Fixture::new();
-    let text = with_header(TWO_CPU_TASKS);
-    let (d, s) = fx.errors(&text);
-    assert_has(
-        &s,
+    let text = with_header(&two_cpu_tasks());
+    let (d, s) = fx.rejects(
+        &text,
         &[
             "buffer race on `buf` within a frame (modes `a`, `b`): `w` writes it and `r` reads it, and nothing orders them",
             "`w` runs on `cpu0`, `r` on `cpu1`",
@@ -679,8 +513,7 @@ fn race_within_a_frame_is_rejected_with_a_fix() {
         ],
     );
     assert_eq!(d.error_count(), 1, "{s}");
-    let (line, col) = pos(&text, "reads = [\"buf\"]");
-    assert_eq!((d.0[0].line, d.0[0].column), (line, col + 9));
+    assert!(points_at(&d.0[0], &text, "reads = [\"buf\"]", 9), "{s}");
 }
 
 #[test]
@@ -688,11 +521,10 @@ fn race_ordered_by_after_needs_a_back_edge_across_frames() {
     let fx = Fixture::new();
     // In-frame ordered by `after`; across frames `w` of f+1 may overwrite `buf` while `r` of f reads.
     let text = with_header(
-        &TWO_CPU_TASKS.replace("reads = [\"buf\"]", "reads = [\"buf\"]\nafter = [\"w\"]"),
+        &two_cpu_tasks().replace("reads = [\"buf\"]", "reads = [\"buf\"]\nafter = [\"w\"]"),
     );
-    let (_, s) = fx.errors(&text);
-    assert_has(
-        &s,
+    fx.rejects(
+        &text,
         &[
             "buffer race on `buf` across frames (modes `a`, `b`): `r` of frame f reads it and `w` of frame f+1 writes the same buffer, and nothing orders them",
             "no chain of `after` dependencies or FIFO order leads from `r` to `w`",
@@ -711,38 +543,48 @@ fn race_ordered_by_after_needs_a_back_edge_across_frames() {
 fn race_ordered_by_same_engine_fifo_is_accepted() {
     let fx = Fixture::new();
     fx.ok(&with_header(
-        &TWO_CPU_TASKS.replace("engine = \"cpu1\"", "engine = \"cpu0\""),
+        &two_cpu_tasks().replace("engine = \"cpu1\"", "engine = \"cpu0\""),
     ));
     // Also on a GPU stream: both kernels on gpu0, in frame and across frames.
-    let text = with_header(&format!(
-        "[[buffer]]\nname = \"buf\"\nkind = \"raw\"\nsize = 64\n\n[[task]]\nname = \"g1\"\nengine = \"gpu0\"\nwrites = [\"buf\"]\n{GPU_TASK}\n[[task]]\nname = \"g2\"\nengine = \"gpu0\"\nreads = [\"buf\"]\n{GPU_TASK}"
-    ));
+    let text = with_header(
+        &[
+            raw_buffer("buf", 64),
+            gpu_task("g1", &[r#"writes = ["buf"]"#]),
+            gpu_task("g2", &[r#"reads = ["buf"]"#]),
+        ]
+        .concat(),
+    );
     fx.ok(&text);
 }
 
 #[test]
 fn multiplicity_two_needs_a_chain_within_two_frames() {
     let fx = Fixture::new();
-    let base = TWO_CPU_TASKS
-        .replace("size = 64", "size = 64\nmultiplicity = 2")
-        .replace("reads = [\"buf\"]", "reads = [\"buf\"]\nafter = [\"w\"]");
+    let base = edited(
+        &two_cpu_tasks(),
+        &[
+            ("size = 64", "size = 64\nmultiplicity = 2"),
+            ("reads = [\"buf\"]", "reads = [\"buf\"]\nafter = [\"w\"]"),
+        ],
+    );
+    let back = |k: u32| {
+        base.replace(
+            "writes = [\"buf\"]",
+            &format!("writes = [\"buf\"]\nafter = [\"r@-{k}\"]"),
+        )
+    };
     // No chain back from `r` to `w`: frame f+2 reuses frame f's copy, unordered.
-    let (_, s) = fx.errors(&with_header(&base));
-    assert_has(
-        &s,
+    fx.rejects(
+        &with_header(&base),
         &[
             "buffer race on `buf` across frames (modes `a`, `b`): `r` of frame f reads it and `w` of frame f+2 writes the same copy (multiplicity 2)",
             "add `after = [\"r@-2\"]` to `w`",
         ],
     );
     // A chain of distance 3 is not enough for two copies; the help names multiplicity 3.
-    let far = base.replace(
-        "writes = [\"buf\"]",
-        "writes = [\"buf\"]\nafter = [\"r@-3\"]",
-    );
-    let (_, s) = fx.errors(&with_header(&far));
-    assert_has(
-        &s,
+    let far = back(3);
+    fx.rejects(
+        &with_header(&far),
         &[
             "the shortest chain orders `r` of frame f only before `w` of frame f+3",
             "or raise `multiplicity` of `buf` to 3",
@@ -752,14 +594,8 @@ fn multiplicity_two_needs_a_chain_within_two_frames() {
         &far.replace("multiplicity = 2", "multiplicity = 3"),
     ));
     // Distance 2 with two copies: accepted (and distance 1 a fortiori).
-    fx.ok(&with_header(&base.replace(
-        "writes = [\"buf\"]",
-        "writes = [\"buf\"]\nafter = [\"r@-2\"]",
-    )));
-    fx.ok(&with_header(&base.replace(
-        "writes = [\"buf\"]",
-        "writes = [\"buf\"]\nafter = [\"r@-1\"]",
-    )));
+    fx.ok(&with_header(&back(2)));
+    fx.ok(&with_header(&back(1)));
 }
 
 #[test]
@@ -767,36 +603,26 @@ fn races_are_checked_per_mode() {
     let fx = Fixture::new();
     // `r` and `w2` only share mode `b`, where nothing orders them; `w` is ordered in both.
     let text = with_header(
-        r#"
-[[buffer]]
-name = "buf"
-kind = "raw"
-size = 64
-
-[[task]]
-name = "w"
-engine = "cpu0"
-wcet = "1ms"
-writes = ["buf"]
-modes = ["a"]
-
-[[task]]
-name = "w2"
-engine = "cpu1"
-wcet = "1ms"
-writes = ["buf"]
-modes = ["b"]
-
-[[task]]
-name = "r"
-engine = "cpu0"
-wcet = "1ms"
-reads = ["buf"]
-"#,
+        &[
+            raw_buffer("buf", 64),
+            cpu_task(
+                "w",
+                "cpu0",
+                "1ms",
+                &[r#"writes = ["buf"]"#, r#"modes = ["a"]"#],
+            ),
+            cpu_task(
+                "w2",
+                "cpu1",
+                "1ms",
+                &[r#"writes = ["buf"]"#, r#"modes = ["b"]"#],
+            ),
+            cpu_task("r", "cpu0", "1ms", &[r#"reads = ["buf"]"#]),
+        ]
+        .concat(),
     );
-    let (d, s) = fx.errors(&text);
-    assert_has(
-        &s,
+    let (d, s) = fx.rejects(
+        &text,
         &["buffer race on `buf` within a frame (mode `b`): `w2` writes it and `r` reads it"],
     );
     assert!(!s.contains("mode `a`"), "{s}");
@@ -810,37 +636,27 @@ fn dependencies_on_tasks_outside_the_mode_give_no_order() {
     let fx = Fixture::new();
     // In mode `b`, `r`'s dependency on `w` (mode `a` only) does not order `w2` and `r`.
     let text = with_header(
-        r#"
-[[buffer]]
-name = "buf"
-kind = "raw"
-size = 64
-
-[[task]]
-name = "w"
-engine = "cpu0"
-wcet = "1ms"
-modes = ["a"]
-
-[[task]]
-name = "w2"
-engine = "cpu1"
-wcet = "1ms"
-writes = ["buf"]
-after = ["r@-1"]
-
-[[task]]
-name = "r"
-engine = "cpu0"
-wcet = "1ms"
-reads = ["buf"]
-after = ["w", "w2"]
-"#,
+        &[
+            raw_buffer("buf", 64),
+            cpu_task("w", "cpu0", "1ms", &[r#"modes = ["a"]"#]),
+            cpu_task(
+                "w2",
+                "cpu1",
+                "1ms",
+                &[r#"writes = ["buf"]"#, r#"after = ["r@-1"]"#],
+            ),
+            cpu_task(
+                "r",
+                "cpu0",
+                "1ms",
+                &[r#"reads = ["buf"]"#, r#"after = ["w", "w2"]"#],
+            ),
+        ]
+        .concat(),
     );
     fx.ok(&text);
-    let (_, s) = fx.errors(&text.replace("after = [\"w\", \"w2\"]", "after = [\"w\"]"));
-    assert_has(
-        &s,
+    fx.rejects(
+        &text.replace("after = [\"w\", \"w2\"]", "after = [\"w\"]"),
         &["buffer race on `buf` within a frame (modes `a`, `b`): `w2` writes it and `r` reads it"],
     );
 }
@@ -849,46 +665,39 @@ after = ["w", "w2"]
 fn infeasible_timelines_name_the_chain() {
     let fx = Fixture::new();
     let text = with_header(
-        r#"
-[[task]]
-name = "s"
-engine = "cpu0"
-wcet = "4ms"
-modes = ["a"]
-
-[[task]]
-name = "t"
-engine = "cpu1"
-wcet = "4ms"
-after = ["s"]
-modes = ["a"]
-
-[[task]]
-name = "u"
-engine = "cpu0"
-wcet = "3ms"
-after = ["t"]
-deadline = "9ms"
-modes = ["a"]
-"#,
+        &[
+            cpu_task("s", "cpu0", "4ms", &[r#"modes = ["a"]"#]),
+            cpu_task(
+                "t",
+                "cpu1",
+                "4ms",
+                &[r#"after = ["s"]"#, r#"modes = ["a"]"#],
+            ),
+            cpu_task(
+                "u",
+                "cpu0",
+                "3ms",
+                &[
+                    r#"after = ["t"]"#,
+                    r#"deadline = "9ms""#,
+                    r#"modes = ["a"]"#,
+                ],
+            ),
+        ]
+        .concat(),
     );
-    let (d, s) = fx.errors(&text);
-    assert_has(
-        &s,
+    let (d, s) = fx.rejects(
+        &text,
         &[
             "task `u` can finish at 11.000ms in mode `a`, after its deadline 9.000ms",
             "worst-case chain: `s` (cpu0, 0.000ms → 4.000ms) → `t` (cpu1, 4.000ms → 8.000ms) → `u` (cpu0, 8.000ms → 11.000ms)",
         ],
     );
-    let (line, col) = pos(&text, "\"9ms\"");
-    assert_eq!((d.0[0].line, d.0[0].column), (line, col));
+    assert!(points_at(&d.0[0], &text, "\"9ms\"", 0), "{s}");
     // A release offset starts the chain; the default deadline is the period.
-    let text = with_header(
-        "[[task]]\nname = \"x\"\nengine = \"cpu0\"\nrelease = \"8ms\"\nwcet = \"3ms\"\n",
-    );
-    let (_, s) = fx.errors(&text);
-    assert_has(
-        &s,
+    let text = with_header(&cpu_task("x", "cpu0", "3ms", &[r#"release = "8ms""#]));
+    fx.rejects(
+        &text,
         &[
             "task `x` can finish at 11.000ms in mode `a`, after its deadline 10.000ms",
             "release at 8.000ms → `x`",
@@ -899,28 +708,31 @@ modes = ["a"]
 #[test]
 fn minor_frames_place_cpu_releases() {
     let fx = Fixture::new();
-    let text = with_header(
-        "[[task]]\nname = \"x\"\nengine = \"cpu0\"\nminor_frame = 1\nrelease = \"1ms\"\nwcet = \"1ms\"\n",
-    )
-    .replace("lookahead = 1", "lookahead = 1\nminor_frames = [\"0ms\", \"4ms\", \"6ms\"]");
+    let text = with_header(&cpu_task(
+        "x",
+        "cpu0",
+        "1ms",
+        &["minor_frame = 1", r#"release = "1ms""#],
+    ))
+    .replace(
+        "lookahead = 1",
+        "lookahead = 1\nminor_frames = [\"0ms\", \"4ms\", \"6ms\"]",
+    );
     let report = fx.ok(&text);
     assert_eq!(report.modes[0].tasks[0].latest_start_ns, 5_000_000);
-    let (_, s) = fx.errors(&text.replace("release = \"1ms\"", "release = \"3ms\""));
-    assert_has(
-        &s,
+    fx.rejects(
+        &text.replace("release = \"1ms\"", "release = \"3ms\""),
         &["`release` 3.000ms of task `x` is beyond minor frame 1 (4.000ms..6.000ms)"],
     );
-    let (_, s) = fx.errors(&text.replace("minor_frame = 1", "minor_frame = 3"));
-    assert_has(
-        &s,
+    fx.rejects(
+        &text.replace("minor_frame = 1", "minor_frame = 3"),
         &["minor frame 3 does not exist (the period has 3 minor frames, numbered from 0)"],
     );
-    let (_, s) = fx.errors(&text.replace(
-        "[\"0ms\", \"4ms\", \"6ms\"]",
-        "[\"1ms\", \"4ms\", \"4ms\", \"12ms\"]",
-    ));
-    assert_has(
-        &s,
+    fx.rejects(
+        &text.replace(
+            "[\"0ms\", \"4ms\", \"6ms\"]",
+            "[\"1ms\", \"4ms\", \"4ms\", \"12ms\"]",
+        ),
         &[
             "the first minor frame must start at 0",
             "minor frame offsets must increase",
@@ -933,59 +745,36 @@ fn minor_frames_place_cpu_releases() {
 fn dla_bindings_are_checked_against_the_loadable() {
     let fx = Fixture::new();
     let dla = |inb: &str, outb: &str| {
-        format!(
-            r#"
-[[buffer]]
-name = "i"
-kind = "tensor"
-
-[[buffer]]
-name = "t16"
-kind = "tensor"
-data_type = "int8"
-dims = [1, 1, 4, 4]
-
-[[buffer]]
-name = "small"
-kind = "raw"
-size = 100
-
-[[buffer]]
-name = "pin"
-kind = "pinned"
-size = 256
-
-[[task]]
-name = "d"
-engine = "dla0"
-loadable = "net"
-inputs = {{ in = "{inb}" }}
-outputs = {{ out = "{outb}" }}
-wcet = "1ms"
-"#
-        )
+        [
+            buffer("i", "tensor", &[]),
+            buffer(
+                "t16",
+                "tensor",
+                &[r#"data_type = "int8""#, "dims = [1, 1, 4, 4]"],
+            ),
+            raw_buffer("small", 100),
+            buffer("pin", "pinned", &["size = 256"]),
+            dla_task("d", inb, outb, &[]),
+        ]
+        .concat()
     };
-    let (_, s) = fx.errors(&with_header(&dla("i", "t16")));
-    assert_has(
-        &s,
+    fx.rejects(
+        &with_header(&dla("i", "t16")),
         &[
             "tensor buffer `t16` holds 16 bytes (1x1x4x4), but tensor `out` of task `d` takes 256 bytes (its layout pads lines)",
             "declare it as kind = \"raw\", size = 256",
         ],
     );
-    let (_, s) = fx.errors(&with_header(&dla("i", "small")));
-    assert_has(
-        &s,
+    fx.rejects(
+        &with_header(&dla("i", "small")),
         &["buffer `small` has 100 bytes, but task `d` binds it to tensor `out` of 256 bytes"],
     );
-    let (_, s) = fx.errors(&with_header(&dla("i", "pin")));
-    assert_has(
-        &s,
+    fx.rejects(
+        &with_header(&dla("i", "pin")),
         &["buffer `pin` is pinned host memory, but DLA task `d` binds it to tensor `out`"],
     );
-    let (_, s) = fx.errors(&with_header(&dla("t16", "pin")));
-    assert_has(
-        &s,
+    fx.rejects(
+        &with_header(&dla("t16", "pin")),
         &[
             "buffer `t16` is int8 [1, 1, 4, 4], but task `d` binds it to tensor `in`, which is int8 [1, 1, 8, 8]",
         ],
@@ -1017,39 +806,33 @@ wcet = "1ms"
         "{report}"
     );
     // A DLA task touches only bound buffers.
-    let (_, s) = fx.errors(&with_header(
-        &body.replace("wcet = \"1ms\"", "wcet = \"1ms\"\nreads = [\"small\"]"),
-    ));
-    assert_has(
-        &s,
+    fx.rejects(
+        &with_header(&body.replace("wcet = \"1ms\"", "wcet = \"1ms\"\nreads = [\"small\"]")),
         &["DLA task `d` lists `small` in `reads` but binds it to none of its `inputs`"],
     );
 }
 
 #[test]
 fn artifacts_are_hashed_and_matched_to_the_profile() {
-    use sha2::{Digest, Sha256};
     let fx = Fixture::new();
-    let text = with_header(&format!(
-        "[[task]]\nname = \"g\"\nengine = \"gpu0\"\n{GPU_TASK}"
-    ));
+    let text = with_header(&gpu_task("g", &[]));
     fx.ok(&text);
     // orin needs an sm_87 variant.
-    let sha90: String = Sha256::digest(b"cubin sm_90")
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let sha90 = common::sha(b"cubin sm_90");
     std::fs::write(
         fx.dir.join("manifests/k90.toml"),
         format!("[[cubin]]\nname = \"k\"\nfile = \"bin/k.sm_90.cubin\"\nsm = 90\nsha256 = \"{sha90}\"\nkernels = [\"copy\"]\n"),
     )
     .unwrap();
-    let orin = text
-        .replace("profile = \"sil\"", "profile = \"orin\"")
-        .replace("kernels.toml", "k90.toml");
-    let (_, s) = fx.errors(&orin);
-    assert_has(
-        &s,
+    let orin = edited(
+        &text,
+        &[
+            ("profile = \"sil\"", "profile = \"orin\""),
+            ("kernels.toml", "k90.toml"),
+        ],
+    );
+    fx.rejects(
+        &orin,
         &[
             "cubin `k` has no sm_87 variant, which profile `orin` needs",
             "the kernels manifest has: sm_90",
@@ -1058,9 +841,8 @@ fn artifacts_are_hashed_and_matched_to_the_profile() {
     fx.ok(&orin.replace("profile = \"orin\"", "profile = \"rig\""));
     // A file that does not match its manifest hash.
     std::fs::write(fx.dir.join("manifests/bin/k.sm_90.cubin"), b"tampered").unwrap();
-    let (d, s) = fx.errors(&text);
-    assert_has(
-        &s,
+    let (d, _) = fx.rejects(
+        &text,
         &[
             "k.sm_90.cubin` does not match its sha256 in the manifest",
             "manifests/kernels.toml:",
@@ -1073,44 +855,23 @@ fn artifacts_are_hashed_and_matched_to_the_profile() {
 fn health_rules_are_checked() {
     let fx = Fixture::new();
     let text = with_header(
-        r#"
-[[task]]
-name = "x"
-engine = "cpu0"
-wcet = "1ms"
-
-[[health]]
-fault = "deadline_miss"
-action = "log"
-
-[[health]]
-fault = "deadline_miss"
-task = "x"
-action = "safe_stop"
-
-[[health]]
-fault = "engine_error"
-engine = "cpu0"
-task = "x"
-action = "log"
-
-[[health]]
-fault = "task_error"
-action = "switch_mode"
-
-[[health]]
-fault = "fence_timeout"
-action = "log"
-mode = "b"
-
-[[health]]
-fault = "budget_overrun"
-action = "reboot"
-"#,
+        &[
+            cpu_task("x", "cpu0", "1ms", &[]),
+            health("deadline_miss", "log", &[]),
+            health("deadline_miss", "safe_stop", &[r#"task = "x""#]),
+            health(
+                "engine_error",
+                "log",
+                &[r#"engine = "cpu0""#, r#"task = "x""#],
+            ),
+            health("task_error", "switch_mode", &[]),
+            health("fence_timeout", "log", &[r#"mode = "b""#]),
+            health("budget_overrun", "reboot", &[]),
+        ]
+        .concat(),
     );
-    let (_, s) = fx.errors(&text);
-    assert_has(
-        &s,
+    fx.rejects(
+        &text,
         &[
             "this `deadline_miss` rule never applies: the rule at line",
             "the first matching rule wins: put the more specific rule first",
@@ -1125,9 +886,8 @@ action = "reboot"
 #[test]
 fn missing_top_level_keys_and_unknown_profile() {
     let fx = Fixture::new();
-    let (_, s) = fx.errors("profile = \"pc\"\nperiods = \"10ms\"\n");
-    assert_has(
-        &s,
+    fx.rejects(
+        "profile = \"pc\"\nperiods = \"10ms\"\n",
         &[
             "the schedule has no `name`",
             "unknown profile `pc`",

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use orin_exec_schedule::{Diagnostics, KernelSignature, Options, ParamKind, Report};
+use orin_exec_schedule::{Diagnostic, Diagnostics, KernelSignature, Options, ParamKind, Report};
 use sha2::{Digest, Sha256};
 
 /// The repository root (two levels above this crate).
@@ -32,7 +32,8 @@ pub fn scratch(tag: &str) -> PathBuf {
     dir
 }
 
-fn sha(bytes: &[u8]) -> String {
+/// The sha256 of `bytes` in hex, as the manifests write it.
+pub fn sha(bytes: &[u8]) -> String {
     Sha256::digest(bytes)
         .iter()
         .map(|b| format!("{b:02x}"))
@@ -139,6 +140,14 @@ format = "sil-dla"
         }
     }
 
+    /// Checks and expects errors, every one of `fragments` in the rendered diagnostics;
+    /// returns them.
+    pub fn rejects(&self, text: &str, fragments: &[&str]) -> (Diagnostics, String) {
+        let (d, s) = self.errors(text);
+        assert_has(&s, fragments);
+        (d, s)
+    }
+
     /// Checks and expects success.
     pub fn ok(&self, text: &str) -> Report {
         match self.check(text) {
@@ -154,6 +163,43 @@ pub fn options() -> Options {
         cargo_directives: false,
         ..Options::default()
     }
+}
+
+/// Options with the AEB kernels' signatures.
+pub fn aeb_options() -> Options {
+    Options {
+        signatures: aeb_signatures(),
+        ..options()
+    }
+}
+
+/// Checks (a variant of) the docs example as `examples/aeb/schedule.toml`, with the AEB
+/// kernels' signatures.
+pub fn check_docs(text: &str) -> Result<Report, Diagnostics> {
+    orin_exec_schedule::check_str(&docs_example_path(), text, &aeb_options())
+}
+
+/// Asserts that every fragment occurs in the rendered diagnostics.
+pub fn assert_has(rendered: &str, fragments: &[&str]) {
+    for f in fragments {
+        assert!(rendered.contains(f), "missing {f:?} in:\n{rendered}");
+    }
+}
+
+/// 1-based line of the first occurrence of `needle` in `text`, and its column.
+pub fn pos(text: &str, needle: &str) -> (usize, usize) {
+    let at = text
+        .find(needle)
+        .unwrap_or_else(|| panic!("{needle:?} not in the schedule"));
+    let line = text[..at].matches('\n').count() + 1;
+    let col = at - text[..at].rfind('\n').map_or(0, |i| i + 1) + 1;
+    (line, col)
+}
+
+/// Whether `d` points `offset` columns after the first occurrence of `needle` in `text`.
+pub fn points_at(d: &Diagnostic, text: &str, needle: &str, offset: usize) -> bool {
+    let (line, col) = pos(text, needle);
+    (d.line, d.column) == (line, col + offset)
 }
 
 /// The AEB kernels' signatures (as `orin_exec_kernels::SIGNATURES` declares them).
@@ -207,4 +253,85 @@ pub fn docs_example() -> String {
 /// Where the docs example lives in the repository (its manifest paths are relative to it).
 pub fn docs_example_path() -> PathBuf {
     repo_root().join("examples/aeb/schedule.toml")
+}
+
+/// `text` with each `(from, to)` replaced in turn; every `from` must occur.
+pub fn edited(text: &str, edits: &[(&str, &str)]) -> String {
+    edits.iter().fold(text.to_owned(), |text, (from, to)| {
+        assert!(text.contains(from), "{from:?} not in:\n{text}");
+        text.replace(from, to)
+    })
+}
+
+/// `text`, then `lines` (`key = value`), one a line.
+fn push_lines(mut text: String, lines: &[&str]) -> String {
+    for line in lines {
+        text.push_str(line);
+        text.push('\n');
+    }
+    text
+}
+
+/// A `[[table]]` entry: its `name`, then `lines`.
+pub fn entry(table: &str, name: &str, lines: &[&str]) -> String {
+    push_lines(format!("\n[[{table}]]\nname = \"{name}\"\n"), lines)
+}
+
+/// A `[[buffer]]` of `kind`, then `lines`.
+pub fn buffer(name: &str, kind: &str, lines: &[&str]) -> String {
+    push_lines(
+        entry("buffer", name, &[&format!("kind = \"{kind}\"")]),
+        lines,
+    )
+}
+
+/// A raw `[[buffer]]` of `size` bytes.
+pub fn raw_buffer(name: &str, size: u64) -> String {
+    buffer(name, "raw", &[&format!("size = {size}")])
+}
+
+/// A `[[task]]` on `engine`, then `lines`.
+pub fn task(name: &str, engine: &str, lines: &[&str]) -> String {
+    push_lines(
+        entry("task", name, &[&format!("engine = \"{engine}\"")]),
+        lines,
+    )
+}
+
+/// A `[[task]]` on `engine` with `wcet`, then `lines`.
+pub fn cpu_task(name: &str, engine: &str, wcet: &str, lines: &[&str]) -> String {
+    push_lines(task(name, engine, &[&format!("wcet = \"{wcet}\"")]), lines)
+}
+
+/// The work fields of [`gpu_task`]: kernel `copy` of the fixture cubin `k`, for 1 ms.
+pub const GPU_TASK: &str =
+    "cubin = \"k\"\nkernel = \"copy\"\ngrid = 1\nblock = 1\nwcet = \"1ms\"\n";
+
+/// A `[[task]]` on `gpu0`: `lines`, then [`GPU_TASK`].
+pub fn gpu_task(name: &str, lines: &[&str]) -> String {
+    task(name, "gpu0", lines) + GPU_TASK
+}
+
+/// A `[[task]]` on `dla0` running the fixture loadable `net` (its tensor `in` bound to
+/// buffer `input`, `out` to `output`) for 1 ms, then `lines`.
+pub fn dla_task(name: &str, input: &str, output: &str, lines: &[&str]) -> String {
+    let bindings = [
+        format!("inputs = {{ in = \"{input}\" }}"),
+        format!("outputs = {{ out = \"{output}\" }}"),
+    ];
+    let head = [
+        "loadable = \"net\"",
+        &bindings[0],
+        &bindings[1],
+        "wcet = \"1ms\"",
+    ];
+    push_lines(task(name, "dla0", &head), lines)
+}
+
+/// A `[[health]]` rule, then `lines`.
+pub fn health(fault: &str, action: &str, lines: &[&str]) -> String {
+    push_lines(
+        format!("\n[[health]]\nfault = \"{fault}\"\naction = \"{action}\"\n"),
+        lines,
+    )
 }
