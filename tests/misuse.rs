@@ -175,6 +175,25 @@ fn cpu_borrow_while_the_dla_holds_the_buffer_is_refused() {
 }
 
 #[test]
+fn each_buffer_copy_records_which_engine_holds_it() {
+    let _serial = serial();
+    let rt = init(Variant::default(), virtual_config(), checker()).expect("init");
+    let mut exec = rt.seal().expect("seal");
+    for _ in 0..3 {
+        exec.step().expect("step");
+    }
+    // Frames 0..=2 are complete; frame 3 is planned and its DLA work queued (it waits for
+    // frame 3's CPU input): the DLA holds copy 1 of its output, copy 0 is the CPU's.
+    assert_eq!(
+        exec.holder(MAP, 1).unwrap(),
+        (Holder::Dla(0), Some(DETECTOR))
+    );
+    assert_eq!(exec.holder(MAP, 0).unwrap(), (Holder::Cpu, None));
+    assert_eq!(exec.holder(IMAGE, 1).unwrap(), (Holder::Cpu, Some(INPUT)));
+    exec.shutdown().expect("shutdown");
+}
+
+#[test]
 fn a_hung_dla_gives_a_fence_timeout() {
     let _serial = serial();
     let rt = init(Variant::default(), virtual_config(), checker()).expect("init");
@@ -189,6 +208,11 @@ fn a_hung_dla_gives_a_fence_timeout() {
     assert_eq!(fault, 1, "the GPU task behind the hung DLA times out too");
     let detector_fault = exec.counters(DETECTOR);
     assert_eq!(detector_fault.timeouts, 1);
+    // The hung DLA still holds frame 1's copy of its output.
+    assert_eq!(
+        exec.holder(MAP, 1).unwrap(),
+        (Holder::Dla(0), Some(DETECTOR))
+    );
     // The hung DLA and the GPU stream behind it cannot be drained: shutdown says so.
     let _ = exec.shutdown();
 }

@@ -11,13 +11,13 @@ use crate::engine::gpu::ParamBlock;
 use crate::engine::nvsci::Waited;
 use crate::engine::os::RealtimeStatus;
 use crate::engine::platform::Clock;
-use crate::error::{Context, Error, Result, Status};
+use crate::error::{Context, Error, Holder, Result, Status};
 use crate::exec::board::{Board, RunStatus};
 use crate::exec::health::HealthMonitor;
 use crate::exec::plan::FramePlan;
 use crate::exec::runtime::SafeStop;
 use crate::exec::state::{State, Submit};
-use crate::exec::table::{Action, FaultKind, ModeId, Schedule, TaskId};
+use crate::exec::table::{Action, BufferId, FaultKind, ModeId, Schedule, TaskId};
 use crate::exec::worker::{Shared, Trace};
 use crate::limits::{FENCE_HISTORY, MAX_COPIES, MAX_TASKS, MAX_WAITS};
 use crate::trace::record::NO_TASK;
@@ -197,6 +197,54 @@ impl Executive {
     /// Planned release time of `frame`.
     pub fn release_time(&self, frame: u64) -> u64 {
         self.t0 + frame * self.shared.schedule.period_ns
+    }
+
+    /// Which engine holds copy `copy` of `buffer` now: the engine of the first task (oldest
+    /// frame first, schedule order within a frame) that touches the copy and whose completion
+    /// fence is not reached yet, including work already queued for a planned frame; the CPU
+    /// when no such work is pending. Never blocks (each fence is only checked).
+    pub fn holder(&mut self, buffer: BufferId, copy: usize) -> Result<(Holder, Option<TaskId>)> {
+        let s = self.shared.schedule;
+        let desc = s.buffers.get(buffer.0 as usize).ok_or(Error::UnknownName {
+            name: "buffer index",
+        })?;
+        let m = desc.multiplicity.max(1) as u64;
+        let Some(last) = self.planned_up_to else {
+            return Ok((Holder::Cpu, None));
+        };
+        let first = last.saturating_sub(FENCE_HISTORY as u64 - 1);
+        for f in (first..=last).filter(|f| f % m == copy as u64) {
+            for (i, t) in s.tasks.iter().enumerate() {
+                let id = TaskId(i as u16);
+                if !(t.reads.contains(&buffer) || t.writes.contains(&buffer)) {
+                    continue;
+                }
+                let Some(value) = self.shared.board.fence(id, f) else {
+                    continue;
+                };
+                if !self.fence_reached(id, value)? {
+                    let engine = s.engines.get(t.engine.0 as usize);
+                    return Ok((
+                        engine.map_or(Holder::Cpu, crate::exec::worker::holder_of),
+                        Some(id),
+                    ));
+                }
+            }
+        }
+        Ok((Holder::Cpu, None))
+    }
+
+    fn fence_reached(&mut self, id: TaskId, value: u64) -> Result<bool> {
+        let context = Context::Task(self.shared.schedule.task(id).name);
+        let State {
+            tasks, sems, wait, ..
+        } = &mut *self.st;
+        let rt = &mut tasks[id.0 as usize];
+        sems[id.0 as usize].fence_at(value, &mut rt.monitor, context)?;
+        let wait = wait.as_mut().ok_or(Error::Phase {
+            what: "no wait context",
+        })?;
+        Ok(wait.wait(&rt.monitor, 0, context)? == Waited::Reached)
     }
 
     /// The most recent fault, with its typed error.
