@@ -99,6 +99,7 @@ pub enum Status {
 impl Status {
     /// `Ok` when the call succeeded, else the error naming the call, this status and its
     /// context.
+    #[cfg(feature = "std")]
     pub(crate) fn check(self, success: bool, call: &'static str, context: Context) -> Result<()> {
         if success {
             Ok(())
