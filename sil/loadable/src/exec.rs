@@ -209,8 +209,16 @@ pub(crate) fn dense(
     Ok(())
 }
 
-/// Max pooling (padding ignored).
-pub(crate) fn maxpool(g: &Window, input: &[u8], output: &mut [u8]) -> Result<(), LoadableError> {
+/// Walks every pooling window: folds its in-bounds elements (padding ignored) from `init`
+/// with `fold`, then writes `finish(acc, count)` to the output element.
+fn pool(
+    g: &Window,
+    input: &[u8],
+    output: &mut [u8],
+    init: i64,
+    fold: impl Fn(i64, i8) -> i64,
+    finish: impl Fn(i64, u32) -> i8,
+) -> Result<(), LoadableError> {
     g.check(input, output)?;
     let plane = g.in_h * g.in_w;
     for c in 0..g.c {
@@ -219,17 +227,25 @@ pub(crate) fn maxpool(g: &Window, input: &[u8], output: &mut [u8]) -> Result<(),
             let (iy0, _, ny) = Window::span(oy, g.sh, g.pad_top, g.kh, g.in_h);
             for ox in 0..g.out_w {
                 let (ix0, _, nx) = Window::span(ox, g.sw, g.pad_left, g.kw, g.in_w);
-                let mut m = i8::MIN;
+                let mut acc = init;
                 for y in iy0..iy0 + ny {
                     for x in ix0..ix0 + nx {
-                        m = m.max(x_c[y * g.in_w + x] as i8);
+                        acc = fold(acc, x_c[y * g.in_w + x] as i8);
                     }
                 }
-                output[(c * g.out_h + oy) * g.out_w + ox] = m as u8;
+                let count = u32::try_from(ny * nx).unwrap_or(u32::MAX);
+                output[(c * g.out_h + oy) * g.out_w + ox] = finish(acc, count) as u8;
             }
         }
     }
     Ok(())
+}
+
+/// Max pooling (padding ignored).
+pub(crate) fn maxpool(g: &Window, input: &[u8], output: &mut [u8]) -> Result<(), LoadableError> {
+    let max = |m: i64, x: i8| m.max(i64::from(x));
+    // The fold stays within i8: it starts at i8::MIN and only takes i8 values.
+    pool(g, input, output, i64::from(i8::MIN), max, |m, _| m as i8)
 }
 
 /// Average pooling (padding excluded from the count), see [`pool_average`].
@@ -240,27 +256,10 @@ pub(crate) fn avgpool(
     input: &[u8],
     output: &mut [u8],
 ) -> Result<(), LoadableError> {
-    g.check(input, output)?;
-    let plane = g.in_h * g.in_w;
-    for c in 0..g.c {
-        let x_c = &input[c * plane..];
-        for oy in 0..g.out_h {
-            let (iy0, _, ny) = Window::span(oy, g.sh, g.pad_top, g.kh, g.in_h);
-            for ox in 0..g.out_w {
-                let (ix0, _, nx) = Window::span(ox, g.sw, g.pad_left, g.kw, g.in_w);
-                let mut sum: i64 = 0;
-                for y in iy0..iy0 + ny {
-                    for x in ix0..ix0 + nx {
-                        sum += i64::from(x_c[y * g.in_w + x] as i8);
-                    }
-                }
-                let count = u32::try_from(ny * nx).unwrap_or(u32::MAX);
-                output[(c * g.out_h + oy) * g.out_w + ox] =
-                    pool_average(sum, count, multiplier, shift) as u8;
-            }
-        }
-    }
-    Ok(())
+    let sum = |s: i64, x: i8| s + i64::from(x);
+    pool(g, input, output, 0, sum, |s, count| {
+        pool_average(s, count, multiplier, shift)
+    })
 }
 
 /// `max(x, 0)`.
