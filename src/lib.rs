@@ -19,5 +19,9 @@ pub mod mem;
 pub mod sync;
 pub mod trace;
 
+/// The static schedule tables (the `orin-exec-table` crate): what the generator emits and the
+/// runtime executes.
+pub use orin_exec_table as table;
+
 pub use error::{Error, Result};
 pub mod engine;

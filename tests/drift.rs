@@ -5,8 +5,8 @@
 mod common;
 
 use orin_exec::engine::cpu::CpuCtx;
-use orin_exec::exec::table::*;
 use orin_exec::exec::{Builder, Config, CpuTask, Storage, TaskFault};
+use orin_exec::table::*;
 
 struct Tick;
 

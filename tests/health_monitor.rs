@@ -7,8 +7,8 @@ mod common;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use common::*;
-use orin_exec::exec::table::{Action, EngineId, FaultKind, FaultScope, HealthRule, ModeId, TaskId};
 use orin_exec::exec::{Builder, Config, Executive, Injection, SafeStop, Storage};
+use orin_exec::table::{Action, EngineId, FaultKind, FaultScope, HealthRule, ModeId, TaskId};
 use orin_exec::trace::ring::Pop;
 use orin_exec::trace::{Event, Record};
 

@@ -6,8 +6,8 @@ mod common;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use common::*;
-use orin_exec::exec::table::FaultKind;
 use orin_exec::exec::{Builder, Config, Storage};
+use orin_exec::table::FaultKind;
 
 fn run(frames: u64, virtual_clock: bool, period_ns: u64) -> (u64, u64, u64) {
     let _serial = serial();

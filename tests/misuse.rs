@@ -10,8 +10,8 @@ use common::*;
 use orin_exec::Error;
 use orin_exec::engine::cpu::CpuCtx;
 use orin_exec::error::{Context, Holder, TensorMismatch};
-use orin_exec::exec::table::FaultKind;
 use orin_exec::exec::{Builder, Config, CpuTask, Injection, Storage, TaskFault};
+use orin_exec::table::FaultKind;
 
 static GOOD: AtomicU64 = AtomicU64::new(0);
 static BAD: AtomicU64 = AtomicU64::new(0);

@@ -18,17 +18,17 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use orin_exec::engine::cpu::CpuCtx;
-use orin_exec::exec::table::{Action, Schedule};
 use orin_exec::exec::{Builder, Config, CpuTask, Storage, TaskFault};
-use orin_exec::trace::export;
+use orin_exec::table::{Action, Schedule};
+use orin_exec_trace as export;
 use serde::Serialize;
 
-use crate::aeb_schedule::SCHEDULE;
 use crate::app::{self, Tasks};
 use crate::leak;
 use crate::outputs::{self, FrameOutput, OutputsSummary};
 use crate::scenario;
 use crate::tasks::{DecisionLog, DecisionTask, FrameLog};
+use ::aeb::schedule::SCHEDULE;
 
 /// Options of a scenario run.
 #[derive(Clone, Debug)]
@@ -245,17 +245,14 @@ pub fn run(opts: &Options) -> Result<Outcome, Box<dyn std::error::Error>> {
     let stopped = exec.stopped();
     let health_total = exec.health().total();
     let skipped_runs: u64 = (0..s.tasks.len())
-        .map(|i| {
-            exec.counters(orin_exec::exec::table::TaskId(i as u16))
-                .skipped
-        })
+        .map(|i| exec.counters(orin_exec::table::TaskId(i as u16)).skipped)
         .sum();
     let counters: Vec<serde_json::Value> = s
         .tasks
         .iter()
         .enumerate()
         .map(|(i, t)| {
-            let c = exec.counters(orin_exec::exec::table::TaskId(i as u16));
+            let c = exec.counters(orin_exec::table::TaskId(i as u16));
             serde_json::json!({
                 "task": t.name, "runs": c.runs, "deadline_misses": c.deadline_misses,
                 "overruns": c.overruns, "timeouts": c.timeouts, "errors": c.errors, "skipped": c.skipped,

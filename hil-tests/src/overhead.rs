@@ -32,8 +32,8 @@ use orin_exec::engine::cpu::CpuCtx;
 use orin_exec::engine::gpu::{Function, Gpu, GpuModule, ParamBlock, Stream};
 use orin_exec::engine::os;
 use orin_exec::error::Context;
-use orin_exec::exec::table::{BufferId, Schedule};
 use orin_exec::exec::{Builder, Config, CpuTask, Storage, TaskFault, Trace};
+use orin_exec::table::{BufferId, Schedule};
 use orin_exec::trace::Event;
 use orin_exec::trace::ring::Pop;
 use serde::Serialize;
@@ -468,7 +468,7 @@ fn pipeline_block(
     }
     shutdown?;
     let (mut chain, mut pre, mut post) = (vec![], vec![], vec![]);
-    let get = |t: orin_exec::exec::table::TaskId, f: u64, start: bool| times.get(&(t.0, f, start));
+    let get = |t: orin_exec::table::TaskId, f: u64, start: bool| times.get(&(t.0, f, start));
     for f in opts.warmup..frames + opts.warmup {
         if let (Some(&e), Some(&st)) = (get(task::SRC, f, false), get(task::SINK, f, true)) {
             chain.push(st as f64 - e as f64);

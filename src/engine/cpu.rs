@@ -11,8 +11,8 @@ use core::cell::Cell;
 use core::marker::PhantomData;
 
 use crate::error::{Error, Result};
-use crate::exec::table::{BufferId, TaskId};
 use crate::limits::MAX_BUFFERS;
+use crate::table::{BufferId, TaskId};
 
 /// CPU mapping of one buffer copy.
 #[derive(Clone, Copy, Debug)]

@@ -16,8 +16,8 @@ use sha2::{Digest, Sha256};
 
 use crate::engine::nvsci::{BufObj, RawFence, SyncAttrList, SyncObj};
 use crate::error::{Context, Error, Result, Status, TensorMismatch};
-use crate::exec::table::{LoadableDesc, TensorSpec};
 use crate::limits::{MAX_TENSORS, MAX_WAITS};
+use crate::table::{LoadableDesc, TensorSpec};
 
 pub(crate) fn check(call: &'static str, status: cd::cudlaStatus, context: Context) -> Result<()> {
     Status::Cudla(status.0).check(status == cd::cudlaSuccess, call, context)

@@ -21,8 +21,8 @@ use cuda_sys as cu;
 use crate::engine::dla::hash_matches;
 use crate::engine::nvsci::{BufObj, RawFence, SyncAttrList, SyncObj};
 use crate::error::{Context, Error, Result, Status};
-use crate::exec::table::CubinDesc;
 use crate::limits::MAX_PARAMS;
+use crate::table::CubinDesc;
 
 pub(crate) fn check(call: &'static str, status: cu::CUresult, context: Context) -> Result<()> {
     Status::Cuda(status.0).check(status == cu::CUDA_SUCCESS, call, context)

@@ -10,7 +10,7 @@ use core::ptr;
 use nvsci_sys as ns;
 
 use crate::error::{Context, Error, Result, Status};
-use crate::exec::table::{BufferKind, TensorType};
+use crate::table::{BufferKind, TensorType};
 
 pub(crate) fn check(call: &'static str, status: ns::NvSciError, context: Context) -> Result<()> {
     Status::NvSci(status.0).check(status == ns::NvSciError_Success, call, context)

@@ -11,8 +11,8 @@
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::exec::plan::FramePlan;
-use crate::exec::table::{ModeId, TaskId};
 use crate::limits::{FENCE_HISTORY, MAX_TASKS};
+use crate::table::{ModeId, TaskId};
 
 const NONE: u64 = u64::MAX;
 

@@ -17,9 +17,9 @@ use crate::exec::health::HealthMonitor;
 use crate::exec::plan::FramePlan;
 use crate::exec::runtime::SafeStop;
 use crate::exec::state::{State, Submit};
-use crate::exec::table::{Action, BufferId, FaultKind, ModeId, Schedule, TaskId};
 use crate::exec::worker::{Shared, Trace};
 use crate::limits::{FENCE_HISTORY, MAX_COPIES, MAX_TASKS, MAX_WAITS};
+use crate::table::{Action, BufferId, FaultKind, ModeId, Schedule, TaskId};
 use crate::trace::record::NO_TASK;
 use crate::trace::{Event, Record};
 

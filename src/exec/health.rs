@@ -12,8 +12,8 @@
 //!
 //! A fault without a matching rule is logged.
 
-use crate::exec::table::{Action, FaultKind, ModeId, Schedule, TaskId};
 use crate::limits::MAX_TASKS;
+use crate::table::{Action, FaultKind, ModeId, Schedule, TaskId};
 
 /// What the executive must do after a fault was reported.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,7 +29,7 @@ pub struct Reaction {
 /// Fault counters and pending reactions.
 ///
 /// ```
-/// # use orin_exec::exec::table::*;
+/// # use orin_exec::table::*;
 /// # use orin_exec::exec::health::HealthMonitor;
 /// # static ENGINES: [EngineDesc; 1] = [EngineDesc { name: "dla0", kind: EngineKind::Dla, instance: 0, queue_capacity: 4 }];
 /// # static TASKS: [TaskDesc; 1] = [TaskDesc { name: "detector", engine: EngineId(0), work: Work::Cpu,

@@ -14,12 +14,10 @@ use crate::engine::platform::{GPU_SYNC, GpuSyncMode};
 use crate::error::{Context, Error, Result};
 use crate::exec::runtime::{Config, DLA_ALIGN, WARMUP_TIMEOUT_US};
 use crate::exec::state::*;
-use crate::exec::table::{
-    BufferId, BufferKind, EngineId, EngineKind, Param, Schedule, TaskId, Work,
-};
 use crate::exec::worker::{CpuTask, Shared, Worker, WorkerTask};
 use crate::limits::*;
 use crate::sync::SemaphoreLedger;
+use crate::table::{BufferId, BufferKind, EngineId, EngineKind, Param, Schedule, TaskId, Work};
 
 pub(crate) fn check_table(s: &Schedule) -> Result<()> {
     let cap = |what, n: usize, limit: usize| {

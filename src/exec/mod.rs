@@ -11,7 +11,6 @@ pub mod plan;
 pub mod runtime;
 #[cfg(feature = "std")]
 mod state;
-pub mod table;
 #[cfg(feature = "std")]
 pub mod worker;
 

@@ -1,6 +1,6 @@
 //! The plan of one major frame: its mode and which tasks run as no-ops.
 
-use crate::exec::table::{ModeId, Schedule, TaskId};
+use crate::table::{ModeId, Schedule, TaskId};
 
 /// Decided when a frame is planned (at the latest when its first work is submitted) and never
 /// changed afterwards.

@@ -4,7 +4,7 @@
 //! ```no_run
 //! use orin_exec::exec::{Builder, Config, Storage};
 //! use static_cell::StaticCell;
-//! # fn schedule() -> &'static orin_exec::exec::table::Schedule { unimplemented!() }
+//! # fn schedule() -> &'static orin_exec::table::Schedule { unimplemented!() }
 //! static STORAGE: StaticCell<Storage> = StaticCell::new();
 //! let storage = STORAGE.init_with(Storage::new);
 //! // `schedule()`: the `SCHEDULE` static that orin-exec-schedule generated from the TOML.
@@ -26,10 +26,10 @@ use crate::exec::board::Board;
 use crate::exec::executive::Executive;
 use crate::exec::init::{Init, check_table, spawn_workers};
 use crate::exec::state::{State, Submit};
-use crate::exec::table::{BufferId, EngineKind, Schedule};
 use crate::exec::worker::{CpuTask, Shared, Trace, VirtualCosts};
 use crate::limits::*;
 use crate::mem::AccessLedger;
+use crate::table::{BufferId, EngineKind, Schedule};
 
 /// Default for [`Config::virtual_wait_cap_us`].
 pub const VIRTUAL_WAIT_CAP_US: u64 = 2_000_000;
@@ -76,7 +76,7 @@ pub struct SafeStop {
     /// The task whose fault triggered it.
     pub task: &'static str,
     /// The fault.
-    pub fault: crate::exec::table::FaultKind,
+    pub fault: crate::table::FaultKind,
 }
 
 /// Static storage for one runtime: put it in a `static` (e.g. a `StaticCell`).

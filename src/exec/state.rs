@@ -6,9 +6,9 @@ use crate::engine::dla::{DlaDevice, DlaPtr};
 use crate::engine::gpu::{Function, Gpu, GpuMemory, GpuModule, GpuSemaphore, ParamBlock, Stream};
 use crate::engine::nvsci::{BufModule, BufObj, CpuWaitContext, RawFence, SyncModule, SyncObj};
 use crate::error::Result;
-use crate::exec::table::EngineId;
 use crate::limits::*;
 use crate::sync::SemaphoreLedger;
+use crate::table::EngineId;
 
 /// One copy of a buffer.
 pub(crate) struct BufferCopy {

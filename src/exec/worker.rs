@@ -13,9 +13,9 @@ use crate::engine::nvsci::{CpuWaitContext, RawFence, SyncObj, Waited};
 use crate::engine::platform::{self, Clock};
 use crate::error::{Context, Error, Result};
 use crate::exec::board::{Board, CpuResult, RunStatus};
-use crate::exec::table::{BufferId, Schedule, TaskId};
 use crate::limits::{MAX_BUFFERS, MAX_COPIES, MAX_TASKS};
 use crate::mem::AccessLedger;
+use crate::table::{BufferId, Schedule, TaskId};
 use crate::trace::{Event, Record, TraceRing};
 
 /// A CPU task body.
@@ -172,9 +172,9 @@ fn make_gate<'w>(
     }
 }
 
-pub(crate) fn holder_of(e: &crate::exec::table::EngineDesc) -> crate::error::Holder {
+pub(crate) fn holder_of(e: &crate::table::EngineDesc) -> crate::error::Holder {
     use crate::error::Holder;
-    use crate::exec::table::EngineKind;
+    use crate::table::EngineKind;
     match e.kind {
         EngineKind::Cpu => Holder::Cpu,
         EngineKind::Gpu => Holder::Gpu(e.instance),

@@ -10,8 +10,8 @@
 //! check without blocking, so a mistake shows up as a typed error instead of a data race.
 
 use crate::error::{Context, Error, Result};
-use crate::exec::table::{BufferId, EngineKind, Schedule, TaskId};
 use crate::limits::MAX_TASKS;
+use crate::table::{BufferId, EngineKind, Schedule, TaskId};
 
 /// Engine work that must be complete: `task` of frame `f - lag`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,7 +35,7 @@ const MAX_ENTRIES: usize = 4 * MAX_TASKS;
 /// Prerequisites of every CPU buffer access of a schedule, computed once at init.
 ///
 /// ```
-/// # use orin_exec::exec::table::*;
+/// # use orin_exec::table::*;
 /// # use orin_exec::mem::{AccessLedger, Prerequisite};
 /// # static ENGINES: [EngineDesc; 2] = [
 /// #   EngineDesc { name: "cpu0", kind: EngineKind::Cpu, instance: 0, queue_capacity: 4 },
@@ -101,9 +101,8 @@ impl AccessLedger {
         }
         let before = predecessors(schedule);
         let mut entries = heapless::Vec::new();
-        let kind = |t: &crate::exec::table::TaskDesc| {
-            schedule.engines.get(t.engine.0 as usize).map(|e| e.kind)
-        };
+        let kind =
+            |t: &crate::table::TaskDesc| schedule.engines.get(t.engine.0 as usize).map(|e| e.kind);
         for (i, t) in schedule.tasks.iter().enumerate() {
             if kind(t) != Some(EngineKind::Cpu) {
                 continue;

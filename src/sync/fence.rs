@@ -1,12 +1,12 @@
 //! Fences: a semaphore and a value.
 
-use crate::exec::table::TaskId;
+use crate::table::TaskId;
 
 /// A point on a task's completion semaphore: reached once the counter is at least `value`.
 ///
 /// ```
 /// use orin_exec::sync::Fence;
-/// use orin_exec::exec::table::TaskId;
+/// use orin_exec::table::TaskId;
 /// // A task that runs every frame, after warm-up left its counter at 3:
 /// let f = Fence::steady_state(TaskId(2), 3, 10);
 /// assert_eq!(f.value, 14);

@@ -1,9 +1,9 @@
 //! The bookkeeping side of deterministic semaphores: who signals, who waits, how many signals
 //! are enqueued, and which value each recent frame's signal produces.
 
-use crate::exec::table::{EngineId, TaskId};
 use crate::limits::FENCE_HISTORY;
 use crate::sync::Fence;
+use crate::table::{EngineId, TaskId};
 
 /// The value a frame's signal produced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,7 +16,7 @@ struct Entry {
 ///
 /// ```
 /// use orin_exec::sync::SemaphoreLedger;
-/// use orin_exec::exec::table::{EngineId, TaskId};
+/// use orin_exec::table::{EngineId, TaskId};
 /// let mut s = SemaphoreLedger::new(TaskId(0), EngineId(1));
 /// s.set_base(5); // the counter after warm-up
 /// assert_eq!(s.enqueue_signal(0).value, 6);

@@ -1,4 +1,5 @@
-//! The trace: fixed-size records in a static, lock-free ring, and (hosted) its export.
+//! The trace: fixed-size records in a static, lock-free ring (the export is the
+//! `orin-exec-trace` crate).
 //!
 //! The executive and the CPU workers write records; a reader (on hosted builds, a drainer
 //! thread) takes them out. Writers never block and never allocate: when the ring is full the
@@ -8,5 +9,3 @@ pub mod ring;
 
 pub use record::{Event, Record};
 pub use ring::TraceRing;
-#[cfg(feature = "cli")]
-pub mod export;

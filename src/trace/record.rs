@@ -1,6 +1,6 @@
 //! Trace records: (time, frame, task, event, value).
 
-use crate::exec::table::{Action, FaultKind};
+use crate::table::{Action, FaultKind};
 
 /// What happened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,7 +47,7 @@ impl Event {
 
     /// The event for a code; mode switches decode with mode 0 (the value field holds the mode).
     pub const fn from_code(code: u16, value: u64) -> Option<Event> {
-        use crate::exec::table::ModeId;
+        use crate::table::ModeId;
         Some(match code {
             1 => Event::FrameRelease,
             2 => Event::Submit,
@@ -146,7 +146,7 @@ mod tests {
 
     #[test]
     fn every_event_round_trips() {
-        use crate::exec::table::ModeId;
+        use crate::table::ModeId;
         let mut events = [Event::FrameRelease; 12];
         let all = [
             Event::FrameRelease,

@@ -7,8 +7,8 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use orin_exec::engine::cpu::CpuCtx;
-use orin_exec::exec::table::*;
 use orin_exec::exec::{CpuTask, TaskFault};
+use orin_exec::table::*;
 
 pub const IMAGE: BufferId = BufferId(0);
 pub const MAP: BufferId = BufferId(1);

@@ -2,17 +2,17 @@
 //! timing model of the SIL platform, and the evidence both of its runners produce (trace
 //! draining, fault records, the timing summary).
 //!
-//! Shared by the demo (`main.rs`) and the HIL scenario (`hil-tests/src/aeb.rs`, through a
-//! `#[path]` module), so that both run one copy of the application. The caller owns the
+//! Shared by the demo (`main.rs`) and the HIL scenario (`hil-tests/src/aeb.rs`), so that both
+//! run one copy of the application. The caller owns the
 //! storage: the demo puts it in `StaticCell`s, the HIL harness (several runtimes per process)
 //! leaks it.
 
 use std::path::Path;
 use std::time::Duration;
 
-use orin_exec::exec::table::{BufferId, ModeId, Schedule};
 use orin_exec::exec::{Builder, Config, CpuTask, Executive, FaultRecord, Initialized, Storage};
-use orin_exec::trace::export::{self, Drainer, ReleaseSummary, TaskSummary, TraceMeta};
+use orin_exec::table::{BufferId, ModeId, Schedule};
+use orin_exec_trace::{self as export, Drainer, ReleaseSummary, TaskSummary, TraceMeta};
 
 use crate::tasks::{ConservativeDecision, DecisionLog, DecisionTask, FallbackDetector, Sensor};
 

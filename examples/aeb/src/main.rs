@@ -5,28 +5,21 @@
 //! with an independent plausibility monitor. Faults can be injected to watch the health
 //! monitor switch to the degraded, CPU-only mode.
 
-mod app;
-mod scenario;
-mod tasks;
-
-mod schedule {
-    include!(concat!(env!("OUT_DIR"), "/schedule.rs"));
-}
-
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
 use orin_exec::engine::report::PlatformReport;
-use orin_exec::exec::table::{Action, Schedule, TaskId};
 use orin_exec::exec::{Builder, Executive, Injection, SafeStop, Storage};
-use orin_exec::trace::export;
+use orin_exec::table::{Action, Schedule, TaskId};
+use orin_exec_trace as export;
 use static_cell::StaticCell;
 
-use app::Tasks;
-use schedule::SCHEDULE;
-use tasks::DecisionLog;
+use aeb::app::{self, Tasks};
+use aeb::schedule::SCHEDULE;
+use aeb::tasks::DecisionLog;
+use aeb::{scenario, tasks};
 
 #[derive(Parser, Debug)]
 #[command(

@@ -3,8 +3,8 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use orin_exec::engine::cpu::CpuCtx;
-use orin_exec::exec::table::BufferId;
 use orin_exec::exec::{CpuTask, TaskFault};
+use orin_exec::table::BufferId;
 
 use crate::scenario::{self, EGO_SPEED, FH, H, HORIZON, TTC_BRAKE_S, W};
 
@@ -28,6 +28,12 @@ pub struct Decision {
 struct Slot<const W: usize> {
     frame: AtomicU64,
     words: [AtomicU64; W],
+}
+
+impl<const W: usize, const SLOTS: usize> Default for FrameLog<W, SLOTS> {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 /// `W` words per frame for the last `SLOTS` frames, written by a task on its worker and read
@@ -68,6 +74,12 @@ impl<const W: usize, const SLOTS: usize> FrameLog<W, SLOTS> {
         Some(std::array::from_fn(|i| {
             slot.words[i].load(Ordering::Relaxed)
         }))
+    }
+}
+
+impl Default for DecisionLog {
+    fn default() -> Self {
+        Self::new()
     }
 }
 

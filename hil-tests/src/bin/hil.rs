@@ -16,7 +16,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use hil_tests::{aeb, b2b, outputs, overhead};
 use orin_exec::engine::report::PlatformReport;
-use orin_exec::trace::export;
+use orin_exec_trace as export;
 
 #[derive(Parser, Debug)]
 #[command(

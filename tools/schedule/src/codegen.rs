@@ -1,4 +1,4 @@
-//! Rust code generation: `static` tables for `orin_exec::exec::table::Schedule`.
+//! Rust code generation: `static` tables for `orin_exec::table::Schedule`.
 //!
 //! The output is laid out the way rustfmt (default configuration) lays it out, by a small
 //! pretty printer that follows rustfmt's width heuristics for the few shapes used here

@@ -5,7 +5,7 @@
 //! * the `orin-exec check FILE` command: [`check_file`] returns a [`Report`] (the worst-case
 //!   timeline per mode) or [`Diagnostics`] (rustc-style errors with file, line and column);
 //! * an application's `build.rs`: [`generate`] (or [`build_script`]) validates the schedule
-//!   and writes Rust source that builds `orin_exec::exec::table::Schedule` as a `static`.
+//!   and writes Rust source that builds `orin_exec::table::Schedule` as a `static`.
 //!
 //! ```no_run
 //! // build.rs of an application: `fn main() { ... }` with
@@ -40,13 +40,13 @@ pub use manifest::{KernelSignature, ParamKind};
 pub use report::{EngineLoad, ModeReport, Report, TaskTiming};
 
 /// The default path of the table types in generated code.
-pub const DEFAULT_TABLE_PATH: &str = "::orin_exec::exec::table";
+pub const DEFAULT_TABLE_PATH: &str = "::orin_exec::table";
 
 /// Options for checking and generating.
 #[derive(Clone, Debug)]
 pub struct Options {
     /// Rust path of the module holding the table types (default
-    /// [`DEFAULT_TABLE_PATH`]); tests use e.g. `crate::table`.
+    /// [`DEFAULT_TABLE_PATH`]); tests use e.g. `::orin_exec_table`.
     pub table_path: String,
     /// Kernel signatures to check `params` against when the kernels manifest lists none
     /// (e.g. converted from `orin_exec_kernels::SIGNATURES`).
@@ -66,6 +66,38 @@ impl Default for Options {
             cargo_directives: true,
             copy_to: None,
         }
+    }
+}
+
+impl Options {
+    /// The default options with kernel signatures given as `(kernel, parameter kinds)`, each
+    /// kind's `Debug` name parsed by [`ParamKind::parse`] (e.g. `orin_exec_kernels::SIGNATURES`:
+    /// `DevPtr`, `U32`, ...). A kind that does not parse is an error naming it.
+    pub fn with_kernel_signatures<'a, T: std::fmt::Debug + 'a>(
+        signatures: impl IntoIterator<Item = (&'a str, &'a [T])>,
+    ) -> Result<Options, String> {
+        let signatures = signatures
+            .into_iter()
+            .map(|(kernel, params)| {
+                let params = params
+                    .iter()
+                    .map(|p| {
+                        let name = format!("{p:?}");
+                        ParamKind::parse(&name).ok_or_else(|| {
+                            format!("kernel `{kernel}`: unknown parameter kind `{name}`")
+                        })
+                    })
+                    .collect::<Result<_, _>>()?;
+                Ok(KernelSignature {
+                    kernel: kernel.to_string(),
+                    params,
+                })
+            })
+            .collect::<Result<_, String>>()?;
+        Ok(Options {
+            signatures,
+            ..Options::default()
+        })
     }
 }
 

@@ -1590,7 +1590,7 @@ fn parse_task(p: &mut Parser<'_>, cx: &mut TaskCx<'_>, n: &Node, index: usize) -
                 ),
             )
             .notes
-            .push("`orin_exec::exec::table::Work` has `Cpu`, `Gpu` and `Dla` only".into());
+            .push("`orin_exec::table::Work` has `Cpu`, `Gpu` and `Dla` only".into());
             None
         }
         None => None,

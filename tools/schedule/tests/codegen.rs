@@ -1,6 +1,6 @@
 //! Code generation: the output is stable, formatted as rustfmt formats it, and compiles against
-//! the runtime's `src/exec/table.rs` (copied into a scratch crate: this crate cannot depend on
-//! `orin-exec`, which depends on it).
+//! the `orin-exec-table` crate (built here with rustc from `table/src/lib.rs`, the one crate of
+//! table types that the runtime uses too).
 
 mod common;
 
@@ -62,23 +62,44 @@ fn assert_rustfmt_stable(source: &str) {
     }
 }
 
-/// Compiles `schedule` (generated with `table_path = "crate::table"`) with `main_body` into a
-/// binary next to a copy of the runtime's table.rs, runs it and returns its stdout.
+/// Compiles `schedule` (generated with `table_path = "::orin_exec_table"`) with `main_body`
+/// into a binary linked against the `orin-exec-table` crate, runs it and returns its stdout.
 fn compile_and_run(schedule: &str, main_body: &str) -> String {
     let dir = scratch("compile");
-    std::fs::copy(repo_root().join("src/exec/table.rs"), dir.join("table.rs"))
-        .expect("src/exec/table.rs");
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let rlib = dir.join("liborin_exec_table.rlib");
+    let out = Command::new(&rustc)
+        .args([
+            "--edition",
+            "2024",
+            "--crate-type",
+            "rlib",
+            "--crate-name",
+            "orin_exec_table",
+        ])
+        .arg("-o")
+        .arg(&rlib)
+        .arg(repo_root().join("table/src/lib.rs"))
+        .output()
+        .expect("rustc");
+    assert!(
+        out.status.success(),
+        "table/src/lib.rs does not compile:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     std::fs::write(dir.join("schedule.rs"), schedule).unwrap();
     let main = format!(
-        "#![deny(warnings)]\n#[allow(dead_code)]\nmod table;\nmod schedule {{\n    include!(\"schedule.rs\");\n}}\n\
+        "#![deny(warnings)]\nmod schedule {{\n    include!(\"schedule.rs\");\n}}\n\
          #[allow(unused_imports)]\nuse schedule::{{SCHEDULE, buffer, engine, mode, task}};\n\
-         #[allow(unused_imports)]\nuse table::*;\nfn main() {{\n{main_body}\n}}\n"
+         #[allow(unused_imports)]\nuse orin_exec_table::*;\nfn main() {{\n{main_body}\n}}\n"
     );
     std::fs::write(dir.join("main.rs"), main).unwrap();
     let bin = dir.join("schedule-test");
-    let out = Command::new(std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into()))
+    let out = Command::new(&rustc)
         .args(["--edition", "2024", "--crate-type", "bin", "-o"])
         .arg(&bin)
+        .arg("--extern")
+        .arg(format!("orin_exec_table={}", rlib.display()))
         .arg(dir.join("main.rs"))
         .output()
         .expect("rustc");
@@ -114,7 +135,7 @@ fn docs_example_output_is_stable_and_rustfmt_formatted() {
     assert_eq!(a, b);
     assert_rustfmt_stable(&a);
     for needle in [
-        "use ::orin_exec::exec::table::*;",
+        "use ::orin_exec::table::*;",
         "pub static SCHEDULE: Schedule = Schedule {",
         "    pub const SENSOR: TaskId = TaskId(0);",
         "    pub const DETECTOR: TaskId = TaskId(2);",
@@ -149,7 +170,7 @@ fn docs_example_output_is_stable_and_rustfmt_formatted() {
 
 #[test]
 fn docs_example_output_compiles_against_table_rs() {
-    let source = docs_generated("crate::table");
+    let source = docs_generated("::orin_exec_table");
     let out = compile_and_run(
         &source,
         r#"
@@ -278,7 +299,7 @@ fn varied_schedule_output_is_formatted_and_compiles() {
     assert_rustfmt_stable(&default.source);
     let source = default
         .source
-        .replace(orin_exec_schedule::DEFAULT_TABLE_PATH, "crate::table");
+        .replace(orin_exec_schedule::DEFAULT_TABLE_PATH, "::orin_exec_table");
     for needle in [
         "static HEALTH: [HealthRule; 0] = [];",
         "modes: ModeMask(1 << mode::A.0 | 1 << mode::C.0),",

@@ -1,3 +1,4 @@
+#![no_std]
 //! Static schedule tables.
 //!
 //! `orin-exec-schedule` validates a `schedule.toml` and generates Rust source that builds one
@@ -6,7 +7,7 @@
 //! slices of the same [`Schedule`].
 //!
 //! ```
-//! use orin_exec::exec::table::*;
+//! use orin_exec_table::*;
 //!
 //! static ENGINES: [EngineDesc; 1] = [EngineDesc {
 //!     name: "cpu0",

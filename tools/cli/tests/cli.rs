@@ -14,7 +14,7 @@ fn orin_exec(args: &[&str]) -> (i32, String) {
 }
 
 fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
 }
 
 #[test]

@@ -5,21 +5,17 @@
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
 use std::path::Path;
-use std::string::String;
-use std::string::ToString;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
-use std::vec::Vec;
-use std::{format, vec};
 
 use serde::Serialize;
 
-use super::record::NO_TASK;
-use super::ring::Pop;
-use super::{Event, Record, TraceRing};
-use crate::exec::table::{EngineKind, FaultKind, Schedule};
+use orin_exec::table::{EngineKind, FaultKind, Schedule};
+use orin_exec::trace::record::NO_TASK;
+use orin_exec::trace::ring::Pop;
+use orin_exec::trace::{Event, Record, TraceRing};
 
 /// What a trace file says about the schedule it was recorded with, so reports need nothing
 /// else.
