@@ -287,10 +287,12 @@ pub enum Error {
         /// Its budget, ns.
         budget_ns: u64,
     },
-    /// A CPU task reported a failure or was refused a buffer.
+    /// A CPU task reported a failure (with its code) or was refused a buffer (no code).
     TaskFailed {
         /// The task.
         task: &'static str,
+        /// The code it reported, if it reported one.
+        code: Option<u32>,
     },
     /// An engine reported an asynchronous error; it is failed until re-initialised.
     EngineFailed {
@@ -304,10 +306,25 @@ pub enum Error {
         /// The task.
         task: &'static str,
     },
-    /// A name given at init is not in the schedule.
-    UnknownName {
-        /// The name.
-        name: &'static str,
+    /// A buffer id that is not in the schedule.
+    NoSuchBuffer {
+        /// The buffer index given.
+        buffer: u16,
+    },
+    /// An engine id that is not a DLA engine of the schedule.
+    NotADlaEngine {
+        /// The engine index given.
+        engine: u8,
+    },
+    /// A body was bound to a task that is not a CPU task of the schedule.
+    NotACpuTask {
+        /// The task index given.
+        task: u16,
+    },
+    /// The bodies given were generated for another schedule.
+    BodiesOfAnotherSchedule {
+        /// The schedule they belong to.
+        schedule: &'static str,
     },
     /// A static capacity was exceeded.
     Capacity {
@@ -422,8 +439,12 @@ impl fmt::Display for Error {
                     "task `{task}` ran {used_ns} ns, over its budget of {budget_ns} ns"
                 )
             }
-            Error::TaskFailed { task } => {
-                write!(f, "CPU task `{task}` failed or was refused a buffer")
+            Error::TaskFailed {
+                task,
+                code: Some(code),
+            } => write!(f, "CPU task `{task}` reported failure code {code}"),
+            Error::TaskFailed { task, code: None } => {
+                write!(f, "CPU task `{task}` was refused a buffer and did not run")
             }
             Error::EngineFailed { engine, status } => {
                 write!(
@@ -434,7 +455,19 @@ impl fmt::Display for Error {
             Error::UnboundTask { task } => {
                 write!(f, "CPU task `{task}` has no function bound to it")
             }
-            Error::UnknownName { name } => write!(f, "`{name}` is not in the schedule"),
+            Error::NoSuchBuffer { buffer } => {
+                write!(f, "buffer {buffer} is not in the schedule")
+            }
+            Error::NotADlaEngine { engine } => {
+                write!(f, "engine {engine} is not a DLA engine of the schedule")
+            }
+            Error::NotACpuTask { task } => {
+                write!(f, "task {task} is not a CPU task of the schedule")
+            }
+            Error::BodiesOfAnotherSchedule { schedule } => write!(
+                f,
+                "the task bodies were generated for schedule `{schedule}`, not this one"
+            ),
             Error::Capacity { what, limit } => {
                 write!(f, "capacity exceeded: at most {limit} {what}")
             }

@@ -58,7 +58,7 @@ fn release_errors(frames: u64, virtual_clock: bool) -> Vec<i64> {
             realtime_priority: None,
             ..Config::default()
         })
-        .bind("tick", Box::leak(Box::new(Tick)))
+        .bind(TaskId(0), Box::leak(Box::new(Tick)))
         .init(Box::leak(Box::new(Storage::new())))
         .expect("init");
     let mut exec = exec.seal().expect("seal");

@@ -67,8 +67,8 @@ fn start() -> Executive {
             virtual_wait_cap_us: 200_000,
             ..Config::default()
         })
-        .bind("input", Box::leak(Box::new(Input)))
-        .bind("check", check)
+        .bind(INPUT, Box::leak(Box::new(Input)))
+        .bind(CHECK, check)
         .safe_state(safe_state)
         .init(Box::leak(Box::new(Storage::new())))
         .expect("init")
@@ -225,4 +225,31 @@ fn fence_timeouts_downstream_of_a_hang_follow_their_own_rule() {
     assert_eq!(fault.frame, 1);
     assert!(find(&trace, POSTPROCESS, Event::Reaction(Action::Log)).is_some());
     let _ = exec.shutdown();
+}
+
+#[test]
+fn a_task_error_keeps_the_code_the_task_reported() {
+    let _serial = serial();
+    let mut exec = start();
+    // A corrupted DLA output makes `check` report code 1 in frame 3.
+    exec.inject(DETECTOR, 3, Injection::DlaCorrupt).unwrap();
+    run(&mut exec, 4);
+    let fault = exec
+        .recent_faults()
+        .find(|f| f.kind == FaultKind::TaskError)
+        .copied()
+        .expect("a task_error fault");
+    assert_eq!(fault.frame, 3);
+    assert_eq!(
+        fault.error,
+        orin_exec::Error::TaskFailed {
+            task: "check",
+            code: Some(1)
+        }
+    );
+    assert_eq!(
+        fault.error.to_string(),
+        "CPU task `check` reported failure code 1"
+    );
+    exec.shutdown().expect("shutdown");
 }

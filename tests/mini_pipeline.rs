@@ -30,8 +30,8 @@ fn run(frames: u64, virtual_clock: bool, period_ns: u64) -> (u64, u64, u64) {
             realtime_priority: None,
             ..Config::default()
         })
-        .bind("input", Box::leak(Box::new(Input)))
-        .bind("check", check)
+        .bind(INPUT, Box::leak(Box::new(Input)))
+        .bind(CHECK, check)
         .init(storage)
         .expect("init");
     let mut exec = runtime.seal().expect("seal");

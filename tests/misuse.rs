@@ -11,7 +11,7 @@ use orin_exec::Error;
 use orin_exec::engine::cpu::CpuCtx;
 use orin_exec::error::{Context, Holder, TensorMismatch};
 use orin_exec::exec::{Builder, Config, CpuTask, Injection, Storage, TaskFault};
-use orin_exec::table::FaultKind;
+use orin_exec::table::{EngineId, FaultKind};
 
 static GOOD: AtomicU64 = AtomicU64::new(0);
 static BAD: AtomicU64 = AtomicU64::new(0);
@@ -23,8 +23,8 @@ fn init(
 ) -> Result<orin_exec::exec::Initialized, Error> {
     Builder::new(schedule(v))
         .config(config)
-        .bind("input", Box::leak(Box::new(Input)))
-        .bind("check", check)
+        .bind(INPUT, Box::leak(Box::new(Input)))
+        .bind(CHECK, check)
         .init(Box::leak(Box::new(Storage::new())))
 }
 
@@ -158,11 +158,19 @@ fn cpu_borrow_while_the_dla_holds_the_buffer_is_refused() {
         binWeights: core::ptr::null(),
         seed: 1,
     };
-    rt.set_dla_timing("dla0", &model).expect("timing model");
+    rt.set_dla_timing(EngineId(1), &model)
+        .expect("timing model");
     let mut exec = rt.seal().expect("seal");
     let report = exec.step().expect("step");
     assert!(report.faults >= 1);
     assert_eq!(exec.health().count(CHECK, FaultKind::TaskError), 1);
+    // The fault keeps the task's cause: the refusal itself.
+    let fault = exec
+        .recent_faults()
+        .find(|f| f.kind == FaultKind::TaskError)
+        .copied()
+        .expect("a task_error fault");
+    assert_eq!(Some(fault.error), *REFUSED.lock().unwrap());
     exec.shutdown().expect("shutdown");
     assert_eq!(
         *REFUSED.lock().unwrap(),

@@ -87,8 +87,8 @@ fn main() {
             realtime_priority: None,
             ..Config::default()
         })
-        .bind("input", Box::leak(Box::new(Input)))
-        .bind("check", check)
+        .bind(INPUT, Box::leak(Box::new(Input)))
+        .bind(CHECK, check)
         .init(storage)
         .expect("init");
     let (exec, seal_allocations) = counted(|| runtime.seal());

@@ -17,8 +17,7 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use orin_exec::engine::cpu::CpuCtx;
-use orin_exec::exec::{Builder, Config, CpuTask, Storage, TaskFault};
+use orin_exec::exec::{Builder, Config, Storage, TaskFault};
 use orin_exec::table::{Action, Schedule};
 use orin_exec_trace as export;
 use serde::Serialize;
@@ -28,7 +27,7 @@ use crate::leak;
 use crate::outputs::{self, FrameOutput, OutputsSummary};
 use crate::scenario;
 use crate::tasks::{DecisionLog, DecisionTask, FrameLog};
-use ::aeb::schedule::SCHEDULE;
+use ::aeb::schedule::{SCHEDULE, body, cx};
 
 /// Options of a scenario run.
 #[derive(Clone, Debug)]
@@ -111,19 +110,19 @@ struct RecordingDecision {
     log: &'static DetectionLog,
 }
 
-impl CpuTask for RecordingDecision {
-    fn run(&mut self, ctx: &CpuCtx<'_>) -> Result<(), TaskFault> {
-        let result = self.inner.run(ctx);
-        if ctx.inputs_valid()
-            && let (Ok(det), Ok(p)) = (
-                ctx.read_as::<i32>(self.inner.detection),
-                ctx.read_as::<i8>(self.inner.presence),
-            )
+impl body::Decision for RecordingDecision {
+    fn run(&mut self, cx: cx::Decision<'_>) -> Result<(), TaskFault> {
+        // The views are read before the decision consumes the context (its own reads).
+        let (frame, valid) = (cx.frame, cx.inputs_valid);
+        let seen = (cx.detection.as_slice::<i32>(), cx.presence.as_slice::<i8>());
+        let result = self.inner.run(cx);
+        if valid
+            && let (Ok(det), Ok(p)) = seen
             && det.len() >= 4
             && p.len() > 64
         {
             self.log
-                .record(ctx.frame(), [det[0], det[1], det[2], det[3]], [p[0], p[64]]);
+                .record(frame, [det[0], det[1], det[2], det[3]], [p[0], p[64]]);
         }
         result
     }
@@ -138,10 +137,10 @@ pub fn run(opts: &Options) -> Result<Outcome, Box<dyn std::error::Error>> {
     std::fs::create_dir_all(&opts.out)?;
     let decisions: &'static DecisionLog = leak(DecisionLog::new());
     let detections: &'static DetectionLog = leak(DetectionLog(FrameLog::new()));
-    let tasks = Tasks::new(s, decisions, |inner| RecordingDecision {
+    let tasks = leak(Tasks::new(decisions, |inner| RecordingDecision {
         inner,
         log: detections,
-    })?;
+    }));
     // The demo's tasks and DLA (3 to 5 ms per frame, seeded).
     let runtime = app::init(
         Builder::new(s).config(Config {
@@ -149,7 +148,7 @@ pub fn run(opts: &Options) -> Result<Outcome, Box<dyn std::error::Error>> {
             gpu_timestamps: opts.gpu_timestamps,
             ..app::config(opts.virtual_clock)
         }),
-        leak(tasks),
+        leak(tasks.bodies()),
         leak(Storage::new()),
         opts.dla_seed,
     )?;

@@ -28,24 +28,23 @@
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
-use orin_exec::engine::cpu::CpuCtx;
 use orin_exec::engine::gpu::{Function, Gpu, GpuModule, ParamBlock, Stream};
 use orin_exec::engine::os;
 use orin_exec::error::Context;
-use orin_exec::exec::{Builder, Config, CpuTask, Storage, TaskFault, Trace};
-use orin_exec::table::{BufferId, Schedule};
+use orin_exec::exec::{Builder, Config, Storage, TaskFault, Trace};
+use orin_exec::table::Schedule;
 use orin_exec::trace::Event;
 use orin_exec::trace::ring::Pop;
 use serde::Serialize;
 
 use crate::b2b::params;
-use crate::bench_schedule::{SCHEDULE as BENCH, task};
+use crate::bench_schedule::{Bodies, SCHEDULE as BENCH, body, cx, task};
 use crate::leak;
 use crate::outputs::{detection_from_words, detection_words};
 use crate::pinned::HostMapped;
 use crate::scenario;
 use crate::stats::Summary;
-use crate::tasks::{FrameLog, Sensor};
+use crate::tasks::FrameLog;
 
 /// Options of the benchmark.
 #[derive(Clone, Copy, Debug)]
@@ -324,17 +323,26 @@ fn stream_part(opts: &Options, report: &mut Report) -> Result<(), Box<dyn std::e
 type SinkLog = FrameLog<2, 64>;
 
 struct Sink {
-    detection: BufferId,
     log: &'static SinkLog,
 }
 
-impl CpuTask for Sink {
-    fn run(&mut self, ctx: &CpuCtx<'_>) -> Result<(), TaskFault> {
-        let d = ctx.read_as::<i32>(self.detection)?;
-        if ctx.inputs_valid() && d.len() >= 4 {
+impl body::Sink for Sink {
+    fn run(&mut self, cx: cx::Sink<'_>) -> Result<(), TaskFault> {
+        let d = cx.detection.as_slice::<i32>()?;
+        if cx.inputs_valid && d.len() >= 4 {
             self.log
-                .record(ctx.frame(), detection_words([d[0], d[1], d[2], d[3]]));
+                .record(cx.frame, detection_words([d[0], d[1], d[2], d[3]]));
         }
+        Ok(())
+    }
+}
+
+/// The source: the AEB scenario's camera frame.
+struct Src;
+
+impl body::Src for Src {
+    fn run(&mut self, mut cx: cx::Src<'_>) -> Result<(), TaskFault> {
+        scenario::render(cx.frame, cx.camera.bytes());
         Ok(())
     }
 }
@@ -357,11 +365,6 @@ fn expected(frame: u64) -> [i32; 4] {
     let mut out = [0i32; 4];
     let _ = orin_exec_kernels::aeb_postprocess(&image, 64, 48, &p, &mut out);
     out
-}
-
-fn buffer(s: &Schedule, name: &'static str) -> Result<BufferId, String> {
-    s.buffer_by_name(name)
-        .ok_or_else(|| format!("gpu_bench has no buffer `{name}`"))
 }
 
 /// Task start (`true`) and end times by (task, frame).
@@ -409,19 +412,10 @@ fn pipeline_block(
             gpu_timestamps: on,
             ..Config::default()
         })
-        .bind(
-            "src",
-            leak(Sensor {
-                camera: buffer(s, "camera")?,
-            }),
-        )
-        .bind(
-            "sink",
-            leak(Sink {
-                detection: buffer(s, "detection")?,
-                log,
-            }),
-        )
+        .bodies(leak(Bodies {
+            src: leak(Src),
+            sink: leak(Sink { log }),
+        }))
         .init(leak(Storage::new()))?;
     let mut exec = runtime.seal()?;
     let ring = exec.trace();

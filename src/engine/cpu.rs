@@ -234,3 +234,86 @@ fn cast<'s, T: Element>(bytes: &'s [u8], name: &'static str) -> Result<&'s [T]> 
     // SAFETY: aligned (checked), in bounds, every bit pattern is a valid T (sealed Element).
     Ok(unsafe { core::slice::from_raw_parts(bytes.as_ptr().cast::<T>(), len) })
 }
+
+/// A buffer a CPU task reads: the frame's copy, admitted by the executive, immutable.
+///
+/// Generated per-task contexts hold one `Buf` per buffer the task declares under `reads`.
+#[derive(Clone, Copy, Debug)]
+pub struct Buf<'a> {
+    bytes: &'a [u8],
+    name: &'static str,
+}
+
+impl<'a> Buf<'a> {
+    /// The bytes.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// The bytes as elements of `T` (the buffer must be aligned for `T`).
+    pub fn as_slice<T: Element>(&self) -> Result<&'a [T]> {
+        cast::<T>(self.bytes, self.name)
+    }
+
+    /// The buffer's name in the schedule.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+}
+
+/// A buffer a CPU task writes: the frame's copy, admitted by the executive, exclusive for
+/// the run.
+///
+/// Generated per-task contexts hold one `BufMut` per buffer the task declares under `writes`.
+#[derive(Debug)]
+pub struct BufMut<'a> {
+    bytes: &'a mut [u8],
+    name: &'static str,
+}
+
+impl<'a> BufMut<'a> {
+    /// The bytes.
+    pub fn bytes(&mut self) -> &mut [u8] {
+        self.bytes
+    }
+
+    /// The bytes, for the rest of the run.
+    pub fn into_bytes(self) -> &'a mut [u8] {
+        self.bytes
+    }
+
+    /// The bytes as elements of `T`, for the rest of the run (the buffer must be aligned for
+    /// `T`).
+    pub fn into_slice<T: Element>(self) -> Result<&'a mut [T]> {
+        let len = aligned_len::<T>(self.bytes, self.name)?;
+        // SAFETY: aligned (checked), `len * size_of::<T>()` bytes are in the slice, every bit
+        // pattern is a valid T (Element is sealed to plain numbers), and `self` is consumed
+        // so the byte view and the typed view never coexist.
+        Ok(unsafe { core::slice::from_raw_parts_mut(self.bytes.as_mut_ptr().cast::<T>(), len) })
+    }
+
+    /// The buffer's name in the schedule.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+}
+
+impl<'a> CpuCtx<'a> {
+    /// Admit a read of the frame's copy of `buffer` (what generated contexts call for each
+    /// declared read).
+    pub fn buf(&self, buffer: BufferId) -> Result<Buf<'a>> {
+        Ok(Buf {
+            bytes: self.read(buffer)?,
+            name: self.gate.buffer_name(buffer),
+        })
+    }
+
+    /// Admit a write of the frame's copy of `buffer` (what generated contexts call for each
+    /// declared write).
+    pub fn buf_mut(&self, buffer: BufferId) -> Result<BufMut<'a>> {
+        Ok(BufMut {
+            bytes: self.write(buffer)?,
+            name: self.gate.buffer_name(buffer),
+        })
+    }
+}

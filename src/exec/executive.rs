@@ -17,7 +17,7 @@ use crate::exec::health::HealthMonitor;
 use crate::exec::plan::FramePlan;
 use crate::exec::runtime::SafeStop;
 use crate::exec::state::{State, Submit};
-use crate::exec::worker::{Shared, Trace};
+use crate::exec::worker::{Shared, TaskFault, Trace};
 use crate::limits::{FENCE_HISTORY, MAX_COPIES, MAX_TASKS, MAX_WAITS};
 use crate::table::{Action, BufferId, FaultKind, ModeId, Schedule, TaskId};
 use crate::trace::record::NO_TASK;
@@ -205,9 +205,10 @@ impl Executive {
     /// when no such work is pending. Never blocks (each fence is only checked).
     pub fn holder(&mut self, buffer: BufferId, copy: usize) -> Result<(Holder, Option<TaskId>)> {
         let s = self.shared.schedule;
-        let desc = s.buffers.get(buffer.0 as usize).ok_or(Error::UnknownName {
-            name: "buffer index",
-        })?;
+        let desc = s
+            .buffers
+            .get(buffer.0 as usize)
+            .ok_or(Error::NoSuchBuffer { buffer: buffer.0 })?;
         let m = desc.multiplicity.max(1) as u64;
         let Some(last) = self.planned_up_to else {
             return Ok((Holder::Cpu, None));
@@ -645,7 +646,18 @@ impl Executive {
                 used_ns,
                 budget_ns: s.task(id).budget_ns,
             },
-            FaultKind::TaskError => Error::TaskFailed { task: name },
+            FaultKind::TaskError => match self.shared.causes.get(id, f) {
+                Some(TaskFault::Runtime(e)) => e,
+                Some(TaskFault::App { code }) => Error::TaskFailed {
+                    task: name,
+                    code: Some(code),
+                },
+                // Refused a buffer before it could run, or it never reported a cause.
+                _ => Error::TaskFailed {
+                    task: name,
+                    code: None,
+                },
+            },
         };
         self.record(time_ns, f, id.0, Event::Fault(kind), 0);
         let r = self.hm.report(s, kind, id);

@@ -1,4 +1,6 @@
-//! Schedule tables, the cyclic executive, the deadline/budget monitor, the health monitor and modes.
+//! The cyclic executive, the deadline/budget monitor, the health monitor and modes.
+#[cfg(feature = "std")]
+pub mod bind;
 #[cfg(feature = "std")]
 pub mod board;
 #[cfg(feature = "std")]
@@ -14,6 +16,10 @@ mod state;
 #[cfg(feature = "std")]
 pub mod worker;
 
+#[cfg(feature = "std")]
+pub use crate::engine::cpu::{Buf, BufMut};
+#[cfg(feature = "std")]
+pub use bind::{BodySet, TaskContext};
 #[cfg(feature = "std")]
 pub use executive::{Executive, FaultRecord, FrameReport, Injection, TaskCounters};
 #[cfg(feature = "std")]

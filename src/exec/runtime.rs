@@ -22,14 +22,15 @@ use crate::engine::gpu::Gpu;
 use crate::engine::os::{self, RealtimeStatus};
 use crate::engine::platform::Clock;
 use crate::error::{Error, Result};
+use crate::exec::bind::BodySet;
 use crate::exec::board::Board;
 use crate::exec::executive::Executive;
 use crate::exec::init::{Init, check_table, spawn_workers};
 use crate::exec::state::{State, Submit};
-use crate::exec::worker::{CpuTask, Shared, Trace, VirtualCosts};
+use crate::exec::worker::{Causes, CpuTask, Shared, Trace, VirtualCosts};
 use crate::limits::*;
 use crate::mem::AccessLedger;
-use crate::table::{BufferId, EngineKind, Schedule};
+use crate::table::{BufferId, EngineKind, Schedule, TaskId};
 
 /// Default for [`Config::virtual_wait_cap_us`].
 pub const VIRTUAL_WAIT_CAP_US: u64 = 2_000_000;
@@ -86,6 +87,7 @@ pub struct Storage {
     pub(crate) ledger: AccessLedger,
     pub(crate) views: [[BufferView; MAX_COPIES]; MAX_BUFFERS],
     pub(crate) virtual_costs: VirtualCosts,
+    pub(crate) causes: Causes,
     pub(crate) state: State,
 }
 
@@ -104,6 +106,7 @@ impl Storage {
             ledger: AccessLedger::empty(),
             views: [[BufferView::NONE; MAX_COPIES]; MAX_BUFFERS],
             virtual_costs: [0; MAX_TASKS],
+            causes: Causes::new(),
             state: State::new(),
         }
     }
@@ -138,33 +141,53 @@ impl Builder {
         self
     }
 
-    fn cpu_task(&mut self, name: &'static str) -> Option<usize> {
-        let id = self.schedule.task_by_name(name);
-        let ok = id.is_some_and(|id| {
-            let t = self.schedule.task(id);
-            self.schedule
-                .engines
+    /// The index of CPU task `task`, or the error (kept for `init`) if it is none.
+    fn cpu_task(&mut self, task: TaskId) -> Option<usize> {
+        let s = self.schedule;
+        let is_cpu = s.tasks.get(task.0 as usize).is_some_and(|t| {
+            s.engines
                 .get(t.engine.0 as usize)
                 .is_some_and(|e| e.kind == EngineKind::Cpu)
         });
-        if !ok {
-            self.error.get_or_insert(Error::UnknownName { name });
+        if !is_cpu {
+            self.error
+                .get_or_insert(Error::NotACpuTask { task: task.0 });
             return None;
         }
-        id.map(|id| id.0 as usize)
+        Some(task.0 as usize)
     }
 
-    /// Bind the body of CPU task `name`.
-    pub fn bind(mut self, name: &'static str, body: &'static mut dyn CpuTask) -> Self {
-        if let Some(i) = self.cpu_task(name) {
+    /// Bind every CPU task body at once: the generated `Bodies` struct of this schedule (one
+    /// field per CPU task, so a missing body is a compile error).
+    pub fn bodies<B: BodySet>(mut self, bodies: &'static mut B) -> Self {
+        if !core::ptr::eq(bodies.schedule(), self.schedule) {
+            self.error.get_or_insert(Error::BodiesOfAnotherSchedule {
+                schedule: bodies.schedule().name,
+            });
+            return self;
+        }
+        let mut slots = self.bodies;
+        bodies.bind_each(&mut |task, body| {
+            if let Some(slot) = slots.get_mut(task.0 as usize) {
+                *slot = Some(body);
+            }
+        });
+        self.bodies = slots;
+        self
+    }
+
+    /// Bind the body of one CPU task (tables written by hand; generated schedules use
+    /// [`Builder::bodies`]).
+    pub fn bind(mut self, task: TaskId, body: &'static mut dyn CpuTask) -> Self {
+        if let Some(i) = self.cpu_task(task) {
             self.bodies[i] = Some(body);
         }
         self
     }
 
-    /// Virtual clock only: how long CPU task `name` takes (default: half its WCET).
-    pub fn virtual_cost(mut self, name: &'static str, ns: u64) -> Self {
-        if let Some(i) = self.cpu_task(name) {
+    /// Virtual clock only: how long CPU task `task` takes (default: half its WCET).
+    pub fn virtual_cost(mut self, task: TaskId, ns: u64) -> Self {
+        if let Some(i) = self.cpu_task(task) {
             self.virtual_costs[i] = Some(ns);
         }
         self
@@ -190,6 +213,7 @@ impl Builder {
             ledger,
             views,
             virtual_costs,
+            causes,
             state,
         } = storage;
         *ledger = AccessLedger::new(s)?;
@@ -219,6 +243,7 @@ impl Builder {
             views,
             clock,
             virtual_costs,
+            causes,
         };
         let state = init.state;
         if let Err(e) = spawn_workers(s, state, shared, self.bodies, self.config) {
@@ -286,14 +311,14 @@ impl Initialized {
     #[cfg(any(platform = "sil", platform = "rig"))]
     pub fn set_dla_timing(
         &self,
-        engine: &str,
+        engine: crate::table::EngineId,
         model: &crate::engine::platform::dla_sil::TimingModel,
     ) -> Result<()> {
         let s = self.shared.schedule;
-        let id = s.engine_by_name(engine).ok_or(Error::Platform {
-            what: "no DLA engine of that name",
-        })?;
-        let core = s.engines[id.0 as usize].instance;
+        let core = match s.engines.get(engine.0 as usize) {
+            Some(e) if e.kind == EngineKind::Dla => e.instance,
+            _ => return Err(Error::NotADlaEngine { engine: engine.0 }),
+        };
         for d in self.state.dlas.iter().filter(|d| d.core == core) {
             d.device.set_timing_model(model)?;
         }

@@ -18,7 +18,12 @@ use crate::mem::AccessLedger;
 use crate::table::{BufferId, Schedule, TaskId};
 use crate::trace::{Event, Record, TraceRing};
 
-/// A CPU task body.
+/// A CPU task body as the executive calls it: with the run-time-checked [`CpuCtx`].
+///
+/// Applications do not implement it by hand: the schedule generator emits one typed trait per
+/// CPU task (its context exposes only the task's declared buffers) and implements `CpuTask`
+/// for it. Tests with hand-written tables implement it directly; every buffer access is then
+/// checked at run time against the schedule's declarations.
 ///
 /// ```
 /// use orin_exec::exec::{CpuTask, TaskFault};
@@ -36,16 +41,63 @@ pub trait CpuTask: Send {
     fn run(&mut self, ctx: &CpuCtx<'_>) -> core::result::Result<(), TaskFault>;
 }
 
-/// A failure reported by a CPU task (becomes a `task_error` fault).
+/// Why a CPU task run failed (it becomes a `task_error` fault that keeps this cause).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TaskFault {
-    /// Application-defined code.
-    pub code: u32,
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum TaskFault {
+    /// The task's own verdict (e.g. an implausible result), with an application-defined code.
+    App {
+        /// Application-defined code.
+        code: u32,
+    },
+    /// A runtime call of the task failed (a buffer not admitted, a misaligned typed view).
+    Runtime(Error),
 }
 
 impl From<Error> for TaskFault {
-    fn from(_: Error) -> Self {
-        TaskFault { code: u32::MAX }
+    fn from(e: Error) -> Self {
+        TaskFault::Runtime(e)
+    }
+}
+
+impl core::fmt::Display for TaskFault {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            TaskFault::App { code } => write!(f, "the task reported failure code {code}"),
+            TaskFault::Runtime(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// The cause of each CPU task's most recent failure, written by its worker before it signals
+/// and read by the executive when it reports the fault (a short critical section each).
+pub(crate) struct Causes {
+    slots: [CauseSlot; MAX_TASKS],
+}
+
+/// The frame and cause of a task's last failure.
+type CauseSlot = critical_section::Mutex<core::cell::Cell<Option<(u64, TaskFault)>>>;
+
+impl Causes {
+    pub(crate) const fn new() -> Self {
+        Causes {
+            slots: [const { critical_section::Mutex::new(core::cell::Cell::new(None)) }; MAX_TASKS],
+        }
+    }
+
+    fn record(&self, task: TaskId, frame: u64, fault: TaskFault) {
+        if let Some(slot) = self.slots.get(task.0 as usize) {
+            critical_section::with(|cs| slot.borrow(cs).set(Some((frame, fault))));
+        }
+    }
+
+    /// The cause recorded for `task` in `frame`, if any.
+    pub(crate) fn get(&self, task: TaskId, frame: u64) -> Option<TaskFault> {
+        let slot = self.slots.get(task.0 as usize)?;
+        critical_section::with(|cs| slot.borrow(cs).get())
+            .filter(|(f, _)| *f == frame)
+            .map(|(_, fault)| fault)
     }
 }
 
@@ -68,6 +120,7 @@ pub(crate) struct Shared {
     pub views: &'static [[BufferView; MAX_COPIES]; MAX_BUFFERS],
     pub clock: Clock,
     pub virtual_costs: &'static VirtualCosts,
+    pub causes: &'static Causes,
     pub virtual_wait_cap_us: u64,
 }
 
@@ -294,8 +347,9 @@ impl Worker {
                     frame,
                     !status_bits.contains(RunStatus::DEPENDENCY_TIMEOUT),
                 );
-                if self.tasks[i].body.run(&ctx).is_err() {
+                if let Err(fault) = self.tasks[i].body.run(&ctx) {
                     status_bits |= RunStatus::TASK_ERROR;
+                    shared.causes.record(id, frame, fault);
                 }
                 if gate.refused.get() {
                     status_bits |= RunStatus::ACCESS_REFUSED;

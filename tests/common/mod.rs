@@ -335,7 +335,7 @@ impl CpuTask for Check {
             Ok(())
         } else {
             self.bad.fetch_add(1, Ordering::Relaxed);
-            Err(TaskFault { code: 1 })
+            Err(TaskFault::App { code: 1 })
         }
     }
 }

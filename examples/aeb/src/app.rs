@@ -10,10 +10,13 @@
 use std::path::Path;
 use std::time::Duration;
 
-use orin_exec::exec::{Builder, Config, CpuTask, Executive, FaultRecord, Initialized, Storage};
-use orin_exec::table::{BufferId, ModeId, Schedule};
+use orin_exec::exec::{Builder, Config, Executive, FaultRecord, Initialized, Storage};
+use orin_exec::table::{ModeId, Schedule};
 use orin_exec_trace::{self as export, Drainer, ReleaseSummary, TaskSummary, TraceMeta};
 
+#[cfg(any(feature = "sil", feature = "rig"))]
+use crate::schedule::engine;
+use crate::schedule::{Bodies, body};
 use crate::tasks::{ConservativeDecision, DecisionLog, DecisionTask, FallbackDetector, Sensor};
 
 /// The SIL DLA's shortest frame (uniform 3 to 5 ms; the SIL default is 2 ms).
@@ -35,14 +38,8 @@ pub fn config(virtual_clock: bool) -> Config {
     }
 }
 
-/// The buffer `name` of the AEB schedule.
-pub fn buffer(s: &Schedule, name: &'static str) -> Result<BufferId, String> {
-    s.buffer_by_name(name)
-        .ok_or_else(|| format!("the AEB schedule has no buffer `{name}`"))
-}
-
-/// The bodies of the CPU tasks, their buffers looked up in the schedule. `D` is the body of
-/// the normal-mode `decision` task: the demo's [`DecisionTask`], or a wrapper of it.
+/// The bodies of the CPU tasks. `D` is the body of the normal-mode `decision` task: the
+/// demo's [`DecisionTask`], or a wrapper of it.
 pub struct Tasks<D = DecisionTask> {
     /// `sensor`.
     pub sensor: Sensor,
@@ -56,63 +53,49 @@ pub struct Tasks<D = DecisionTask> {
     pub conservative_decision: ConservativeDecision,
 }
 
-impl<D> Tasks<D> {
-    /// The bodies for schedule `s`: both decision tasks write to `log`, and the `decision`
-    /// body is `decision(the demo's DecisionTask)` (`std::convert::identity` for the demo's).
-    pub fn new(
-        s: &Schedule,
-        log: &'static DecisionLog,
-        decision: impl FnOnce(DecisionTask) -> D,
-    ) -> Result<Self, String> {
-        Ok(Tasks {
-            sensor: Sensor {
-                camera: buffer(s, "camera")?,
-            },
-            sensor_fallback: Sensor {
-                camera: buffer(s, "camera_fallback")?,
-            },
-            decision: decision(DecisionTask {
-                detection: buffer(s, "detection")?,
-                presence: buffer(s, "presence")?,
-                camera: buffer(s, "camera")?,
-                log,
-            }),
-            fallback_detector: FallbackDetector {
-                camera: buffer(s, "camera_fallback")?,
-                detection: buffer(s, "detection_fallback")?,
-            },
-            conservative_decision: ConservativeDecision {
-                detection: buffer(s, "detection_fallback")?,
-                log,
-            },
-        })
+impl<D: body::Decision + 'static> Tasks<D> {
+    /// The bodies: both decision tasks write to `log`, and the `decision` body is
+    /// `decision(the demo's DecisionTask)` (`std::convert::identity` for the demo's).
+    pub fn new(log: &'static DecisionLog, decision: impl FnOnce(DecisionTask) -> D) -> Self {
+        Tasks {
+            sensor: Sensor,
+            sensor_fallback: Sensor,
+            decision: decision(DecisionTask { log }),
+            fallback_detector: FallbackDetector,
+            conservative_decision: ConservativeDecision { log },
+        }
+    }
+
+    /// The schedule's `Bodies`, one field per CPU task.
+    pub fn bodies(&'static mut self) -> Bodies {
+        let Tasks {
+            sensor,
+            sensor_fallback,
+            decision,
+            fallback_detector,
+            conservative_decision,
+        } = self;
+        Bodies {
+            sensor,
+            sensor_fallback,
+            decision,
+            fallback_detector,
+            conservative_decision,
+        }
     }
 }
 
-/// Bind `tasks` to `builder` (`Builder::new` of the AEB schedule, with its options), build the
+/// Bind `bodies` to `builder` (`Builder::new` of the AEB schedule, with its options), build the
 /// runtime in `storage` and, on the SIL DLA, set the DLA timing model seeded with `dla_seed`.
-pub fn init<D: CpuTask + 'static>(
+pub fn init(
     builder: Builder,
-    tasks: &'static mut Tasks<D>,
+    bodies: &'static mut Bodies,
     storage: &'static mut Storage,
     dla_seed: u64,
 ) -> orin_exec::Result<Initialized> {
-    let Tasks {
-        sensor,
-        sensor_fallback,
-        decision,
-        fallback_detector,
-        conservative_decision,
-    } = tasks;
-    let runtime = builder
-        .bind("sensor", sensor)
-        .bind("sensor_fallback", sensor_fallback)
-        .bind("decision", decision)
-        .bind("fallback_detector", fallback_detector)
-        .bind("conservative_decision", conservative_decision)
-        .init(storage)?;
+    let runtime = builder.bodies(bodies).init(storage)?;
     #[cfg(any(feature = "sil", feature = "rig"))]
-    runtime.set_dla_timing("dla0", &dla_timing(dla_seed))?;
+    runtime.set_dla_timing(engine::DLA0, &dla_timing(dla_seed))?;
     #[cfg(not(any(feature = "sil", feature = "rig")))]
     let _ = dla_seed;
     Ok(runtime)

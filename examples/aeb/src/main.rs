@@ -17,7 +17,7 @@ use orin_exec_trace as export;
 use static_cell::StaticCell;
 
 use aeb::app::{self, Tasks};
-use aeb::schedule::SCHEDULE;
+use aeb::schedule::{Bodies, SCHEDULE};
 use aeb::tasks::DecisionLog;
 use aeb::{scenario, tasks};
 
@@ -82,6 +82,7 @@ fn parse_injection(s: &str) -> Result<(Fault, u64), String> {
 static STORAGE: StaticCell<Storage> = StaticCell::new();
 static LOG: DecisionLog = DecisionLog::new();
 static TASKS: StaticCell<Tasks> = StaticCell::new();
+static BODIES: StaticCell<Bodies> = StaticCell::new();
 
 fn safe_state(stop: &SafeStop) {
     // In a car this would command the brake and hand over to the driver.
@@ -132,7 +133,11 @@ fn run(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
         Builder::new(s)
             .config(app::config(args.virtual_clock))
             .safe_state(safe_state),
-        TASKS.init(Tasks::new(s, &LOG, std::convert::identity)?),
+        BODIES.init(
+            TASKS
+                .init(Tasks::new(&LOG, std::convert::identity))
+                .bodies(),
+        ),
         STORAGE.init_with(Storage::new),
         app::DLA_SEED,
     )?;

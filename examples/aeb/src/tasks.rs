@@ -2,9 +2,9 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use orin_exec::engine::cpu::CpuCtx;
-use orin_exec::exec::{CpuTask, TaskFault};
-use orin_exec::table::BufferId;
+use orin_exec::exec::TaskFault;
+
+use crate::schedule::{body, cx};
 
 use crate::scenario::{self, EGO_SPEED, FH, H, HORIZON, TTC_BRAKE_S, W};
 
@@ -124,15 +124,20 @@ fn brake_for(distance_mm: i32, ttc: f64) -> bool {
     distance_mm >= 0 && (distance_mm as f64 / 1000.0) / EGO_SPEED < ttc
 }
 
-/// The CPU "sensor": renders the scenario's camera frame into an NvSciBuf buffer.
-pub struct Sensor {
-    /// The buffer it fills.
-    pub camera: BufferId,
+/// The CPU "sensor": renders the scenario's camera frame into an NvSciBuf buffer (`camera`
+/// in the normal mode, `camera_fallback` in the degraded one).
+pub struct Sensor;
+
+impl body::Sensor for Sensor {
+    fn run(&mut self, mut cx: cx::Sensor<'_>) -> Result<(), TaskFault> {
+        scenario::render(cx.frame, cx.camera.bytes());
+        Ok(())
+    }
 }
 
-impl CpuTask for Sensor {
-    fn run(&mut self, ctx: &CpuCtx<'_>) -> Result<(), TaskFault> {
-        scenario::render(ctx.frame(), ctx.write(self.camera)?);
+impl body::SensorFallback for Sensor {
+    fn run(&mut self, mut cx: cx::SensorFallback<'_>) -> Result<(), TaskFault> {
+        scenario::render(cx.frame, cx.camera_fallback.bytes());
         Ok(())
     }
 }
@@ -163,21 +168,18 @@ fn distance_from_bottom_row(row: i64) -> i32 {
 /// The normal-mode decision: time to collision from the GPU's detection, next to an
 /// independent plausibility monitor that checks it against the DLA's presence head and
 /// the raw camera image.
+///
+/// It reads `detection` (4 × i32 from the GPU postprocess), `presence` (DLA logits, channel
+/// pitch 64) and `camera` (for the monitor).
 pub struct DecisionTask {
-    /// `detection` buffer (4 × i32 from the GPU postprocess).
-    pub detection: BufferId,
-    /// `presence` buffer (DLA logits, channel pitch 64).
-    pub presence: BufferId,
-    /// `camera` buffer (for the monitor).
-    pub camera: BufferId,
     /// Where decisions go.
     pub log: &'static DecisionLog,
 }
 
-impl CpuTask for DecisionTask {
-    fn run(&mut self, ctx: &CpuCtx<'_>) -> Result<(), TaskFault> {
-        let frame = ctx.frame();
-        if !ctx.inputs_valid() {
+impl body::Decision for DecisionTask {
+    fn run(&mut self, cx: cx::Decision<'_>) -> Result<(), TaskFault> {
+        let frame = cx.frame;
+        if !cx.inputs_valid {
             // The perception chain did not deliver in time: brake, the fault is already reported.
             self.log.record(
                 frame,
@@ -191,9 +193,9 @@ impl CpuTask for DecisionTask {
             );
             return Ok(());
         }
-        let det = ctx.read_as::<i32>(self.detection)?;
-        let presence = ctx.read_as::<i8>(self.presence)?;
-        let camera = ctx.read(self.camera)?;
+        let det = cx.detection.as_slice::<i32>()?;
+        let presence = cx.presence.as_slice::<i8>()?;
+        let camera = cx.camera.bytes();
         let (found, distance_mm) = (det[0] == 1, if det[0] == 1 { det[3] } else { -1 });
 
         // Plausibility monitor (independent of the decision path).
@@ -215,7 +217,7 @@ impl CpuTask for DecisionTask {
                     stale: false,
                 },
             );
-            return Err(TaskFault { code: 2 });
+            return Err(TaskFault::App { code: 2 });
         }
         let brake = found && brake_for(distance_mm, TTC_BRAKE_S);
         self.log.record(
@@ -232,18 +234,14 @@ impl CpuTask for DecisionTask {
     }
 }
 
-/// Degraded mode: a CPU detector on the camera image.
-pub struct FallbackDetector {
-    /// Its camera buffer.
-    pub camera: BufferId,
-    /// Its detection buffer.
-    pub detection: BufferId,
-}
+/// Degraded mode: a CPU detector on the camera image (`camera_fallback` ->
+/// `detection_fallback`).
+pub struct FallbackDetector;
 
-impl CpuTask for FallbackDetector {
-    fn run(&mut self, ctx: &CpuCtx<'_>) -> Result<(), TaskFault> {
-        let row = bright_bottom_row(ctx.read(self.camera)?);
-        let out = ctx.write_as::<i32>(self.detection)?;
+impl body::FallbackDetector for FallbackDetector {
+    fn run(&mut self, cx: cx::FallbackDetector<'_>) -> Result<(), TaskFault> {
+        let row = bright_bottom_row(cx.camera_fallback.bytes());
+        let out = cx.detection_fallback.into_slice::<i32>()?;
         let (found, r, d) = match row {
             Some(r) => (1, r as i32, distance_from_bottom_row(r)),
             None => (0, -1, -1),
@@ -253,19 +251,18 @@ impl CpuTask for FallbackDetector {
     }
 }
 
-/// Degraded mode: brake earlier (one more second of time to collision).
+/// Degraded mode: brake earlier (one more second of time to collision), from
+/// `detection_fallback`.
 pub struct ConservativeDecision {
-    /// The fallback detection.
-    pub detection: BufferId,
     /// Where decisions go.
     pub log: &'static DecisionLog,
 }
 
-impl CpuTask for ConservativeDecision {
-    fn run(&mut self, ctx: &CpuCtx<'_>) -> Result<(), TaskFault> {
-        let frame = ctx.frame();
-        let stale = !ctx.inputs_valid();
-        let det = ctx.read_as::<i32>(self.detection)?;
+impl body::ConservativeDecision for ConservativeDecision {
+    fn run(&mut self, cx: cx::ConservativeDecision<'_>) -> Result<(), TaskFault> {
+        let frame = cx.frame;
+        let stale = !cx.inputs_valid;
+        let det = cx.detection_fallback.as_slice::<i32>()?;
         let distance_mm = if det[0] == 1 { det[3] } else { -1 };
         let brake = stale || brake_for(distance_mm, TTC_BRAKE_S + 1.0);
         self.log.record(

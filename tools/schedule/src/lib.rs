@@ -24,6 +24,7 @@
 #![allow(clippy::result_large_err)]
 
 mod analysis;
+mod bind;
 mod codegen;
 mod diag;
 mod manifest;
@@ -42,12 +43,19 @@ pub use report::{EngineLoad, ModeReport, Report, TaskTiming};
 /// The default path of the table types in generated code.
 pub const DEFAULT_TABLE_PATH: &str = "::orin_exec::table";
 
+/// The default path of the runtime crate in generated code.
+pub const DEFAULT_RUNTIME_PATH: &str = "::orin_exec";
+
 /// Options for checking and generating.
 #[derive(Clone, Debug)]
 pub struct Options {
     /// Rust path of the module holding the table types (default
     /// [`DEFAULT_TABLE_PATH`]); tests use e.g. `::orin_exec_table`.
     pub table_path: String,
+    /// Rust path of the runtime crate for the typed binding of the CPU task bodies (the
+    /// `cx`, `body` modules and the `Bodies` struct; default `::orin_exec`). `None` emits
+    /// the tables alone (e.g. to compile them against `orin-exec-table` only).
+    pub runtime_path: Option<String>,
     /// Kernel signatures to check `params` against when the kernels manifest lists none
     /// (e.g. converted from `orin_exec_kernels::SIGNATURES`).
     pub signatures: Vec<KernelSignature>,
@@ -62,6 +70,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             table_path: DEFAULT_TABLE_PATH.to_owned(),
+            runtime_path: Some(DEFAULT_RUNTIME_PATH.to_owned()),
             signatures: Vec::new(),
             cargo_directives: true,
             copy_to: None,
@@ -190,13 +199,21 @@ fn render_checked(schedule_path: &Path, checked: &Checked, options: &Options) ->
     let mut summary = checked.report.clone();
     summary.warnings.clear();
     summary.file = shown.clone();
-    let source = codegen::render(
+    let mut source = codegen::render(
         &checked.model,
         &checked.analysis,
         &options.table_path,
         &shown,
         &summary.to_string(),
     );
+    if let Some(rt) = &options.runtime_path {
+        let rt: syn::Path = syn::parse_str(rt).expect("runtime_path is a Rust path");
+        let binding = bind::pretty(bind::render(&checked.model, &checked.analysis.order, &rt));
+        if !binding.is_empty() {
+            source.push_str("\n\n");
+            source.push_str(binding.trim_end());
+        }
+    }
     Generated {
         source,
         report: checked.report.clone(),

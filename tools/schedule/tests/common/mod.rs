@@ -157,10 +157,13 @@ format = "sil-dla"
     }
 }
 
-/// Options without cargo directives.
+/// Options without cargo directives, generating the tables alone (the codegen tests compile
+/// them against `orin-exec-table`; the typed binding is compiled by the AEB demo and its
+/// compile-fail tests).
 pub fn options() -> Options {
     Options {
         cargo_directives: false,
+        runtime_path: None,
         ..Options::default()
     }
 }
