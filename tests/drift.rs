@@ -52,14 +52,15 @@ static SCHEDULE: Schedule = Schedule {
 };
 
 fn release_errors(frames: u64, virtual_clock: bool) -> Vec<i64> {
-    let exec = Builder::new(&SCHEDULE)
+    let storage = Box::leak(Box::new(Storage::<1, 0, 0, 1>::new()));
+    let exec = Builder::new(&SCHEDULE, storage)
         .config(Config {
             virtual_clock,
             realtime_priority: None,
             ..Config::default()
         })
         .bind(TaskId(0), Box::leak(Box::new(Tick)))
-        .init(Box::leak(Box::new(Storage::new())))
+        .init()
         .expect("init");
     let mut exec = exec.seal().expect("seal");
     let mut errors = Vec::with_capacity(frames as usize);

@@ -7,7 +7,7 @@ mod common;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use common::*;
-use orin_exec::exec::{Builder, Config, Executive, Injection, SafeStop, Storage};
+use orin_exec::exec::{Builder, Config, Executive, Injection, SafeStop};
 use orin_exec::table::{Action, EngineId, FaultKind, FaultScope, HealthRule, ModeId, TaskId};
 use orin_exec::trace::ring::Pop;
 use orin_exec::trace::{Event, Record};
@@ -60,7 +60,7 @@ fn start() -> Executive {
         bad: &BAD,
         expected: expected_detection(),
     }));
-    Builder::new(schedule(v))
+    Builder::new(schedule(v), Box::leak(Box::new(MiniStorage::new())))
         .config(Config {
             virtual_clock: true,
             realtime_priority: None,
@@ -70,7 +70,7 @@ fn start() -> Executive {
         .bind(INPUT, Box::leak(Box::new(Input)))
         .bind(CHECK, check)
         .safe_state(safe_state)
-        .init(Box::leak(Box::new(Storage::new())))
+        .init()
         .expect("init")
         .seal()
         .expect("seal")

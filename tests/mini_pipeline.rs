@@ -6,7 +6,7 @@ mod common;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use common::*;
-use orin_exec::exec::{Builder, Config, Storage};
+use orin_exec::exec::{Builder, Config};
 use orin_exec::table::FaultKind;
 
 fn run(frames: u64, virtual_clock: bool, period_ns: u64) -> (u64, u64, u64) {
@@ -18,13 +18,13 @@ fn run(frames: u64, virtual_clock: bool, period_ns: u64) -> (u64, u64, u64) {
         period_ns,
         ..Variant::default()
     });
-    let storage = Box::leak(Box::new(Storage::new()));
+    let storage = Box::leak(Box::new(MiniStorage::new()));
     let check = Box::leak(Box::new(Check {
         good: &GOOD[k],
         bad: &BAD[k],
         expected: expected_detection(),
     }));
-    let runtime = Builder::new(schedule)
+    let runtime = Builder::new(schedule, storage)
         .config(Config {
             virtual_clock,
             realtime_priority: None,
@@ -32,7 +32,7 @@ fn run(frames: u64, virtual_clock: bool, period_ns: u64) -> (u64, u64, u64) {
         })
         .bind(INPUT, Box::leak(Box::new(Input)))
         .bind(CHECK, check)
-        .init(storage)
+        .init()
         .expect("init");
     let mut exec = runtime.seal().expect("seal");
     let mut faults = 0;

@@ -10,7 +10,7 @@ use common::*;
 use orin_exec::Error;
 use orin_exec::engine::cpu::CpuCtx;
 use orin_exec::error::{Context, Holder, TensorMismatch};
-use orin_exec::exec::{Builder, Config, CpuTask, Injection, Storage, TaskFault};
+use orin_exec::exec::{Builder, Config, CpuTask, Injection, TaskFault};
 use orin_exec::table::{EngineId, FaultKind};
 
 static GOOD: AtomicU64 = AtomicU64::new(0);
@@ -21,11 +21,11 @@ fn init(
     config: Config,
     check: &'static mut dyn CpuTask,
 ) -> Result<orin_exec::exec::Initialized, Error> {
-    Builder::new(schedule(v))
+    Builder::new(schedule(v), Box::leak(Box::new(MiniStorage::new())))
         .config(config)
         .bind(INPUT, Box::leak(Box::new(Input)))
         .bind(CHECK, check)
-        .init(Box::leak(Box::new(Storage::new())))
+        .init()
 }
 
 fn checker() -> &'static mut Check {

@@ -11,7 +11,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use common::*;
-use orin_exec::exec::{Builder, Config, Storage};
+use orin_exec::exec::{Builder, Config};
 
 struct Counting;
 
@@ -75,13 +75,13 @@ fn main() {
     drop(v);
     assert!(control >= 1, "the counting allocator does not count");
 
-    let storage = Box::leak(Box::new(Storage::new()));
+    let storage = Box::leak(Box::new(MiniStorage::new()));
     let check = Box::leak(Box::new(Check {
         good: &GOOD,
         bad: &BAD,
         expected: expected_detection(),
     }));
-    let runtime = Builder::new(schedule(Variant::default()))
+    let runtime = Builder::new(schedule(Variant::default()), storage)
         .config(Config {
             virtual_clock: true,
             realtime_priority: None,
@@ -89,7 +89,7 @@ fn main() {
         })
         .bind(INPUT, Box::leak(Box::new(Input)))
         .bind(CHECK, check)
-        .init(storage)
+        .init()
         .expect("init");
     let (exec, seal_allocations) = counted(|| runtime.seal());
     let mut exec = exec.expect("seal");

@@ -17,7 +17,7 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use orin_exec::exec::{Builder, Config, Storage, TaskFault};
+use orin_exec::exec::{Builder, Config, TaskFault};
 use orin_exec::table::{Action, Schedule};
 use orin_exec_trace as export;
 use serde::Serialize;
@@ -27,7 +27,7 @@ use crate::leak;
 use crate::outputs::{self, FrameOutput, OutputsSummary};
 use crate::scenario;
 use crate::tasks::{DecisionLog, DecisionTask, FrameLog};
-use ::aeb::schedule::{SCHEDULE, body, cx};
+use ::aeb::schedule::{SCHEDULE, Storage, body, cx};
 
 /// Options of a scenario run.
 #[derive(Clone, Debug)]
@@ -143,13 +143,12 @@ pub fn run(opts: &Options) -> Result<Outcome, Box<dyn std::error::Error>> {
     }));
     // The demo's tasks and DLA (3 to 5 ms per frame, seeded).
     let runtime = app::init(
-        Builder::new(s).config(Config {
+        Builder::new(s, leak(Storage::new())).config(Config {
             realtime_priority: opts.realtime_priority,
             gpu_timestamps: opts.gpu_timestamps,
             ..app::config(opts.virtual_clock)
         }),
         leak(tasks.bodies()),
-        leak(Storage::new()),
         opts.dla_seed,
     )?;
     let init_ms = runtime.init_ns() as f64 / 1e6;

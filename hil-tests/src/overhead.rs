@@ -31,14 +31,14 @@ use std::time::Instant;
 use orin_exec::engine::gpu::{Function, Gpu, GpuModule, ParamBlock, Stream};
 use orin_exec::engine::os;
 use orin_exec::error::Context;
-use orin_exec::exec::{Builder, Config, Storage, TaskFault, Trace};
+use orin_exec::exec::{Builder, Config, TaskFault, Trace};
 use orin_exec::table::Schedule;
 use orin_exec::trace::Event;
 use orin_exec::trace::ring::Pop;
 use serde::Serialize;
 
 use crate::b2b::params;
-use crate::bench_schedule::{Bodies, SCHEDULE as BENCH, body, cx, task};
+use crate::bench_schedule::{Bodies, SCHEDULE as BENCH, Storage, body, cx, task};
 use crate::leak;
 use crate::outputs::{detection_from_words, detection_words};
 use crate::pinned::HostMapped;
@@ -405,7 +405,7 @@ fn pipeline_block(
 {
     let s: &'static Schedule = &BENCH;
     let log: &'static SinkLog = leak(SinkLog::new());
-    let runtime = Builder::new(s)
+    let runtime = Builder::new(s, leak(Storage::new()))
         .config(Config {
             virtual_clock: false,
             realtime_priority: opts.realtime_priority,
@@ -416,7 +416,7 @@ fn pipeline_block(
             src: leak(Src),
             sink: leak(Sink { log }),
         }))
-        .init(leak(Storage::new()))?;
+        .init()?;
     let mut exec = runtime.seal()?;
     let ring = exec.trace();
     let mut times: Times = HashMap::new();

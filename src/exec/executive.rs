@@ -18,7 +18,7 @@ use crate::exec::plan::FramePlan;
 use crate::exec::runtime::SafeStop;
 use crate::exec::state::{State, Submit};
 use crate::exec::worker::{Shared, TaskFault, Trace};
-use crate::limits::{FENCE_HISTORY, MAX_COPIES, MAX_TASKS, MAX_WAITS};
+use crate::limits::{FENCE_HISTORY, MAX_COPIES, MAX_WAITS};
 use crate::table::{Action, BufferId, FaultKind, ModeId, Schedule, TaskId};
 use crate::trace::record::NO_TASK;
 use crate::trace::{Event, Record};
@@ -98,18 +98,30 @@ pub struct TaskCounters {
     pub skipped: u64,
 }
 
+impl TaskCounters {
+    /// All zero.
+    pub const ZERO: TaskCounters = TaskCounters {
+        runs: 0,
+        deadline_misses: 0,
+        overruns: 0,
+        timeouts: 0,
+        errors: 0,
+        skipped: 0,
+    };
+}
+
 /// The sealed, running runtime.
 pub struct Executive {
     shared: Shared,
-    st: &'static mut State,
+    st: State,
     clock: Clock,
     t0: u64,
     next: u64,
     plans: [Option<FramePlan>; FENCE_HISTORY],
     planned_up_to: Option<u64>,
     mode: ModeId,
-    hm: HealthMonitor,
-    counters: [TaskCounters; MAX_TASKS],
+    hm: HealthMonitor<'static>,
+    counters: &'static mut [TaskCounters],
     safe_state: Option<fn(&SafeStop)>,
     stopped: bool,
     pending: heapless::Vec<Pending, 16>,
@@ -122,15 +134,31 @@ fn rt_err<T>(what: &'static str) -> Result<T> {
     Err(Error::Phase { what })
 }
 
+/// What seal hands the executive.
+pub(crate) struct Sealed {
+    pub shared: Shared,
+    pub st: State,
+    pub counters: &'static mut [TaskCounters],
+    pub hm: HealthMonitor<'static>,
+    pub clock: Clock,
+    /// Release time of frame 0.
+    pub t0: u64,
+    pub realtime: Option<RealtimeStatus>,
+    pub safe_state: Option<fn(&SafeStop)>,
+}
+
 impl Executive {
-    pub(crate) fn new(
-        shared: Shared,
-        st: &'static mut State,
-        clock: Clock,
-        t0: u64,
-        realtime: Option<RealtimeStatus>,
-        safe_state: Option<fn(&SafeStop)>,
-    ) -> Self {
+    pub(crate) fn new(sealed: Sealed) -> Self {
+        let Sealed {
+            shared,
+            st,
+            counters,
+            hm,
+            clock,
+            t0,
+            realtime,
+            safe_state,
+        } = sealed;
         Executive {
             shared,
             st,
@@ -140,8 +168,8 @@ impl Executive {
             plans: [None; FENCE_HISTORY],
             planned_up_to: None,
             mode: ModeId(0),
-            hm: HealthMonitor::new(),
-            counters: [TaskCounters::default(); MAX_TASKS],
+            hm,
+            counters,
             safe_state,
             stopped: false,
             pending: heapless::Vec::new(),
@@ -180,7 +208,7 @@ impl Executive {
     }
 
     /// The health monitor (fault counts).
-    pub fn health(&self) -> &HealthMonitor {
+    pub fn health(&self) -> &HealthMonitor<'static> {
         &self.hm
     }
 
@@ -239,7 +267,7 @@ impl Executive {
         let context = Context::Task(self.shared.schedule.task(id).name);
         let State {
             tasks, sems, wait, ..
-        } = &mut *self.st;
+        } = &mut self.st;
         let rt = &mut tasks[id.0 as usize];
         sems[id.0 as usize].fence_at(value, &mut rt.monitor, context)?;
         let wait = wait.as_mut().ok_or(Error::Phase {
@@ -458,7 +486,7 @@ impl Executive {
                 })?;
             }
         }
-        submit_task(self.st, s, id, f, &waits, value, noop)
+        submit_task(&mut self.st, s, id, f, &waits, value, noop)
     }
 
     /// Wait for every task of frame `f` (in schedule order, each until its deadline), record
@@ -539,7 +567,7 @@ impl Executive {
         };
         let State {
             tasks, sems, wait, ..
-        } = &mut *self.st;
+        } = &mut self.st;
         let rt = &mut tasks[id.0 as usize];
         sems[id.0 as usize].fence_at(value, &mut rt.monitor, context)?;
         let wait = wait.as_mut().ok_or(Error::Phase {
@@ -646,18 +674,20 @@ impl Executive {
                 used_ns,
                 budget_ns: s.task(id).budget_ns,
             },
-            FaultKind::TaskError => match self.shared.causes.get(id, f) {
-                Some(TaskFault::Runtime(e)) => e,
-                Some(TaskFault::App { code }) => Error::TaskFailed {
-                    task: name,
-                    code: Some(code),
-                },
-                // Refused a buffer before it could run, or it never reported a cause.
-                _ => Error::TaskFailed {
-                    task: name,
-                    code: None,
-                },
-            },
+            FaultKind::TaskError => {
+                match self.shared.causes.get(id.0 as usize).and_then(|c| c.get(f)) {
+                    Some(TaskFault::Runtime(e)) => e,
+                    Some(TaskFault::App { code }) => Error::TaskFailed {
+                        task: name,
+                        code: Some(code),
+                    },
+                    // Refused a buffer before it could run, or it never reported a cause.
+                    _ => Error::TaskFailed {
+                        task: name,
+                        code: None,
+                    },
+                }
+            }
         };
         self.record(time_ns, f, id.0, Event::Fault(kind), 0);
         let r = self.hm.report(s, kind, id);
@@ -696,10 +726,10 @@ impl Executive {
 
     /// Stop the workers and engines and release everything, in order: wait for the engines,
     /// free, close. Reports the first failure but always goes on releasing.
-    pub fn shutdown(self) -> Result<()> {
+    pub fn shutdown(mut self) -> Result<()> {
         let board = self.shared.board;
         let drained = self.drain_planned();
-        let released = release_state(self.st, board);
+        let released = release_state(&mut self.st, board);
         self.clock.stop();
         drained.and(released)
     }
@@ -908,27 +938,23 @@ pub(crate) fn release_engines(st: &mut State) -> Result<()> {
             keep(g.release(Context::Semaphore("task")));
         }
     }
-    for copies in st.buffers.iter_mut() {
-        for c in copies.iter_mut() {
-            while let Some((di, p)) = c.dla.pop() {
-                if let Some(d) = st.dlas.get(di) {
-                    keep(d.device.unregister(p, Context::Buffer("buffer")));
-                }
+    for c in st.copies.iter_mut() {
+        while let Some((di, p)) = c.dla.pop() {
+            if let Some(d) = st.dlas.get(di) {
+                keep(d.device.unregister(p, Context::Buffer("buffer")));
             }
-            if let Some(g) = c.gpu.take() {
-                keep(g.release(Context::Buffer("buffer")));
-            }
+        }
+        if let Some(g) = c.gpu.take() {
+            keep(g.release(Context::Buffer("buffer")));
         }
     }
     // 3. Buffers and semaphores.
-    for copies in st.buffers.iter_mut() {
-        for c in copies.iter_mut() {
-            if let Some(o) = c.obj.take() {
-                o.free();
-            }
+    for c in st.copies.iter_mut() {
+        if let Some(o) = c.obj.take() {
+            o.free();
         }
     }
-    st.buffers.clear();
+    st.copies.clear();
     while let Some(s) = st.sems.pop() {
         s.free();
     }

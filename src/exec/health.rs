@@ -12,7 +12,6 @@
 //!
 //! A fault without a matching rule is logged.
 
-use crate::limits::MAX_TASKS;
 use crate::table::{Action, FaultKind, ModeId, Schedule, TaskId};
 
 /// What the executive must do after a fault was reported.
@@ -43,36 +42,35 @@ pub struct Reaction {
 /// #   lookahead: 1, engines: &ENGINES, buffers: &[], tasks: &TASKS,
 /// #   modes: &[ModeDesc { name: "normal" }, ModeDesc { name: "degraded" }], health: &HEALTH,
 /// #   cubins: &[], loadables: &[], timeline: &[] };
-/// let mut hm = HealthMonitor::new();
+/// let mut counts = [[0; 5]; 1];
+/// let mut hm = HealthMonitor::new(&mut counts);
 /// let r = hm.report(&S, FaultKind::FenceTimeout, TaskId(0));
 /// assert_eq!(r.action, Action::SwitchMode(ModeId(1)));
 /// assert_eq!(hm.take_mode_request(), Some(ModeId(1)));
 /// assert_eq!(hm.count(TaskId(0), FaultKind::FenceTimeout), 1);
 /// assert_eq!(hm.report(&S, FaultKind::DeadlineMiss, TaskId(0)).action, Action::Log);
 /// ```
-#[derive(Clone, Debug)]
-pub struct HealthMonitor {
-    counts: [[u32; FaultKind::ALL.len()]; MAX_TASKS],
+#[derive(Debug)]
+pub struct HealthMonitor<'a> {
+    counts: &'a mut [FaultCounts],
     skip_next: u64,
     mode_request: Option<ModeId>,
     safe_stop: bool,
 }
 
-impl Default for HealthMonitor {
-    fn default() -> Self {
-        Self::new()
-    }
-}
+/// Fault counts of one task, by [`FaultKind::ALL`] order.
+pub type FaultCounts = [u32; FaultKind::ALL.len()];
 
 fn kind_index(kind: FaultKind) -> usize {
     FaultKind::ALL.iter().position(|k| *k == kind).unwrap_or(0)
 }
 
-impl HealthMonitor {
-    /// No faults yet.
-    pub const fn new() -> Self {
+impl<'a> HealthMonitor<'a> {
+    /// No faults yet; `counts` holds one row per task of the schedule.
+    pub fn new(counts: &'a mut [FaultCounts]) -> Self {
+        counts.fill([0; FaultKind::ALL.len()]);
         HealthMonitor {
-            counts: [[0; FaultKind::ALL.len()]; MAX_TASKS],
+            counts,
             skip_next: 0,
             mode_request: None,
             safe_stop: false,
@@ -90,7 +88,7 @@ impl HealthMonitor {
         match action {
             Action::Log => {}
             Action::Skip => {
-                if (task.0 as usize) < MAX_TASKS {
+                if task.0 < 64 {
                     self.skip_next |= 1 << task.0;
                 }
             }

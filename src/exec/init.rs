@@ -13,6 +13,7 @@ use crate::engine::os;
 use crate::engine::platform::{GPU_SYNC, GpuSyncMode};
 use crate::error::{Context, Error, Result};
 use crate::exec::runtime::{Config, DLA_ALIGN, WARMUP_TIMEOUT_US};
+use crate::exec::state::copy_index;
 use crate::exec::state::*;
 use crate::exec::worker::{CpuTask, Shared, Worker, WorkerTask};
 use crate::limits::*;
@@ -30,10 +31,7 @@ pub(crate) fn check_table(s: &Schedule) -> Result<()> {
             Ok(())
         }
     };
-    cap("tasks", s.tasks.len(), MAX_TASKS)?;
-    cap("buffers", s.buffers.len(), MAX_BUFFERS)?;
     cap("engines", s.engines.len(), MAX_ENGINES)?;
-    cap("cubins", s.cubins.len(), MAX_CUBINS)?;
     cap("modes", s.modes.len(), MAX_MODES)?;
     if s.period_ns == 0 || s.modes.is_empty() {
         return Err(Error::BadSchedule {
@@ -94,8 +92,18 @@ pub(crate) fn check_table(s: &Schedule) -> Result<()> {
 
 pub(crate) struct Init {
     pub(crate) s: &'static Schedule,
-    pub(crate) state: &'static mut State,
+    pub(crate) state: State,
+    /// Each buffer's first copy in the per-copy tables.
+    pub(crate) offsets: &'static [u16],
     pub(crate) config: Config,
+}
+
+/// The storage of the CPU workers: the bound bodies (by task), and per worker a chunk of
+/// `bodies.len()` task slots and semaphore slots.
+pub(crate) struct Workers {
+    pub bodies: &'static mut [Option<&'static mut dyn CpuTask>],
+    pub tasks: &'static mut [Option<WorkerTask>],
+    pub sems: &'static mut [Option<SyncObj>],
 }
 
 impl Init {
@@ -110,10 +118,7 @@ impl Init {
         })
     }
 
-    pub(crate) fn build(
-        &mut self,
-        views: &mut [[BufferView; MAX_COPIES]; MAX_BUFFERS],
-    ) -> Result<()> {
+    pub(crate) fn build(&mut self, views: &mut [BufferView]) -> Result<()> {
         let s = self.s;
         let uses = |k| {
             s.tasks
@@ -151,23 +156,31 @@ impl Init {
         let sm = gpu.sm();
         for c in self.s.cubins {
             let m = GpuModule::load(c, sm)?;
-            self.state.modules.push(m).map_err(|_| Error::Capacity {
-                what: "cubins",
-                limit: MAX_CUBINS as u32,
+            let limit = self.state.modules.capacity() as u32;
+            self.state.modules.push(m).map_err(|m| {
+                let _ = m.unload();
+                Error::Capacity {
+                    what: "cubins",
+                    limit,
+                }
             })?;
         }
         for (i, e) in self.s.engines.iter().enumerate() {
             if e.kind == EngineKind::Gpu {
                 let stream = Stream::create(e.name)?;
+                let limit = self.state.streams.capacity() as u32;
                 self.state
                     .streams
                     .push(StreamEntry {
                         engine: EngineId(i as u8),
                         stream,
                     })
-                    .map_err(|_| Error::Capacity {
-                        what: "GPU streams",
-                        limit: 8,
+                    .map_err(|e| {
+                        let _ = e.stream.destroy();
+                        Error::Capacity {
+                            what: "GPU streams",
+                            limit,
+                        }
                     })?;
             }
         }
@@ -178,7 +191,13 @@ impl Init {
             })?;
             let module = GpuModule::load_image("timing", sm, &c.sha256, c.image)?;
             let function = module.function("stamp_globaltimer", Context::Cubin("timing"))?;
-            let slots = 2 * FENCE_HISTORY * MAX_TASKS;
+            let gpu_tasks = self
+                .s
+                .tasks
+                .iter()
+                .filter(|t| matches!(t.work, Work::Gpu(_)))
+                .count();
+            let slots = 2 * FENCE_HISTORY * gpu_tasks.max(1);
             let memory = GpuMemory::pinned((slots * 8) as u64, Context::Cubin("timing"))?;
             self.state.stamps = Some(Stamps {
                 module,
@@ -212,6 +231,7 @@ impl Init {
                     context: Context::Task(t.name),
                 })?;
             let device = DlaDevice::open(e.instance, e.name, desc)?;
+            let limit = self.state.dlas.capacity() as u32;
             self.state
                 .dlas
                 .push(DlaEntry {
@@ -219,9 +239,12 @@ impl Init {
                     loadable: d.loadable.0,
                     device,
                 })
-                .map_err(|_| Error::Capacity {
-                    what: "DLA device handles",
-                    limit: MAX_LOADABLES as u32,
+                .map_err(|d| {
+                    let _ = d.device.close();
+                    Error::Capacity {
+                        what: "DLA device handles",
+                        limit,
+                    }
                 })?;
         }
         Ok(())
@@ -237,7 +260,7 @@ impl Init {
             .position(|x| x.core == core && x.loadable == d.loadable.0)
     }
 
-    fn alloc_buffers(&mut self, views: &mut [[BufferView; MAX_COPIES]; MAX_BUFFERS]) -> Result<()> {
+    fn alloc_buffers(&mut self, views: &mut [BufferView]) -> Result<()> {
         let s = self.s;
         let uuid = self.state.gpu.as_ref().map(Gpu::uuid);
         for (bi, b) in s.buffers.iter().enumerate() {
@@ -252,8 +275,13 @@ impl Init {
                     declared: b.kind.align(),
                 });
             }
-            let mut copies = heapless::Vec::new();
-            for view in views[bi].iter_mut().take(b.multiplicity as usize) {
+            for c in 0..b.multiplicity as usize {
+                let index = copy_index(self.offsets, bi, c);
+                let limit = views.len() as u32;
+                let view = views.get_mut(index).ok_or(Error::Capacity {
+                    what: "buffer copies",
+                    limit,
+                })?;
                 let mut copy = BufferCopy {
                     obj: None,
                     gpu: None,
@@ -315,18 +343,13 @@ impl Init {
                     }
                     copy.obj = Some(obj);
                 }
-                copies.push(copy).map_err(|_| Error::Capacity {
-                    what: "copies per buffer",
-                    limit: MAX_COPIES as u32,
+                // Copies are pushed buffer by buffer, so the table index is `copy_index`.
+                let limit = self.state.copies.capacity() as u32;
+                self.state.copies.push(copy).map_err(|_| Error::Capacity {
+                    what: "buffer copies",
+                    limit,
                 })?;
             }
-            self.state
-                .buffers
-                .push(copies)
-                .map_err(|_| Error::Capacity {
-                    what: "buffers",
-                    limit: MAX_BUFFERS as u32,
-                })?;
         }
         Ok(())
     }
@@ -522,8 +545,9 @@ impl Init {
                         (&mut outputs[copy], d.outputs),
                     ] {
                         for (slot, bind) in slots.iter_mut().zip(binds) {
-                            let mult = s.buffers[bind.buffer.0 as usize].multiplicity as usize;
-                            let c = &self.state.buffers[bind.buffer.0 as usize][copy % mult];
+                            let b = bind.buffer.0 as usize;
+                            let mult = s.buffers[b].multiplicity as usize;
+                            let c = &self.state.copies[copy_index(self.offsets, b, copy % mult)];
                             *slot = c
                                 .dla
                                 .iter()
@@ -572,7 +596,8 @@ impl Init {
                         let v = match *p {
                             Param::Buffer(b) => {
                                 let mult = s.buffers[b.0 as usize].multiplicity as usize;
-                                let c = &self.state.buffers[b.0 as usize][copy % mult];
+                                let c = &self.state.copies
+                                    [copy_index(self.offsets, b.0 as usize, copy % mult)];
                                 c.gpu.as_ref().map(GpuMemory::device_addr).ok_or(
                                     Error::BadSchedule {
                                         what: "kernel parameter buffer not mapped into the GPU",
@@ -614,14 +639,14 @@ impl Init {
             if matches!(self.state.tasks[i].submit, Submit::Cpu) {
                 continue;
             }
-            crate::exec::executive::submit_task(self.state, s, id, 0, &[], 1, false)?;
+            crate::exec::executive::submit_task(&mut self.state, s, id, 0, &[], 1, false)?;
             let State {
                 tasks,
                 sems,
                 dlas,
                 wait,
                 ..
-            } = &mut *self.state;
+            } = &mut self.state;
             let rt = &mut tasks[i];
             let sem = &sems[i];
             sem.fence_at(1, &mut rt.monitor, context)?;
@@ -653,7 +678,7 @@ impl Init {
     fn calibrate_gpu_timer(&mut self) -> Result<()> {
         let State {
             streams, stamps, ..
-        } = &mut *self.state;
+        } = &mut self.state;
         let (Some(stamps), Some(first)) = (stamps.as_mut(), streams.first()) else {
             return Ok(());
         };
@@ -703,7 +728,7 @@ impl Init {
     }
 
     pub(crate) fn release_all(&mut self) -> Result<()> {
-        crate::exec::executive::release_engines(self.state)
+        crate::exec::executive::release_engines(&mut self.state)
     }
 }
 
@@ -711,36 +736,51 @@ pub(crate) fn spawn_workers(
     s: &'static Schedule,
     state: &mut State,
     shared: Shared,
-    mut bodies: [Option<&'static mut dyn CpuTask>; MAX_TASKS],
+    workers: Workers,
     config: Config,
 ) -> Result<()> {
     let module = state.sync_module.as_ref().ok_or(Error::Phase {
         what: "NvSciSync not open",
     })?;
+    let Workers {
+        bodies,
+        mut tasks,
+        mut sems,
+    } = workers;
+    let per_worker = bodies.len();
     for (ei, e) in s.engines.iter().enumerate() {
         if e.kind != EngineKind::Cpu {
             continue;
         }
         let engine = EngineId(ei as u8);
-        let mut tasks: heapless::Vec<WorkerTask, 16> = heapless::Vec::new();
-        let mut sems: heapless::Vec<(TaskId, SyncObj), MAX_TASKS> = heapless::Vec::new();
+        // This worker's chunks of the task and semaphore tables.
+        let limit = state.workers.capacity() as u32;
+        let full = Error::Capacity {
+            what: "CPU workers",
+            limit,
+        };
+        if tasks.len() < per_worker || sems.len() < per_worker {
+            return Err(full);
+        }
+        let (my_tasks, rest) = core::mem::take(&mut tasks).split_at_mut(per_worker);
+        tasks = rest;
+        let (my_sems, rest) = core::mem::take(&mut sems).split_at_mut(per_worker);
+        sems = rest;
+        let mut n = 0;
         let mut need: u64 = 0;
         for (ti, t) in s.tasks.iter().enumerate() {
             if t.engine != engine {
                 continue;
             }
-            let body = bodies[ti]
-                .take()
+            let body = bodies
+                .get_mut(ti)
+                .and_then(Option::take)
                 .ok_or(Error::UnboundTask { task: t.name })?;
-            tasks
-                .push(WorkerTask {
-                    id: TaskId(ti as u16),
-                    body,
-                })
-                .map_err(|_| Error::Capacity {
-                    what: "tasks per CPU worker",
-                    limit: 16,
-                })?;
+            my_tasks[n] = Some(WorkerTask {
+                id: TaskId(ti as u16),
+                body,
+            });
+            n += 1;
             need |= 1 << ti;
             for w in t.waits {
                 need |= 1 << w.task.0;
@@ -755,20 +795,13 @@ pub(crate) fn spawn_workers(
         }
         for (ti, sem) in state.sems.iter().enumerate() {
             if need & (1 << ti) != 0 {
-                let dup = sem.dup(Context::Semaphore(s.tasks[ti].name))?;
-                sems.push((TaskId(ti as u16), dup)).map_err(|(_, dup)| {
-                    dup.free();
-                    Error::Capacity {
-                        what: "semaphores per CPU worker",
-                        limit: MAX_TASKS as u32,
-                    }
-                })?;
+                my_sems[ti] = Some(sem.dup(Context::Semaphore(s.tasks[ti].name))?);
             }
         }
         let worker = Worker {
             shared,
-            tasks,
-            sems,
+            tasks: my_tasks,
+            sems: my_sems,
             wait: CpuWaitContext::alloc(module)?,
             fence: RawFence::cleared(),
         };
@@ -794,10 +827,7 @@ pub(crate) fn spawn_workers(
         state
             .workers
             .push(WorkerHandle { join, thread })
-            .map_err(|_| Error::Capacity {
-                what: "CPU workers",
-                limit: MAX_CPU_WORKERS as u32,
-            })?;
+            .map_err(|_| full)?;
     }
     Ok(())
 }

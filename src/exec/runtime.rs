@@ -2,13 +2,16 @@
 //! out the [`Executive`], whose API cannot allocate, load, register or reconcile anything.
 //!
 //! ```no_run
-//! use orin_exec::exec::{Builder, Config, Storage};
+//! use orin_exec::exec::{Builder, Config};
 //! use static_cell::StaticCell;
 //! # fn schedule() -> &'static orin_exec::table::Schedule { unimplemented!() }
+//! // The generator emits `Storage` for a schedule, sized to it; this one has room for
+//! // 4 tasks, 3 buffers with 4 copies in all, and 1 CPU worker.
+//! type Storage = orin_exec::exec::Storage<4, 3, 4, 1>;
 //! static STORAGE: StaticCell<Storage> = StaticCell::new();
 //! let storage = STORAGE.init_with(Storage::new);
 //! // `schedule()`: the `SCHEDULE` static that orin-exec-schedule generated from the TOML.
-//! let runtime = Builder::new(schedule()).config(Config::default()).init(storage)?;
+//! let runtime = Builder::new(schedule(), storage).config(Config::default()).init()?;
 //! let mut exec = runtime.seal()?;
 //! for _ in 0..300 {
 //!     exec.step()?;
@@ -19,18 +22,25 @@
 
 use crate::engine::cpu::BufferView;
 use crate::engine::gpu::Gpu;
+use crate::engine::gpu::{GpuModule, GpuSemaphore};
+use crate::engine::nvsci::SyncObj;
 use crate::engine::os::{self, RealtimeStatus};
 use crate::engine::platform::Clock;
 use crate::error::{Error, Result};
 use crate::exec::bind::BodySet;
 use crate::exec::board::Board;
-use crate::exec::executive::Executive;
-use crate::exec::init::{Init, check_table, spawn_workers};
-use crate::exec::state::{State, Submit};
-use crate::exec::worker::{Causes, CpuTask, Shared, Trace, VirtualCosts};
-use crate::limits::*;
+use crate::exec::executive::{Executive, Sealed, TaskCounters};
+use crate::exec::health::{FaultCounts, HealthMonitor};
+use crate::exec::init::{Init, Workers, check_table, spawn_workers};
+use crate::exec::state::{
+    BufferCopy, DlaEntry, State, StreamEntry, Submit, TaskRt, WorkerHandle, copy_index,
+    copy_offsets,
+};
+use crate::exec::worker::{CauseSlot, CpuTask, Shared, Trace, WorkerTask};
 use crate::mem::AccessLedger;
+use crate::table::FaultKind;
 use crate::table::{BufferId, EngineKind, Schedule, TaskId};
+use heapless::vec::VecView;
 
 /// Default for [`Config::virtual_wait_cap_us`].
 pub const VIRTUAL_WAIT_CAP_US: u64 = 2_000_000;
@@ -80,34 +90,156 @@ pub struct SafeStop {
     pub fault: crate::table::FaultKind,
 }
 
-/// Static storage for one runtime: put it in a `static` (e.g. a `StaticCell`).
-pub struct Storage {
-    pub(crate) board: Board,
-    pub(crate) trace: Trace,
-    pub(crate) ledger: AccessLedger,
-    pub(crate) views: [[BufferView; MAX_COPIES]; MAX_BUFFERS],
-    pub(crate) virtual_costs: VirtualCosts,
-    pub(crate) causes: Causes,
-    pub(crate) state: State,
+/// Static storage for one runtime, sized to its schedule: put it in a `static` (e.g. a
+/// `StaticCell`). The schedule generator emits the type for a schedule
+/// (`schedule::Storage`); the parameters are the schedule's tasks (at most 64: task sets are
+/// 64-bit masks), buffers, buffer copies (the sum of the multiplicities) and CPU workers.
+/// Init checks that the schedule fits and says which table does not.
+pub struct Storage<
+    const TASKS: usize,
+    const BUFFERS: usize,
+    const COPIES: usize,
+    const WORKERS: usize,
+> {
+    board: Board,
+    trace: Trace,
+    before: [u64; TASKS],
+    offsets: [u16; BUFFERS],
+    views: [BufferView; COPIES],
+    virtual_costs: [u64; TASKS],
+    causes: [CauseSlot; TASKS],
+    counters: [TaskCounters; TASKS],
+    faults: [FaultCounts; TASKS],
+    bodies: [Option<&'static mut dyn CpuTask>; TASKS],
+    tasks: heapless::Vec<TaskRt, TASKS>,
+    sems: heapless::Vec<SyncObj, TASKS>,
+    gpu_sems: heapless::Vec<Option<GpuSemaphore>, TASKS>,
+    copies: heapless::Vec<BufferCopy, COPIES>,
+    // A DLA device handle, a stream and a module each serve at least one task.
+    dlas: heapless::Vec<DlaEntry, TASKS>,
+    streams: heapless::Vec<StreamEntry, TASKS>,
+    modules: heapless::Vec<GpuModule, TASKS>,
+    workers: heapless::Vec<WorkerHandle, WORKERS>,
+    // Per worker: its tasks, and its handles of the semaphores it uses, indexed by task.
+    worker_tasks: [[Option<WorkerTask>; TASKS]; WORKERS],
+    worker_sems: [[Option<SyncObj>; TASKS]; WORKERS],
 }
 
-impl Default for Storage {
+impl<const TASKS: usize, const BUFFERS: usize, const COPIES: usize, const WORKERS: usize> Default
+    for Storage<TASKS, BUFFERS, COPIES, WORKERS>
+{
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl Storage {
-    /// Empty storage.
+impl<const TASKS: usize, const BUFFERS: usize, const COPIES: usize, const WORKERS: usize>
+    Storage<TASKS, BUFFERS, COPIES, WORKERS>
+{
+    /// Empty storage (usable in a `static` initialiser).
     pub const fn new() -> Self {
         Storage {
             board: Board::new(),
             trace: Trace::new(),
-            ledger: AccessLedger::empty(),
-            views: [[BufferView::NONE; MAX_COPIES]; MAX_BUFFERS],
-            virtual_costs: [0; MAX_TASKS],
-            causes: Causes::new(),
-            state: State::new(),
+            before: [0; TASKS],
+            offsets: [0; BUFFERS],
+            views: [BufferView::NONE; COPIES],
+            virtual_costs: [0; TASKS],
+            causes: [const { CauseSlot::new() }; TASKS],
+            counters: [TaskCounters::ZERO; TASKS],
+            faults: [[0; FaultKind::ALL.len()]; TASKS],
+            bodies: [const { None }; TASKS],
+            tasks: heapless::Vec::new(),
+            sems: heapless::Vec::new(),
+            gpu_sems: heapless::Vec::new(),
+            copies: heapless::Vec::new(),
+            dlas: heapless::Vec::new(),
+            streams: heapless::Vec::new(),
+            modules: heapless::Vec::new(),
+            workers: heapless::Vec::new(),
+            worker_tasks: [const { [const { None }; TASKS] }; WORKERS],
+            worker_sems: [const { [const { None }; TASKS] }; WORKERS],
+        }
+    }
+
+    /// Its size in bytes (the static footprint of a runtime with this storage).
+    pub const fn footprint() -> usize {
+        core::mem::size_of::<Self>()
+    }
+}
+
+/// The tables of a [`Storage`], as views of any size.
+pub(crate) struct Parts {
+    pub board: &'static Board,
+    pub trace: &'static Trace,
+    pub before: &'static mut [u64],
+    pub offsets: &'static mut [u16],
+    pub views: &'static mut [BufferView],
+    pub virtual_costs: &'static mut [u64],
+    pub causes: &'static [CauseSlot],
+    pub counters: &'static mut [TaskCounters],
+    pub faults: &'static mut [FaultCounts],
+    pub bodies: &'static mut [Option<&'static mut dyn CpuTask>],
+    pub tasks: &'static mut VecView<TaskRt>,
+    pub sems: &'static mut VecView<SyncObj>,
+    pub gpu_sems: &'static mut VecView<Option<GpuSemaphore>>,
+    pub copies: &'static mut VecView<BufferCopy>,
+    pub dlas: &'static mut VecView<DlaEntry>,
+    pub streams: &'static mut VecView<StreamEntry>,
+    pub modules: &'static mut VecView<GpuModule>,
+    pub workers: &'static mut VecView<WorkerHandle>,
+    /// `workers` chunks of one entry per task.
+    pub worker_tasks: &'static mut [Option<WorkerTask>],
+    pub worker_sems: &'static mut [Option<SyncObj>],
+}
+
+impl<const TASKS: usize, const BUFFERS: usize, const COPIES: usize, const WORKERS: usize>
+    Storage<TASKS, BUFFERS, COPIES, WORKERS>
+{
+    fn parts(&'static mut self) -> Parts {
+        let Storage {
+            board,
+            trace,
+            before,
+            offsets,
+            views,
+            virtual_costs,
+            causes,
+            counters,
+            faults,
+            bodies,
+            tasks,
+            sems,
+            gpu_sems,
+            copies,
+            dlas,
+            streams,
+            modules,
+            workers,
+            worker_tasks,
+            worker_sems,
+        } = self;
+        Parts {
+            board,
+            trace,
+            before,
+            offsets,
+            views,
+            virtual_costs,
+            causes,
+            counters,
+            faults,
+            bodies,
+            tasks: tasks.as_mut_view(),
+            sems: sems.as_mut_view(),
+            gpu_sems: gpu_sems.as_mut_view(),
+            copies: copies.as_mut_view(),
+            dlas: dlas.as_mut_view(),
+            streams: streams.as_mut_view(),
+            modules: modules.as_mut_view(),
+            workers: workers.as_mut_view(),
+            worker_tasks: worker_tasks.as_flattened_mut(),
+            worker_sems: worker_sems.as_flattened_mut(),
         }
     }
 }
@@ -116,22 +248,33 @@ impl Storage {
 pub struct Builder {
     schedule: &'static Schedule,
     config: Config,
-    bodies: [Option<&'static mut dyn CpuTask>; MAX_TASKS],
-    virtual_costs: [Option<u64>; MAX_TASKS],
+    parts: Parts,
+    virtual_costs_set: u64,
     safe_state: Option<fn(&SafeStop)>,
     error: Option<Error>,
 }
 
 impl Builder {
-    /// Start building a runtime for `schedule`.
-    pub fn new(schedule: &'static Schedule) -> Self {
+    /// Start building a runtime for `schedule` in `storage` (the generated `Storage` of the
+    /// schedule, or any larger one).
+    pub fn new<
+        const TASKS: usize,
+        const BUFFERS: usize,
+        const COPIES: usize,
+        const WORKERS: usize,
+    >(
+        schedule: &'static Schedule,
+        storage: &'static mut Storage<TASKS, BUFFERS, COPIES, WORKERS>,
+    ) -> Self {
+        let parts = storage.parts();
+        let error = fit(schedule, &parts).err();
         Builder {
             schedule,
             config: Config::default(),
-            bodies: [const { None }; MAX_TASKS],
-            virtual_costs: [None; MAX_TASKS],
+            parts,
+            virtual_costs_set: 0,
             safe_state: None,
-            error: None,
+            error,
         }
     }
 
@@ -166,29 +309,33 @@ impl Builder {
             });
             return self;
         }
-        let mut slots = self.bodies;
+        let slots = &mut *self.parts.bodies;
         bodies.bind_each(&mut |task, body| {
             if let Some(slot) = slots.get_mut(task.0 as usize) {
                 *slot = Some(body);
             }
         });
-        self.bodies = slots;
         self
     }
 
     /// Bind the body of one CPU task (tables written by hand; generated schedules use
     /// [`Builder::bodies`]).
     pub fn bind(mut self, task: TaskId, body: &'static mut dyn CpuTask) -> Self {
-        if let Some(i) = self.cpu_task(task) {
-            self.bodies[i] = Some(body);
+        if let Some(i) = self.cpu_task(task)
+            && let Some(slot) = self.parts.bodies.get_mut(i)
+        {
+            *slot = Some(body);
         }
         self
     }
 
     /// Virtual clock only: how long CPU task `task` takes (default: half its WCET).
     pub fn virtual_cost(mut self, task: TaskId, ns: u64) -> Self {
-        if let Some(i) = self.cpu_task(task) {
-            self.virtual_costs[i] = Some(ns);
+        if let Some(i) = self.cpu_task(task)
+            && let Some(cost) = self.parts.virtual_costs.get_mut(i)
+        {
+            *cost = ns;
+            self.virtual_costs_set |= 1 << i;
         }
         self
     }
@@ -200,32 +347,64 @@ impl Builder {
     }
 
     /// Create every object, warm every work item up and start the CPU workers.
-    pub fn init(self, storage: &'static mut Storage) -> Result<Initialized> {
+    pub fn init(self) -> Result<Initialized> {
         if let Some(e) = self.error {
             return Err(e);
         }
         let s = self.schedule;
         check_table(s)?;
         let init_start = os::monotonic_ns();
-        let Storage {
+        let Parts {
             board,
             trace,
-            ledger,
+            before,
+            offsets,
             views,
             virtual_costs,
             causes,
-            state,
-        } = storage;
-        *ledger = AccessLedger::new(s)?;
+            counters,
+            faults,
+            bodies,
+            tasks,
+            sems,
+            gpu_sems,
+            copies,
+            dlas,
+            streams,
+            modules,
+            workers,
+            worker_tasks,
+            worker_sems,
+        } = self.parts;
+        let ledger = AccessLedger::new(s, before)?;
+        copy_offsets(s, offsets);
         for (i, t) in s.tasks.iter().enumerate() {
-            virtual_costs[i] = self.virtual_costs[i].unwrap_or(t.wcet_ns / 2);
+            if self.virtual_costs_set & (1 << i) == 0 {
+                virtual_costs[i] = t.wcet_ns / 2;
+            }
         }
         let realtime = self.config.realtime_priority.map(os::request_realtime);
         // The clock starts first: warm-up timestamps and the engines' "free at" times are on it.
         let clock = Clock::start(self.config.virtual_clock, 1_000_000_000)?;
+        let state = State {
+            tasks,
+            sems,
+            gpu_sems,
+            copies,
+            dlas,
+            streams,
+            modules,
+            workers,
+            gpu: None,
+            stamps: None,
+            sync_module: None,
+            buf_module: None,
+            wait: None,
+        };
         let mut init = Init {
             s,
             state,
+            offsets,
             config: self.config,
         };
         let result = init.build(views);
@@ -240,21 +419,29 @@ impl Builder {
             board,
             trace,
             ledger,
+            offsets: init.offsets,
             views,
             clock,
             virtual_costs,
             causes,
         };
-        let state = init.state;
-        if let Err(e) = spawn_workers(s, state, shared, self.bodies, self.config) {
+        let mut state = init.state;
+        let workers = Workers {
+            bodies,
+            tasks: worker_tasks,
+            sems: worker_sems,
+        };
+        if let Err(e) = spawn_workers(s, &mut state, shared, workers, self.config) {
             board.request_stop();
-            let _ = crate::exec::executive::release_state(state, board);
+            let _ = crate::exec::executive::release_state(&mut state, board);
             clock.stop();
             return Err(e);
         }
         Ok(Initialized {
             shared,
             state,
+            counters,
+            faults,
             clock,
             realtime,
             safe_state: self.safe_state,
@@ -263,10 +450,37 @@ impl Builder {
     }
 }
 
+/// Whether `schedule` fits the tables of `parts`; the first table that is too small.
+fn fit(schedule: &Schedule, parts: &Parts) -> Result<()> {
+    let need = |what, needed: usize, capacity: usize| {
+        if needed > capacity {
+            Err(Error::Capacity {
+                what,
+                limit: capacity as u32,
+            })
+        } else {
+            Ok(())
+        }
+    };
+    let s = schedule;
+    need("tasks", s.tasks.len(), parts.bodies.len().min(64))?;
+    need("buffers", s.buffers.len(), parts.offsets.len())?;
+    let copies: usize = s.buffers.iter().map(|b| b.multiplicity as usize).sum();
+    need("buffer copies", copies, parts.views.len())?;
+    let workers = s
+        .engines
+        .iter()
+        .filter(|e| e.kind == EngineKind::Cpu)
+        .count();
+    need("CPU workers", workers, parts.workers.capacity())
+}
+
 /// The runtime after init, before seal: still allowed to touch buffers from the outside.
 pub struct Initialized {
     shared: Shared,
-    state: &'static mut State,
+    state: State,
+    counters: &'static mut [TaskCounters],
+    faults: &'static mut [FaultCounts],
     clock: Clock,
     realtime: Option<RealtimeStatus>,
     safe_state: Option<fn(&SafeStop)>,
@@ -293,11 +507,15 @@ impl Initialized {
             .buffers
             .get(buffer.0 as usize)
             .map_or("?", |b| b.name);
-        let view = self
+        let multiplicity = self
             .shared
-            .views
+            .schedule
+            .buffers
             .get(buffer.0 as usize)
-            .and_then(|c| c.get(copy))
+            .map_or(0, |b| b.multiplicity as usize);
+        let view = (copy < multiplicity)
+            .then(|| copy_index(self.shared.offsets, buffer.0 as usize, copy))
+            .and_then(|i| self.shared.views.get(i))
             .copied()
             .filter(BufferView::is_mapped)
             .ok_or(Error::BufferNotDeclared {
@@ -351,13 +569,15 @@ impl Initialized {
         }
         // Frame 0 is released one period from now: warm-up work has drained by then.
         let t0 = self.clock.now_ns() + self.shared.schedule.period_ns;
-        Ok(Executive::new(
-            self.shared,
-            self.state,
-            self.clock,
+        Ok(Executive::new(Sealed {
+            shared: self.shared,
+            st: self.state,
+            counters: self.counters,
+            hm: HealthMonitor::new(self.faults),
+            clock: self.clock,
             t0,
-            self.realtime,
-            self.safe_state,
-        ))
+            realtime: self.realtime,
+            safe_state: self.safe_state,
+        }))
     }
 }

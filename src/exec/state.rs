@@ -1,6 +1,9 @@
-//! The executive's state: what init builds and the run phase uses, in fixed-capacity tables.
+//! The executive's state: what init builds and the run phase uses, in tables that live in the
+//! application's [`Storage`](crate::exec::Storage), sized to its schedule.
 
 use std::thread;
+
+use heapless::vec::VecView;
 
 use crate::engine::dla::{DlaDevice, DlaPtr};
 use crate::engine::gpu::{Function, Gpu, GpuMemory, GpuModule, GpuSemaphore, ParamBlock, Stream};
@@ -8,7 +11,7 @@ use crate::engine::nvsci::{BufModule, BufObj, CpuWaitContext, RawFence, SyncModu
 use crate::error::Result;
 use crate::limits::*;
 use crate::sync::SemaphoreLedger;
-use crate::table::EngineId;
+use crate::table::{EngineId, Schedule};
 
 /// One copy of a buffer.
 pub(crate) struct BufferCopy {
@@ -76,18 +79,19 @@ pub(crate) struct Stamps {
     pub offset_ns: i64,
 }
 
-/// Executive-only state.
+/// Executive-only state: views of the storage's tables, plus the library handles.
 pub(crate) struct State {
-    pub tasks: heapless::Vec<TaskRt, MAX_TASKS>,
+    pub tasks: &'static mut VecView<TaskRt>,
     /// Completion semaphore of each task (same index).
-    pub sems: heapless::Vec<SyncObj, MAX_TASKS>,
+    pub sems: &'static mut VecView<SyncObj>,
     /// How the GPU reaches each task's semaphore, if it does.
-    pub gpu_sems: heapless::Vec<Option<GpuSemaphore>, MAX_TASKS>,
-    pub buffers: heapless::Vec<heapless::Vec<BufferCopy, MAX_COPIES>, MAX_BUFFERS>,
-    pub dlas: heapless::Vec<DlaEntry, MAX_LOADABLES>,
-    pub streams: heapless::Vec<StreamEntry, 8>,
-    pub modules: heapless::Vec<GpuModule, MAX_CUBINS>,
-    pub workers: heapless::Vec<WorkerHandle, MAX_CPU_WORKERS>,
+    pub gpu_sems: &'static mut VecView<Option<GpuSemaphore>>,
+    /// Every copy of every buffer, buffer by buffer ([`copy_index`]).
+    pub copies: &'static mut VecView<BufferCopy>,
+    pub dlas: &'static mut VecView<DlaEntry>,
+    pub streams: &'static mut VecView<StreamEntry>,
+    pub modules: &'static mut VecView<GpuModule>,
+    pub workers: &'static mut VecView<WorkerHandle>,
     pub gpu: Option<Gpu>,
     pub stamps: Option<Stamps>,
     pub sync_module: Option<SyncModule>,
@@ -95,22 +99,20 @@ pub(crate) struct State {
     pub wait: Option<CpuWaitContext>,
 }
 
-impl State {
-    pub(crate) const fn new() -> Self {
-        State {
-            tasks: heapless::Vec::new(),
-            sems: heapless::Vec::new(),
-            gpu_sems: heapless::Vec::new(),
-            buffers: heapless::Vec::new(),
-            dlas: heapless::Vec::new(),
-            streams: heapless::Vec::new(),
-            modules: heapless::Vec::new(),
-            workers: heapless::Vec::new(),
-            gpu: None,
-            stamps: None,
-            sync_module: None,
-            buf_module: None,
-            wait: None,
-        }
+/// The index of copy `copy` of buffer `buffer` in the per-copy tables: the copies of all
+/// earlier buffers come first.
+pub(crate) fn copy_index(offsets: &[u16], buffer: usize, copy: usize) -> usize {
+    offsets
+        .get(buffer)
+        .map_or(usize::MAX, |&o| o as usize + copy)
+}
+
+/// Fill `offsets` with each buffer's first copy index; the total number of copies.
+pub(crate) fn copy_offsets(s: &Schedule, offsets: &mut [u16]) -> usize {
+    let mut next = 0usize;
+    for (o, b) in offsets.iter_mut().zip(s.buffers.iter()) {
+        *o = next as u16;
+        next += b.multiplicity as usize;
     }
+    next
 }

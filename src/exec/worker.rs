@@ -13,7 +13,7 @@ use crate::engine::nvsci::{CpuWaitContext, RawFence, SyncObj, Waited};
 use crate::engine::platform::{self, Clock};
 use crate::error::{Context, Error, Result};
 use crate::exec::board::{Board, CpuResult, RunStatus};
-use crate::limits::{MAX_BUFFERS, MAX_COPIES, MAX_TASKS};
+use crate::exec::state::copy_index;
 use crate::mem::AccessLedger;
 use crate::table::{BufferId, Schedule, TaskId};
 use crate::trace::{Event, Record, TraceRing};
@@ -70,32 +70,23 @@ impl core::fmt::Display for TaskFault {
     }
 }
 
-/// The cause of each CPU task's most recent failure, written by its worker before it signals
-/// and read by the executive when it reports the fault (a short critical section each).
-pub(crate) struct Causes {
-    slots: [CauseSlot; MAX_TASKS],
-}
+/// The cause of one CPU task's most recent failure, with its frame: written by its worker
+/// before it signals, read by the executive when it reports the fault (a short critical
+/// section each).
+pub(crate) struct CauseSlot(critical_section::Mutex<core::cell::Cell<Option<(u64, TaskFault)>>>);
 
-/// The frame and cause of a task's last failure.
-type CauseSlot = critical_section::Mutex<core::cell::Cell<Option<(u64, TaskFault)>>>;
-
-impl Causes {
+impl CauseSlot {
     pub(crate) const fn new() -> Self {
-        Causes {
-            slots: [const { critical_section::Mutex::new(core::cell::Cell::new(None)) }; MAX_TASKS],
-        }
+        CauseSlot(critical_section::Mutex::new(core::cell::Cell::new(None)))
     }
 
-    fn record(&self, task: TaskId, frame: u64, fault: TaskFault) {
-        if let Some(slot) = self.slots.get(task.0 as usize) {
-            critical_section::with(|cs| slot.borrow(cs).set(Some((frame, fault))));
-        }
+    fn record(&self, frame: u64, fault: TaskFault) {
+        critical_section::with(|cs| self.0.borrow(cs).set(Some((frame, fault))));
     }
 
-    /// The cause recorded for `task` in `frame`, if any.
-    pub(crate) fn get(&self, task: TaskId, frame: u64) -> Option<TaskFault> {
-        let slot = self.slots.get(task.0 as usize)?;
-        critical_section::with(|cs| slot.borrow(cs).get())
+    /// The cause recorded in `frame`, if any.
+    pub(crate) fn get(&self, frame: u64) -> Option<TaskFault> {
+        critical_section::with(|cs| self.0.borrow(cs).get())
             .filter(|(f, _)| *f == frame)
             .map(|(_, fault)| fault)
     }
@@ -107,20 +98,21 @@ pub const TRACE_CAPACITY: usize = 1 << 13;
 /// The trace ring type the runtime writes.
 pub type Trace = TraceRing<TRACE_CAPACITY>;
 
-/// Virtual execution time of CPU tasks (virtual clock only), per task.
-pub(crate) type VirtualCosts = [u64; MAX_TASKS];
-
 /// Everything a worker shares with the executive.
 #[derive(Clone, Copy)]
 pub(crate) struct Shared {
     pub schedule: &'static Schedule,
     pub board: &'static Board,
     pub trace: &'static Trace,
-    pub ledger: &'static AccessLedger,
-    pub views: &'static [[BufferView; MAX_COPIES]; MAX_BUFFERS],
+    pub ledger: AccessLedger<'static>,
+    /// Each buffer's first copy in `views`.
+    pub offsets: &'static [u16],
+    /// CPU mapping of every buffer copy.
+    pub views: &'static [BufferView],
     pub clock: Clock,
-    pub virtual_costs: &'static VirtualCosts,
-    pub causes: &'static Causes,
+    /// Virtual execution time of each CPU task (virtual clock only).
+    pub virtual_costs: &'static [u64],
+    pub causes: &'static [CauseSlot],
     pub virtual_wait_cap_us: u64,
 }
 
@@ -131,9 +123,10 @@ pub(crate) struct WorkerTask {
 
 pub(crate) struct Worker {
     pub shared: Shared,
-    pub tasks: heapless::Vec<WorkerTask, 16>,
-    /// Duplicates of every semaphore the worker signals or checks, by task index.
-    pub sems: heapless::Vec<(TaskId, SyncObj), MAX_TASKS>,
+    /// Its tasks in schedule order, then `None`.
+    pub tasks: &'static mut [Option<WorkerTask>],
+    /// Its handles of every semaphore it signals or checks, indexed by task.
+    pub sems: &'static mut [Option<SyncObj>],
     pub wait: CpuWaitContext,
     pub fence: RawFence,
 }
@@ -141,7 +134,7 @@ pub(crate) struct Worker {
 struct Gate<'w> {
     shared: Shared,
     frame: u64,
-    sems: &'w [(TaskId, SyncObj)],
+    sems: &'w [Option<SyncObj>],
     wait: core::cell::RefCell<&'w mut CpuWaitContext>,
     fence: core::cell::RefCell<&'w mut RawFence>,
     refused: core::cell::Cell<bool>,
@@ -149,7 +142,7 @@ struct Gate<'w> {
 
 impl Gate<'_> {
     fn sem(&self, task: TaskId) -> Option<&SyncObj> {
-        self.sems.iter().find(|(t, _)| *t == task).map(|(_, s)| s)
+        self.sems.get(task.0 as usize)?.as_ref()
     }
 
     fn reached(&self, task: TaskId, value: u64, timeout_us: u64) -> Result<bool> {
@@ -167,10 +160,10 @@ impl Gate<'_> {
 impl AccessGate for Gate<'_> {
     fn admit(&self, task: TaskId, buffer: BufferId, write: bool) -> Result<BufferView> {
         let s = self.shared.schedule;
-        let desc = s.buffers.get(buffer.0 as usize).ok_or(Error::Capacity {
-            what: "buffers",
-            limit: MAX_BUFFERS as u32,
-        })?;
+        let desc = s
+            .buffers
+            .get(buffer.0 as usize)
+            .ok_or(Error::NoSuchBuffer { buffer: buffer.0 })?;
         if !AccessLedger::declared(s, task, buffer, write) {
             self.refused.set(true);
             return Err(Error::BufferNotDeclared {
@@ -196,7 +189,13 @@ impl AccessGate for Gate<'_> {
             }
         }
         let copy = (self.frame % desc.multiplicity.max(1) as u64) as usize;
-        Ok(self.shared.views[buffer.0 as usize][copy])
+        let index = copy_index(self.shared.offsets, buffer.0 as usize, copy);
+        Ok(self
+            .shared
+            .views
+            .get(index)
+            .copied()
+            .unwrap_or(BufferView::NONE))
     }
 
     fn buffer_name(&self, buffer: BufferId) -> &'static str {
@@ -211,7 +210,7 @@ impl AccessGate for Gate<'_> {
 fn make_gate<'w>(
     shared: Shared,
     frame: u64,
-    sems: &'w [(TaskId, SyncObj)],
+    sems: &'w [Option<SyncObj>],
     wait: &'w mut CpuWaitContext,
     fence: &'w mut RawFence,
 ) -> Gate<'w> {
@@ -261,7 +260,7 @@ impl Worker {
             }
         }
         self.fence.clear();
-        while let Some((_, s)) = self.sems.pop() {
+        for s in self.sems.iter_mut().filter_map(Option::take) {
             s.free();
         }
         self.wait.free();
@@ -276,7 +275,9 @@ impl Worker {
         };
         let shared = self.shared;
         for i in 0..self.tasks.len() {
-            let id = self.tasks[i].id;
+            let Some(id) = self.tasks[i].as_ref().map(|t| t.id) else {
+                break;
+            };
             if !plan.planned(shared.schedule, id) {
                 continue;
             }
@@ -312,7 +313,7 @@ impl Worker {
                 } else {
                     latest_start.saturating_sub(shared.clock.now_ns()) / 1000
                 };
-                let gate = make_gate(shared, frame, &self.sems, &mut self.wait, &mut self.fence);
+                let gate = make_gate(shared, frame, self.sems, &mut self.wait, &mut self.fence);
                 match gate.reached(w.task, value, timeout_us) {
                     Ok(true) => {
                         if virtual_clock && let Some(ts) = self.signal_time(w.task, value) {
@@ -339,7 +340,7 @@ impl Worker {
             if plan.skipped(id) || missed {
                 status_bits |= RunStatus::SKIPPED;
             } else {
-                let gate = make_gate(shared, frame, &self.sems, &mut self.wait, &mut self.fence);
+                let gate = make_gate(shared, frame, self.sems, &mut self.wait, &mut self.fence);
                 let ctx = CpuCtx::new(
                     &gate,
                     id,
@@ -347,9 +348,12 @@ impl Worker {
                     frame,
                     !status_bits.contains(RunStatus::DEPENDENCY_TIMEOUT),
                 );
-                if let Err(fault) = self.tasks[i].body.run(&ctx) {
+                let body = self.tasks[i].as_mut().map(|t| &mut t.body);
+                if let Some(Err(fault)) = body.map(|b| b.run(&ctx)) {
                     status_bits |= RunStatus::TASK_ERROR;
-                    shared.causes.record(id, frame, fault);
+                    if let Some(cause) = shared.causes.get(id.0 as usize) {
+                        cause.record(frame, fault);
+                    }
                 }
                 if gate.refused.get() {
                     status_bits |= RunStatus::ACCESS_REFUSED;
@@ -360,7 +364,11 @@ impl Worker {
                 let cost = if status_bits.contains(RunStatus::SKIPPED) {
                     0
                 } else {
-                    shared.virtual_costs[id.0 as usize]
+                    shared
+                        .virtual_costs
+                        .get(id.0 as usize)
+                        .copied()
+                        .unwrap_or(0)
                 };
                 start + cost + extra
             } else {
@@ -393,9 +401,9 @@ impl Worker {
     }
 
     fn signal_time(&self, task: TaskId, value: u64) -> Option<u64> {
-        let sem = self.sems.iter().find(|(t, _)| *t == task)?;
+        let sem = self.sems.get(task.0 as usize)?.as_ref()?;
         platform::sil::signal_timestamp_ns(
-            &sem.1,
+            sem,
             value,
             Context::Task(self.shared.schedule.task(task).name),
         )
@@ -406,15 +414,15 @@ impl Worker {
         let context = Context::Semaphore(self.shared.schedule.task(task).name);
         let sem = self
             .sems
-            .iter()
-            .find(|(t, _)| *t == task)
+            .get(task.0 as usize)
+            .and_then(Option::as_ref)
             .ok_or(Error::BadSchedule {
                 what: "no semaphore handle for a CPU task",
                 context,
             })?;
         match self.shared.clock {
-            Clock::Real => sem.1.signal(context),
-            Clock::Virtual => platform::sil::signal_at(&sem.1, end, context),
+            Clock::Real => sem.signal(context),
+            Clock::Virtual => platform::sil::signal_at(sem, end, context),
         }
     }
 }

@@ -9,8 +9,7 @@
 //! The validator proved such an ordering exists; the ledger turns it into fences the CPU can
 //! check without blocking, so a mistake shows up as a typed error instead of a data race.
 
-use crate::error::{Context, Error, Result};
-use crate::limits::MAX_TASKS;
+use crate::error::{Error, Result};
 use crate::table::{BufferId, EngineKind, Schedule, TaskId};
 
 /// Engine work that must be complete: `task` of frame `f - lag`.
@@ -22,17 +21,9 @@ pub struct Prerequisite {
     pub lag: u8,
 }
 
-#[derive(Clone, Copy, Debug)]
-struct Entry {
-    cpu_task: TaskId,
-    buffer: BufferId,
-    write: bool,
-    prerequisite: Prerequisite,
-}
-
-const MAX_ENTRIES: usize = 4 * MAX_TASKS;
-
-/// Prerequisites of every CPU buffer access of a schedule, computed once at init.
+/// Prerequisites of every CPU buffer access of a schedule: derived on demand from each task's
+/// set of same-frame predecessors, which is computed once at init into storage sized to the
+/// schedule (one `u64` per task).
 ///
 /// ```
 /// # use orin_exec::table::*;
@@ -54,22 +45,27 @@ const MAX_ENTRIES: usize = 4 * MAX_TASKS;
 /// # static S: Schedule = Schedule { name: "s", profile: "sil", period_ns: 10,
 /// #   minor_frames_ns: &[0], lookahead: 1, engines: &ENGINES, buffers: &BUFFERS, tasks: &TASKS,
 /// #   modes: &[ModeDesc { name: "normal" }], health: &[], cubins: &[], loadables: &[], timeline: &[] };
-/// let ledger = AccessLedger::new(&S).unwrap();
+/// let mut before = [0u64; 2];
+/// let ledger = AccessLedger::new(&S, &mut before).unwrap();
 /// let pre: Vec<_> = ledger.prerequisites(TaskId(1), BufferId(0), false).collect();
 /// assert_eq!(pre, [Prerequisite { task: TaskId(0), lag: 0 }]);
 /// ```
-pub struct AccessLedger {
-    entries: heapless::Vec<Entry, MAX_ENTRIES>,
+#[derive(Clone, Copy, Debug)]
+pub struct AccessLedger<'a> {
+    schedule: &'a Schedule,
+    /// Per task, the tasks ordered before it within a frame (bit per task index).
+    before: &'a [u64],
 }
 
-/// Bit set of tasks ordered before each task within one frame.
-pub(crate) fn predecessors(schedule: &Schedule) -> [u64; MAX_TASKS] {
-    let mut before = [0u64; MAX_TASKS];
-    for (i, t) in schedule.tasks.iter().enumerate().take(MAX_TASKS) {
+/// Fill `before[i]` with the set of tasks ordered before task `i` within one frame: its
+/// same-frame dependencies and the tasks ahead of it in its engine's FIFO, transitively.
+/// Tasks past `before.len()` (or past 64, the width of a task set) are left out.
+pub(crate) fn predecessors(schedule: &Schedule, before: &mut [u64]) {
+    for (i, t) in schedule.tasks.iter().enumerate().take(before.len().min(64)) {
         let mut set = 0u64;
         for w in t.waits.iter().filter(|w| w.lag == 0) {
             let u = w.task.0 as usize;
-            if u < MAX_TASKS {
+            if u < i {
                 set |= (1 << u) | before[u];
             }
         }
@@ -80,91 +76,69 @@ pub(crate) fn predecessors(schedule: &Schedule) -> [u64; MAX_TASKS] {
         }
         before[i] = set;
     }
-    before
 }
 
-impl AccessLedger {
-    /// A ledger with no entries (static storage before init).
-    pub const fn empty() -> Self {
-        AccessLedger {
-            entries: heapless::Vec::new(),
-        }
-    }
-
-    /// Compute the prerequisites of every CPU access in `schedule`.
-    pub fn new(schedule: &Schedule) -> Result<Self> {
-        if schedule.tasks.len() > MAX_TASKS {
+impl<'a> AccessLedger<'a> {
+    /// The ledger of `schedule`, with `before` (one entry per task) as its storage.
+    pub fn new(schedule: &'a Schedule, before: &'a mut [u64]) -> Result<Self> {
+        let tasks = schedule.tasks.len();
+        if tasks > before.len().min(64) {
             return Err(Error::Capacity {
                 what: "tasks",
-                limit: MAX_TASKS as u32,
+                limit: before.len().min(64) as u32,
             });
         }
-        let before = predecessors(schedule);
-        let mut entries = heapless::Vec::new();
-        let kind =
-            |t: &crate::table::TaskDesc| schedule.engines.get(t.engine.0 as usize).map(|e| e.kind);
-        for (i, t) in schedule.tasks.iter().enumerate() {
-            if kind(t) != Some(EngineKind::Cpu) {
-                continue;
-            }
-            let accesses = t
-                .reads
-                .iter()
-                .map(|b| (*b, false))
-                .chain(t.writes.iter().map(|b| (*b, true)));
-            for (buffer, write) in accesses {
-                let desc = schedule
-                    .buffers
-                    .get(buffer.0 as usize)
-                    .ok_or(Error::BadSchedule {
-                        what: "buffer index out of range",
-                        context: Context::Task(t.name),
-                    })?;
-                for (j, u) in schedule.tasks.iter().enumerate() {
-                    // The task's own worker runs its tasks in order: no check needed there.
-                    if u.engine == t.engine {
-                        continue;
-                    }
-                    let u_writes = u.writes.contains(&buffer);
-                    let u_reads = u.reads.contains(&buffer);
-                    if !(u_writes || (write && u_reads)) {
-                        continue;
-                    }
-                    // U before T: this frame's U. U after T: the previous user of this copy.
-                    // Unordered (a schedule the validator would reject): this frame's U, so
-                    // a race shows up as a refused borrow rather than as corrupt data.
-                    let after = before[j] & (1 << i) != 0;
-                    let lag = if after { desc.multiplicity.max(1) } else { 0 };
-                    let entry = Entry {
-                        cpu_task: TaskId(i as u16),
-                        buffer,
-                        write,
-                        prerequisite: Prerequisite {
-                            task: TaskId(j as u16),
-                            lag,
-                        },
-                    };
-                    entries.push(entry).map_err(|_| Error::Capacity {
-                        what: "CPU buffer prerequisites",
-                        limit: MAX_ENTRIES as u32,
-                    })?;
-                }
-            }
-        }
-        Ok(AccessLedger { entries })
+        predecessors(schedule, before);
+        Ok(AccessLedger {
+            schedule,
+            before: &before[..tasks],
+        })
     }
 
-    /// The prerequisites of `task` reading (or, with `write`, writing) `buffer`.
+    /// The prerequisites of `task` reading (or, with `write`, writing) `buffer`: every task
+    /// `U` on another engine that conflicts with the access (it writes `buffer`, or the access
+    /// writes and `U` reads it), at the lag of `U`'s last use of the same copy: this frame's
+    /// `U` if `U` runs before `task`, the previous user of the copy (`multiplicity` frames
+    /// back) if `U` runs after it. Unordered pairs (which the validator rejects) get lag 0, so
+    /// a race shows up as a refused borrow rather than as corrupt data. Nothing is allocated.
     pub fn prerequisites(
         &self,
         task: TaskId,
         buffer: BufferId,
         write: bool,
     ) -> impl Iterator<Item = Prerequisite> + '_ {
-        self.entries
+        let s = self.schedule;
+        let t = s.tasks.get(task.0 as usize);
+        let multiplicity = s
+            .buffers
+            .get(buffer.0 as usize)
+            .map_or(1, |b| b.multiplicity.max(1));
+        let is_cpu = t.is_some_and(|t| {
+            s.engines
+                .get(t.engine.0 as usize)
+                .is_some_and(|e| e.kind == EngineKind::Cpu)
+        });
+        let declared = Self::declared(s, task, buffer, write);
+        s.tasks
             .iter()
-            .filter(move |e| e.cpu_task == task && e.buffer == buffer && e.write == write)
-            .map(|e| e.prerequisite)
+            .enumerate()
+            .filter(move |_| is_cpu && declared)
+            .filter_map(move |(j, u)| {
+                let t = t?;
+                // The task's own worker runs its tasks in order: no check needed there.
+                if u.engine == t.engine {
+                    return None;
+                }
+                let conflicts = u.writes.contains(&buffer) || (write && u.reads.contains(&buffer));
+                if !conflicts {
+                    return None;
+                }
+                let after = self.before.get(j).is_some_and(|b| b & (1 << task.0) != 0);
+                Some(Prerequisite {
+                    task: TaskId(j as u16),
+                    lag: if after { multiplicity } else { 0 },
+                })
+            })
     }
 
     /// Whether `task` declared this access in the schedule.

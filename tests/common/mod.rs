@@ -15,6 +15,9 @@ pub const MAP: BufferId = BufferId(1);
 pub const PRESENCE: BufferId = BufferId(2);
 pub const DETECTION: BufferId = BufferId(3);
 
+/// Storage sized to the mini schedule: 4 tasks, 4 buffers of 2 copies, 1 CPU worker.
+pub type MiniStorage = orin_exec::exec::Storage<4, 4, 8, 1>;
+
 pub const INPUT: TaskId = TaskId(0);
 pub const DETECTOR: TaskId = TaskId(1);
 pub const POSTPROCESS: TaskId = TaskId(2);

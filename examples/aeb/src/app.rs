@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use orin_exec::exec::{Builder, Config, Executive, FaultRecord, Initialized, Storage};
+use orin_exec::exec::{Builder, Config, Executive, FaultRecord, Initialized};
 use orin_exec::table::{ModeId, Schedule};
 use orin_exec_trace::{self as export, Drainer, ReleaseSummary, TaskSummary, TraceMeta};
 
@@ -85,15 +85,15 @@ impl<D: body::Decision + 'static> Tasks<D> {
     }
 }
 
-/// Bind `bodies` to `builder` (`Builder::new` of the AEB schedule, with its options), build the
-/// runtime in `storage` and, on the SIL DLA, set the DLA timing model seeded with `dla_seed`.
+/// Bind `bodies` to `builder` (`Builder::new` of the AEB schedule and its storage, with its
+/// options), build the runtime and, on the SIL DLA, set the DLA timing model seeded with
+/// `dla_seed`.
 pub fn init(
     builder: Builder,
     bodies: &'static mut Bodies,
-    storage: &'static mut Storage,
     dla_seed: u64,
 ) -> orin_exec::Result<Initialized> {
-    let runtime = builder.bodies(bodies).init(storage)?;
+    let runtime = builder.bodies(bodies).init()?;
     #[cfg(any(feature = "sil", feature = "rig"))]
     runtime.set_dla_timing(engine::DLA0, &dla_timing(dla_seed))?;
     #[cfg(not(any(feature = "sil", feature = "rig")))]

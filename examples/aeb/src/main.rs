@@ -11,13 +11,13 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use orin_exec::engine::report::PlatformReport;
-use orin_exec::exec::{Builder, Executive, Injection, SafeStop, Storage};
+use orin_exec::exec::{Builder, Executive, Injection, SafeStop};
 use orin_exec::table::{Action, Schedule, TaskId};
 use orin_exec_trace as export;
 use static_cell::StaticCell;
 
 use aeb::app::{self, Tasks};
-use aeb::schedule::{Bodies, SCHEDULE};
+use aeb::schedule::{Bodies, SCHEDULE, Storage};
 use aeb::tasks::DecisionLog;
 use aeb::{scenario, tasks};
 
@@ -130,7 +130,7 @@ fn run(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     // The application's CPU tasks and, on the SIL libraries, a DLA that takes 3 to 5 ms per
     // frame (the SIL default is 2 ms).
     let runtime = app::init(
-        Builder::new(s)
+        Builder::new(s, STORAGE.init_with(Storage::new))
             .config(app::config(args.virtual_clock))
             .safe_state(safe_state),
         BODIES.init(
@@ -138,7 +138,6 @@ fn run(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
                 .init(Tasks::new(&LOG, std::convert::identity))
                 .bodies(),
         ),
-        STORAGE.init_with(Storage::new),
         app::DLA_SEED,
     )?;
     let init_ms = runtime.init_ns() as f64 / 1e6;

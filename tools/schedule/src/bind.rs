@@ -38,9 +38,34 @@ fn buffer_field(name: &str) -> Ident {
     }
 }
 
-/// The binding items, or nothing when the schedule has no CPU task. `rt` is the runtime
-/// crate's path (e.g. `::orin_exec`).
+/// The runtime's storage sized to the schedule: `rt::exec::Storage<tasks, buffers, copies,
+/// CPU workers>`.
+fn storage(model: &Model, rt: &syn::Path) -> TokenStream {
+    let tasks = model.tasks.len();
+    let buffers = model.buffers.len();
+    let copies: usize = model.buffers.iter().map(|b| b.multiplicity as usize).sum();
+    let workers = model.engines.iter().filter(|e| e.kind == Kind::Cpu).count();
+    let doc = format!(
+        " The runtime's static storage, sized to this schedule: {tasks} tasks, {buffers} \
+         buffers with {copies} copies in all, {workers} CPU workers."
+    );
+    let [tasks, buffers, copies, workers] =
+        [tasks, buffers, copies, workers].map(proc_macro2::Literal::usize_unsuffixed);
+    quote! {
+        #[doc = #doc]
+        pub type Storage = #rt::exec::Storage<#tasks, #buffers, #copies, #workers>;
+    }
+}
+
+/// The runtime items: the storage type and, when the schedule has CPU tasks, their typed
+/// binding. `rt` is the runtime crate's path (e.g. `::orin_exec`).
 pub(crate) fn render(model: &Model, order: &[usize], rt: &syn::Path) -> TokenStream {
+    let storage = storage(model, rt);
+    let binding = binding(model, order, rt);
+    quote! { #storage #binding }
+}
+
+fn binding(model: &Model, order: &[usize], rt: &syn::Path) -> TokenStream {
     let cpu: Vec<usize> = order
         .iter()
         .copied()
