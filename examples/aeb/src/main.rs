@@ -168,19 +168,24 @@ fn run(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
         };
         exec.inject(task(s, t), frame, injection)?;
     }
-    let realtime = exec.realtime();
-    println!(
-        "orin-exec AEB slice: {} frames at 30 Hz on `{}` ({} clock), init {:.1} ms",
-        args.frames,
-        orin_exec::engine::platform::NAME,
-        if args.virtual_clock {
-            "virtual"
-        } else {
-            "real-time"
-        },
-        init_ms
-    );
-    if let Some(rt) = realtime
+    // On the virtual clock the output is deterministic (CI compares it with
+    // `ci/expected/aeb-virtual-clock.txt`): nothing measured on the host's clock, no note on
+    // the host's real-time permissions (timing does not depend on them there).
+    if args.virtual_clock {
+        println!(
+            "orin-exec AEB slice: {} frames at 30 Hz on `{}` (virtual clock)",
+            args.frames,
+            orin_exec::engine::platform::NAME,
+        );
+    } else {
+        println!(
+            "orin-exec AEB slice: {} frames at 30 Hz on `{}` (real-time clock), init {init_ms:.1} ms",
+            args.frames,
+            orin_exec::engine::platform::NAME,
+        );
+    }
+    if let Some(rt) = exec.realtime()
+        && !args.virtual_clock
         && (!rt.fifo || !rt.locked)
     {
         println!(
@@ -232,26 +237,35 @@ fn run(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
         &summary_path,
         serde_json::to_string_pretty(&summary)?.as_bytes(),
     )?;
+    let shown = |p: &Path| display(p, args.virtual_clock);
     println!(
         "\ntrace (Perfetto / chrome://tracing): {}",
-        display(&perfetto)
+        shown(&perfetto)
     );
     println!(
         "summary (JSON):                       {}",
-        display(&summary_path)
+        shown(&summary_path)
     );
     println!(
         "raw trace (`orin-exec report`):       {}",
-        display(&trace_path)
+        shown(&trace_path)
     );
     Ok(ExitCode::SUCCESS)
 }
 
-fn display(p: &Path) -> String {
-    p.canonicalize()
-        .unwrap_or_else(|_| p.to_path_buf())
-        .display()
-        .to_string()
+/// The canonical path of `p` or, with `relative` (the virtual clock's deterministic output),
+/// its path relative to the current directory when it lies below it (`target/orin-exec/..`
+/// whatever the checkout's location).
+fn display(p: &Path, relative: bool) -> String {
+    let canonical = p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let below_cwd = std::env::current_dir()
+        .and_then(|d| d.canonicalize())
+        .ok()
+        .and_then(|cwd| canonical.strip_prefix(cwd).ok().map(Path::to_path_buf));
+    match below_cwd {
+        Some(rel) if relative => rel.display().to_string(),
+        _ => canonical.display().to_string(),
+    }
 }
 
 struct Outcome {

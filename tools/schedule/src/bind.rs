@@ -59,13 +59,13 @@ fn storage(model: &Model, rt: &syn::Path) -> TokenStream {
 
 /// The runtime items: the storage type and, when the schedule has CPU tasks, their typed
 /// binding. `rt` is the runtime crate's path (e.g. `::orin_exec`).
-pub(crate) fn render(model: &Model, order: &[usize], rt: &syn::Path) -> TokenStream {
-    let storage = storage(model, rt);
-    let binding = binding(model, order, rt);
-    quote! { #storage #binding }
+pub(crate) fn render(model: &Model, order: &[usize], rt: &syn::Path) -> Vec<TokenStream> {
+    let mut items = vec![storage(model, rt)];
+    items.extend(binding(model, order, rt));
+    items
 }
 
-fn binding(model: &Model, order: &[usize], rt: &syn::Path) -> TokenStream {
+fn binding(model: &Model, order: &[usize], rt: &syn::Path) -> Vec<TokenStream> {
     let cpu: Vec<usize> = order
         .iter()
         .copied()
@@ -75,7 +75,7 @@ fn binding(model: &Model, order: &[usize], rt: &syn::Path) -> TokenStream {
         })
         .collect();
     if cpu.is_empty() {
-        return TokenStream::new();
+        return Vec::new();
     }
     let mut contexts = Vec::new();
     let mut bodies = Vec::new();
@@ -168,25 +168,29 @@ fn binding(model: &Model, order: &[usize], rt: &syn::Path) -> TokenStream {
         fields.push(quote! { #[doc = #field_doc] pub #field: &'static mut dyn body::#ty, });
         binds.push(quote! { bind(task::#task_const, &mut self.#field); });
     }
-    quote! {
-        /// Per CPU task, the context of one run: only the buffers the task declares, read-only
-        /// for `reads`, writable for `writes`.
-        pub mod cx {
-            #(#contexts)*
-        }
-
-        /// Per CPU task, the trait its body implements.
-        pub mod body {
-            #(#bodies)*
-        }
-
-        /// The bodies of every CPU task: one field per task, so a missing body does not
-        /// compile. Bind with `Builder::bodies`.
-        pub struct Bodies {
-            #(#fields)*
-        }
-
-        impl #rt::exec::BodySet for Bodies {
+    vec![
+        quote! {
+            /// Per CPU task, the context of one run: only the buffers the task declares,
+            /// read-only for `reads`, writable for `writes`.
+            pub mod cx {
+                #(#contexts)*
+            }
+        },
+        quote! {
+            /// Per CPU task, the trait its body implements.
+            pub mod body {
+                #(#bodies)*
+            }
+        },
+        quote! {
+            /// The bodies of every CPU task: one field per task, so a missing body does not
+            /// compile. Bind with `Builder::bodies`.
+            pub struct Bodies {
+                #(#fields)*
+            }
+        },
+        quote! {
+            impl #rt::exec::BodySet for Bodies {
             fn schedule(&self) -> &'static #rt::table::Schedule {
                 &SCHEDULE
             }
@@ -198,16 +202,8 @@ fn binding(model: &Model, order: &[usize], rt: &syn::Path) -> TokenStream {
                 #(#binds)*
             }
         }
-    }
-}
-
-/// `tokens` as formatted Rust source.
-pub(crate) fn pretty(tokens: TokenStream) -> String {
-    if tokens.is_empty() {
-        return String::new();
-    }
-    let file: syn::File = syn::parse2(tokens).expect("the generated binding parses");
-    prettyplease::unparse(&file)
+        },
+    ]
 }
 
 #[cfg(test)]

@@ -1,380 +1,420 @@
-//! Rust code generation: `static` tables for `orin_exec::table::Schedule`.
+//! Rust code generation: the `static` tables of a schedule for `orin_exec::table`.
 //!
-//! The output is laid out the way rustfmt (default configuration) lays it out, by a small
-//! pretty printer that follows rustfmt's width heuristics for the few shapes used here
-//! (struct literals, arrays, one-argument tuple variants, `include_bytes!`). A test checks
-//! that rustfmt leaves the output unchanged.
+//! Every item is built as a token stream with `quote`, parsed into a `syn` item and printed by
+//! `prettyplease`; items are separated by a blank line. Above them, a `//` header names the
+//! generator and the schedule and holds the validation summary. Nothing is formatted by hand,
+//! and the output is a pure function of the schedule, its artifacts and the options: no time,
+//! no hash-map order and, once the package directory is known (always in a build script), no
+//! absolute path, so it can be committed and compared (`ci/expected/aeb-schedule.rs`).
 
-use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Component, Path};
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote};
+use syn::{LitFloat, LitInt, LitStr};
 
 use crate::analysis::Analysis;
-use crate::manifest::Artifact;
+use crate::manifest::{Artifact, Tensor};
 use crate::model::{Action, BufKind, Model, Param, Scope, Work, const_name};
 use crate::units::grouped;
 
-const MAX_WIDTH: usize = 100;
-/// rustfmt's `struct_lit_width`.
-const STRUCT_LIT_WIDTH: usize = 18;
-/// rustfmt's `array_width`.
-const ARRAY_WIDTH: usize = 60;
-/// rustfmt's `fn_call_width`.
-const FN_CALL_WIDTH: usize = 60;
-/// rustfmt's `short_array_element_width_threshold`.
-const SHORT_ITEM: usize = 10;
-
-/// An expression to print.
-#[derive(Clone, Debug)]
-enum E {
-    /// Printed as is, never broken.
-    Atom(String),
-    /// `Path { field: value, ... }`.
-    Struct(String, Vec<(String, E)>),
-    /// `[items]` or `&[items]`.
-    Array(bool, Vec<E>),
-    /// `Path(arg)` with one argument.
-    Call(String, Box<E>),
-    /// `include_bytes!("path")`.
-    Bytes(String),
+/// How the generated code builds `pub static SCHEDULE: Schedule`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+// Outside the tests, the form that `SCHEDULE_FORM` does not select is never constructed.
+#[allow(dead_code)]
+pub(crate) enum ScheduleForm {
+    /// `static TABLES: ScheduleTables = ScheduleTables { .. };` and
+    /// `pub static SCHEDULE: Schedule = match Schedule::check(&TABLES) { .. };`: the checked
+    /// constructor of `orin-exec-table` re-runs the validator at compile time.
+    Checked,
+    /// `pub static SCHEDULE: Schedule = Schedule { .. };`: `Schedule` as plain public data
+    /// (`orin-exec-table` before the checked constructor).
+    Literal,
 }
 
-fn atom(s: impl Into<String>) -> E {
-    E::Atom(s.into())
+/// THE SWITCH between the two forms of `SCHEDULE` (the only place that chooses one).
+///
+/// `Literal` while `orin-exec-table` has no `ScheduleTables`/`Schedule::check`; set it to
+/// `Checked` once it has them, then re-bless the expected files
+/// (`ORIN_EXEC_BLESS=1 cargo test -p orin-exec-schedule --test expected`).
+pub(crate) const SCHEDULE_FORM: ScheduleForm = ScheduleForm::Literal;
+
+/// The generated macro that includes a file relative to the package directory.
+const PACKAGE_FILE: &str = "package_file";
+
+/// Where the generated code comes from and where it is compiled.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Provenance<'a> {
+    /// The schedule as the header names it (relative to the package, or its file name).
+    pub schedule: &'a str,
+    /// The directory of the package that compiles the generated file (its
+    /// `CARGO_MANIFEST_DIR`, absolute): artifacts are included relative to it. Without it,
+    /// they are included by absolute path.
+    pub package_dir: Option<&'a Path>,
 }
 
-fn strct(name: &str, fields: Vec<(&str, E)>) -> E {
-    E::Struct(
-        name.to_owned(),
-        fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
-    )
-}
-
-fn str_lit(s: &str) -> E {
-    E::Atom(format!("{s:?}"))
-}
-
-fn num(v: u64) -> E {
-    E::Atom(grouped(v))
-}
-
-impl E {
-    fn flat(&self) -> String {
-        match self {
-            E::Atom(s) => s.clone(),
-            E::Struct(name, fields) if fields.is_empty() => format!("{name} {{}}"),
-            E::Struct(name, fields) => format!("{name} {{ {} }}", self.body(fields)),
-            E::Array(amp, items) => {
-                let items: Vec<String> = items.iter().map(E::flat).collect();
-                format!("{}[{}]", if *amp { "&" } else { "" }, items.join(", "))
-            }
-            E::Call(name, arg) => format!("{name}({})", arg.flat()),
-            E::Bytes(path) => format!("include_bytes!({path:?})"),
-        }
-    }
-
-    fn body(&self, fields: &[(String, E)]) -> String {
-        fields
-            .iter()
-            .map(|(k, v)| format!("{k}: {}", v.flat()))
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
-
-    /// Whether rustfmt would keep it on one line (given room).
-    fn fits_flat(&self) -> bool {
-        match self {
-            E::Atom(_) | E::Bytes(_) => true,
-            E::Struct(_, fields) => {
-                fields.is_empty()
-                    || (self.body(fields).len() <= STRUCT_LIT_WIDTH
-                        && fields.iter().all(|(_, v)| v.fits_flat()))
-            }
-            E::Array(_, items) => {
-                items.iter().all(E::fits_flat)
-                    && items.iter().map(|i| i.flat().len()).sum::<usize>()
-                        + 2 * items.len().saturating_sub(1)
-                        <= ARRAY_WIDTH
-            }
-            E::Call(_, arg) => arg.fits_flat() && arg.flat().len() <= FN_CALL_WIDTH,
-        }
-    }
-
-    fn is_short_literal(&self) -> bool {
-        match self {
-            E::Atom(s) => s.len() <= SHORT_ITEM && s.starts_with(|c: char| c.is_ascii_digit()),
-            _ => false,
-        }
-    }
-
-    /// Prints at `indent`, with `used` columns already taken on the first line and `suffix`
-    /// characters following on the last line.
-    fn render(&self, indent: usize, used: usize, suffix: usize) -> String {
-        let flat = self.flat();
-        let fits_line = used + flat.len() + suffix <= MAX_WIDTH;
-        let pad = " ".repeat(indent);
-        let pad4 = " ".repeat(indent + 4);
-        match self {
-            E::Atom(s) => s.clone(),
-            E::Bytes(path) => {
-                if fits_line {
-                    flat
-                } else {
-                    format!("include_bytes!(\n{pad4}{path:?}\n{pad})")
-                }
-            }
-            E::Struct(name, fields) => {
-                if fields.is_empty() || (self.fits_flat() && fits_line) {
-                    return flat;
-                }
-                let mut out = format!("{name} {{\n");
-                for (k, v) in fields {
-                    let value = v.render(indent + 4, indent + 4 + k.len() + 2, 1);
-                    let _ = writeln!(out, "{pad4}{k}: {value},");
-                }
-                out.push_str(&pad);
-                out.push('}');
-                out
-            }
-            E::Array(amp, items) => {
-                let open = if *amp { "&[" } else { "[" };
-                if items.is_empty() || (self.fits_flat() && fits_line) {
-                    return flat;
-                }
-                if items.len() == 1 && matches!(items[0], E::Struct(..) | E::Call(..)) {
-                    let inner = items[0].render(indent, used + open.len(), suffix + 1);
-                    return format!("{open}{inner}]");
-                }
-                let mut out = format!("{open}\n");
-                if items.iter().all(E::is_short_literal) {
-                    let mut line = pad4.clone();
-                    for item in items {
-                        let text = format!("{},", item.flat());
-                        let extra = if line.len() == pad4.len() {
-                            text.len()
-                        } else {
-                            text.len() + 1
-                        };
-                        if line.len() + extra > MAX_WIDTH && line.len() > pad4.len() {
-                            out.push_str(&line);
-                            out.push('\n');
-                            line = pad4.clone();
-                        }
-                        if line.len() > pad4.len() {
-                            line.push(' ');
-                        }
-                        line.push_str(&text);
-                    }
-                    out.push_str(&line);
-                    out.push('\n');
-                } else {
-                    for item in items {
-                        let _ = writeln!(out, "{pad4}{},", item.render(indent + 4, indent + 4, 1));
-                    }
-                }
-                out.push_str(&pad);
-                out.push(']');
-                out
-            }
-            E::Call(name, arg) => {
-                if self.fits_flat() && fits_line {
-                    return flat;
-                }
-                let inner = arg.render(indent, used + name.len() + 1, suffix + 1);
-                format!("{name}({inner})")
-            }
-        }
-    }
-}
-
-/// `pub static NAME: TYPE = EXPR;` or `static ...`.
-fn item(out: &mut String, decl: &str, e: &E) {
-    let head = format!("{decl} = ");
-    let _ = writeln!(out, "{head}{};", e.render(0, head.len(), 1));
-}
-
-/// Renders the generated file.
+/// Renders the generated file in the form chosen by [`SCHEDULE_FORM`]; `table` is the Rust
+/// path of the table types, `summary` the validation report for the header. An error is a
+/// `table` path that does not parse.
 pub(crate) fn render(
     model: &Model,
     analysis: &Analysis,
     table: &str,
-    schedule_path: &Path,
-    report: &str,
-) -> String {
-    let task_ref = |t: usize| atom(format!("task::{}", const_name(&model.tasks[t].name)));
-    let buffer_ref = |b: usize| atom(format!("buffer::{}", const_name(&model.buffers[b].name)));
-    let mode_ref = |m: usize| format!("mode::{}", const_name(&model.modes[m].name));
-    let engine_ref = |e: usize| atom(format!("engine::{}", const_name(&model.engines[e].name)));
+    provenance: Provenance<'_>,
+    summary: &str,
+    runtime_items: Vec<TokenStream>,
+) -> Result<String, String> {
+    render_as(
+        SCHEDULE_FORM,
+        model,
+        analysis,
+        table,
+        provenance,
+        summary,
+        runtime_items,
+    )
+}
 
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "// @generated by orin-exec-schedule {} from {}; do not edit.",
-        env!("CARGO_PKG_VERSION"),
-        schedule_path.display()
-    );
-    out.push_str(
-        "//\n\
-         // Include it in a module of its own (it imports the table types):\n\
-         //\n\
-         //     mod schedule {\n\
-         //         include!(concat!(env!(\"OUT_DIR\"), \"/schedule.rs\"));\n\
-         //     }\n\
-         //\n",
-    );
-    for line in report.lines() {
-        if line.is_empty() {
-            out.push_str("//\n");
-        } else {
-            let _ = writeln!(out, "// {line}");
+/// [`render`] in a given form.
+pub(crate) fn render_as(
+    form: ScheduleForm,
+    model: &Model,
+    analysis: &Analysis,
+    table: &str,
+    provenance: Provenance<'_>,
+    summary: &str,
+    runtime_items: Vec<TokenStream>,
+) -> Result<String, String> {
+    let table_path: syn::Path = syn::parse_str(table)
+        .map_err(|e| format!("the table path `{table}` is not a Rust path: {e}"))?;
+    let mut items = vec![quote! { use #table_path::*; }];
+    let emit = Emitter {
+        model,
+        analysis,
+        table: table_path,
+        package_dir: provenance.package_dir,
+    };
+    items.extend(emit.package_file_macro());
+    items.extend(emit.id_modules());
+    items.extend(emit.schedule(form));
+    items.extend(emit.tables());
+    items.extend(runtime_items);
+
+    let mut out = header(provenance.schedule, summary);
+    for (i, item) in items.into_iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
         }
+        out.push_str(&pretty(item)?);
+    }
+    Ok(out)
+}
+
+/// The `//` header: provenance, how to include the file, the validation summary.
+fn header(schedule: &str, summary: &str) -> String {
+    let mut lines = vec![
+        format!(
+            "@generated by orin-exec-schedule {} from `{schedule}`; do not edit.",
+            env!("CARGO_PKG_VERSION")
+        ),
+        String::new(),
+        "Include it in a module of its own (it imports the table types):".into(),
+        String::new(),
+        "    mod schedule {".into(),
+        "        include!(concat!(env!(\"OUT_DIR\"), \"/schedule.rs\"));".into(),
+        "    }".into(),
+        String::new(),
+    ];
+    lines.extend(summary.lines().map(str::to_owned));
+    let mut out = String::new();
+    for line in lines {
+        let line = line.trim_end();
+        out.push_str(if line.is_empty() { "//" } else { "// " });
+        out.push_str(line);
+        out.push('\n');
     }
     out.push('\n');
-    let _ = writeln!(out, "use {table}::*;\n");
+    out
+}
 
-    // Id modules.
-    let id_module = |out: &mut String,
-                     doc: &str,
-                     name: &str,
-                     ty: &str,
-                     entries: Vec<(String, String, usize)>| {
-        let _ = writeln!(out, "/// {doc}");
-        let _ = writeln!(out, "#[allow(dead_code)]");
-        let _ = writeln!(out, "pub mod {name} {{");
-        let _ = writeln!(out, "    use {table}::{ty};\n");
-        for (i, (cname, doc, value)) in entries.iter().enumerate() {
-            if i > 0 {
-                out.push('\n');
-            }
-            let _ = writeln!(out, "    /// {doc}");
-            let _ = writeln!(out, "    pub const {cname}: {ty} = {ty}({value});");
-        }
-        let _ = writeln!(out, "}}\n");
-    };
-    id_module(
-        &mut out,
-        "Task ids, in submission order.",
-        "task",
-        "TaskId",
-        analysis
-            .order
-            .iter()
-            .enumerate()
-            .map(|(pos, &t)| {
-                let task = &model.tasks[t];
-                let kind = match task.work {
-                    Work::Cpu => "CPU task",
-                    Work::Gpu { .. } => "GPU kernel",
-                    Work::Dla { .. } => "DLA loadable",
-                };
-                (
-                    const_name(&task.name),
-                    format!(
-                        "`{}`: {kind} on `{}`.",
-                        task.name, model.engines[task.engine].name
-                    ),
-                    pos,
-                )
-            })
-            .collect(),
-    );
-    id_module(
-        &mut out,
-        "Buffer ids.",
-        "buffer",
-        "BufferId",
-        model
+/// One item, printed by prettyplease.
+fn pretty(item: TokenStream) -> Result<String, String> {
+    let file: syn::File = syn::parse2(item.clone())
+        .map_err(|e| format!("generated code does not parse ({e}): {item}"))?;
+    Ok(prettyplease::unparse(&file))
+}
+
+/// Builds the items of one schedule.
+struct Emitter<'a> {
+    model: &'a Model,
+    analysis: &'a Analysis,
+    table: syn::Path,
+    package_dir: Option<&'a Path>,
+}
+
+impl Emitter<'_> {
+    /// `task`, `buffer`, `mode` and `engine`: a documented constant per id.
+    fn id_modules(&self) -> Vec<TokenStream> {
+        let m = self.model;
+        let tasks = self.analysis.order.iter().map(|&t| {
+            let task = &m.tasks[t];
+            let kind = match task.work {
+                Work::Cpu => "CPU task",
+                Work::Gpu { .. } => "GPU kernel",
+                Work::Dla { .. } => "DLA loadable",
+            };
+            let engine = &m.engines[task.engine].name;
+            (
+                task.name.as_str(),
+                format!("`{}`: {kind} on `{engine}`.", task.name),
+            )
+        });
+        let buffers = m
             .buffers
             .iter()
-            .enumerate()
-            .map(|(i, b)| (const_name(&b.name), format!("`{}`.", b.name), i))
-            .collect(),
-    );
-    id_module(
-        &mut out,
-        "Mode ids; the first is the initial mode.",
-        "mode",
-        "ModeId",
-        model
-            .modes
-            .iter()
-            .enumerate()
-            .map(|(i, m)| {
-                let initial = if i == 0 { " (initial)" } else { "" };
-                (const_name(&m.name), format!("`{}`{initial}.", m.name), i)
-            })
-            .collect(),
-    );
-    id_module(
-        &mut out,
-        "Engine instance ids.",
-        "engine",
-        "EngineId",
-        model
-            .engines
-            .iter()
-            .enumerate()
-            .map(|(i, e)| {
-                (
-                    const_name(&e.name),
-                    format!(
-                        "`{}`: {} {} {}.",
-                        e.name,
-                        e.kind.upper(),
-                        e.kind.instance_key(),
-                        e.instance
-                    ),
-                    i,
-                )
-            })
-            .collect(),
-    );
-
-    // The schedule.
-    let minor = E::Array(true, model.minor_frames.iter().map(|&m| num(m)).collect());
-    let schedule = strct(
-        "Schedule",
+            .map(|b| (b.name.as_str(), format!("`{}`.", b.name)));
+        let modes = m.modes.iter().enumerate().map(|(i, mode)| {
+            let initial = if i == 0 { " (initial)" } else { "" };
+            (mode.name.as_str(), format!("`{}`{initial}.", mode.name))
+        });
+        let engines = m.engines.iter().map(|e| {
+            let what = format!(
+                "`{}`: {} {} {}.",
+                e.name,
+                e.kind.upper(),
+                e.kind.instance_key(),
+                e.instance
+            );
+            (e.name.as_str(), what)
+        });
         vec![
-            ("name", str_lit(&model.name)),
-            ("profile", str_lit(model.profile.name())),
-            ("period_ns", num(model.period)),
-            ("minor_frames_ns", minor),
-            ("lookahead", num(u64::from(model.lookahead))),
-            ("engines", atom("&ENGINES")),
-            ("buffers", atom("&BUFFERS")),
-            ("tasks", atom("&TASKS")),
-            ("modes", atom("&MODES")),
-            ("health", atom("&HEALTH")),
-            ("cubins", atom("&CUBINS")),
-            ("loadables", atom("&LOADABLES")),
-            ("timeline", atom("&TIMELINE")),
-        ],
-    );
-    let _ = writeln!(out, "/// The validated schedule `{}`.", model.name);
-    item(&mut out, "pub static SCHEDULE: Schedule", &schedule);
-
-    static_table(&mut out, "ENGINES", "EngineDesc", &model.engines, |e| {
-        vec![
-            ("name", str_lit(&e.name)),
-            ("kind", atom(format!("EngineKind::{}", e.kind.variant()))),
-            ("instance", num(u64::from(e.instance))),
-            ("queue_capacity", num(u64::from(e.queue_capacity))),
+            self.id_module("task", "TaskId", "Task ids, in submission order.", tasks),
+            self.id_module("buffer", "BufferId", "Buffer ids.", buffers),
+            self.id_module(
+                "mode",
+                "ModeId",
+                "Mode ids; the first is the initial mode.",
+                modes,
+            ),
+            self.id_module("engine", "EngineId", "Engine instance ids.", engines),
         ]
-    });
+    }
 
-    static_table(&mut out, "BUFFERS", "BufferDesc", &model.buffers, |b| {
+    /// `pub mod NAME { pub const X: TY = TY(i); .. }`, each constant documented.
+    fn id_module<'n>(
+        &self,
+        name: &str,
+        ty: &str,
+        doc: &str,
+        entries: impl Iterator<Item = (&'n str, String)>,
+    ) -> TokenStream {
+        let table = &self.table;
+        let (module, ty) = (ident(name), ident(ty));
+        let consts = entries.enumerate().map(|(i, (entry, what))| {
+            let (id, doc, value) = (const_ident(entry), doc_text(&what), unsuffixed(i));
+            quote! {
+                #[doc = #doc]
+                pub const #id: #ty = #ty(#value);
+            }
+        });
+        let doc = doc_text(doc);
+        quote! {
+            #[doc = #doc]
+            #[allow(dead_code)]
+            pub mod #module {
+                use #table::#ty;
+                #(#consts)*
+            }
+        }
+    }
+
+    /// `SCHEDULE` (and `TABLES` in the checked form).
+    fn schedule(&self, form: ScheduleForm) -> Vec<TokenStream> {
+        let m = self.model;
+        let (name, profile) = (lit_str(&m.name), lit_str(m.profile.name()));
+        let period = num(m.period);
+        let minor = m.minor_frames.iter().map(|&v| num(v));
+        let lookahead = num(u64::from(m.lookahead));
+        let fields = quote! {
+            name: #name,
+            profile: #profile,
+            period_ns: #period,
+            minor_frames_ns: &[#(#minor),*],
+            lookahead: #lookahead,
+            engines: &ENGINES,
+            buffers: &BUFFERS,
+            tasks: &TASKS,
+            modes: &MODES,
+            health: &HEALTH,
+            cubins: &CUBINS,
+            loadables: &LOADABLES,
+            timeline: &TIMELINE,
+        };
+        let doc = doc_text(&format!("The validated schedule `{}`.", m.name));
+        match form {
+            ScheduleForm::Literal => vec![quote! {
+                #[doc = #doc]
+                pub static SCHEDULE: Schedule = Schedule { #fields };
+            }],
+            ScheduleForm::Checked => {
+                let tables_doc = doc_text(&format!(
+                    "The tables of the schedule `{}`, checked into [`SCHEDULE`].",
+                    m.name
+                ));
+                let checked_doc = doc_text(&format!(
+                    "The validated schedule `{}`: `Schedule::check` re-runs the table checks at \
+                     compile time (a failure is a build error with its message).",
+                    m.name
+                ));
+                vec![
+                    quote! {
+                        #[doc = #tables_doc]
+                        static TABLES: ScheduleTables = ScheduleTables { #fields };
+                    },
+                    quote! {
+                        #[doc = #checked_doc]
+                        pub static SCHEDULE: Schedule = match Schedule::check(&TABLES) {
+                            Ok(s) => s,
+                            Err(e) => panic!("{}", e.message()),
+                        };
+                    },
+                ]
+            }
+        }
+    }
+
+    /// `ENGINES`, `BUFFERS`, `TASKS`, `MODES`, `HEALTH`, `CUBINS`, `LOADABLES`, `TIMELINE`.
+    fn tables(&self) -> Vec<TokenStream> {
+        let m = self.model;
+        let engines = m.engines.iter().map(|e| {
+            let (name, kind) = (lit_str(&e.name), ident(e.kind.variant()));
+            let (instance, capacity) =
+                (num(u64::from(e.instance)), num(u64::from(e.queue_capacity)));
+            quote! {
+                EngineDesc {
+                    name: #name,
+                    kind: EngineKind::#kind,
+                    instance: #instance,
+                    queue_capacity: #capacity,
+                }
+            }
+        });
+        let buffers = m.buffers.iter().map(|b| {
+            let (name, kind) = (lit_str(&b.name), buffer_kind(b.kind));
+            let (multiplicity, cpu_access) = (num(u64::from(b.multiplicity)), b.cpu_access);
+            quote! {
+                BufferDesc {
+                    name: #name,
+                    kind: #kind,
+                    multiplicity: #multiplicity,
+                    cpu_access: #cpu_access,
+                }
+            }
+        });
+        let tasks = self.analysis.order.iter().map(|&t| self.task(t));
+        let modes = m.modes.iter().map(|mode| {
+            let name = lit_str(&mode.name);
+            quote!(ModeDesc { name: #name })
+        });
+        let health = m.health.iter().map(|r| {
+            let fault = ident(r.fault.variant());
+            let scope = match r.scope {
+                Scope::Task(t) => {
+                    let t = self.task_ref(t);
+                    quote!(FaultScope::Task(#t))
+                }
+                Scope::Engine(e) => {
+                    let e = self.engine_ref(e);
+                    quote!(FaultScope::Engine(#e))
+                }
+                Scope::Any => quote!(FaultScope::Any),
+            };
+            let action = match r.action {
+                Action::Log => quote!(Action::Log),
+                Action::Skip => quote!(Action::Skip),
+                Action::SwitchMode(mode) => {
+                    let mode = self.mode_ref(mode);
+                    quote!(Action::SwitchMode(#mode))
+                }
+                Action::SafeStop => quote!(Action::SafeStop),
+            };
+            quote! {
+                HealthRule {
+                    fault: FaultKind::#fault,
+                    scope: #scope,
+                    action: #action,
+                }
+            }
+        });
+        let cubins = m.cubins.iter().map(|c| {
+            let variants = c.variants.iter().map(|v| {
+                let sm = num(u64::from(v.sm));
+                let (sha256, image) = self.artifact(&v.artifact);
+                quote! {
+                    CubinVariant {
+                        sm: #sm,
+                        sha256: #sha256,
+                        image: #image,
+                    }
+                }
+            });
+            let name = lit_str(&c.name);
+            quote! {
+                CubinDesc {
+                    name: #name,
+                    variants: &[#(#variants),*],
+                }
+            }
+        });
+        let loadables = m.loadables.iter().map(|l| {
+            let name = lit_str(&l.name);
+            let (sha256, image) = self.artifact(&l.artifact);
+            let (inputs, outputs) = (tensor_specs(&l.inputs), tensor_specs(&l.outputs));
+            quote! {
+                LoadableDesc {
+                    name: #name,
+                    sha256: #sha256,
+                    image: #image,
+                    inputs: &[#(#inputs),*],
+                    outputs: &[#(#outputs),*],
+                }
+            }
+        });
+        let timeline = self.analysis.timelines.iter().flat_map(|tl| {
+            tl.rows.iter().map(move |r| {
+                let deadline = m.tasks[r.task].deadline;
+                let (mode, task) = (self.mode_ref(tl.mode), self.task_ref(r.task));
+                let (start, finish) = (num(r.start), num(r.finish));
+                let slack = num(deadline.saturating_sub(r.finish));
+                quote! {
+                    TimelineEntry {
+                        mode: #mode,
+                        task: #task,
+                        latest_start_ns: #start,
+                        latest_finish_ns: #finish,
+                        slack_ns: #slack,
+                    }
+                }
+            })
+        });
         vec![
-            ("name", str_lit(&b.name)),
-            ("kind", buffer_kind_expr(b.kind)),
-            ("multiplicity", num(u64::from(b.multiplicity))),
-            ("cpu_access", atom(b.cpu_access.to_string())),
+            static_table("ENGINES", "EngineDesc", engines),
+            static_table("BUFFERS", "BufferDesc", buffers),
+            static_table("TASKS", "TaskDesc", tasks),
+            static_table("MODES", "ModeDesc", modes),
+            static_table("HEALTH", "HealthRule", health),
+            static_table("CUBINS", "CubinDesc", cubins),
+            static_table("LOADABLES", "LoadableDesc", loadables),
+            static_table("TIMELINE", "TimelineEntry", timeline),
         ]
-    });
+    }
 
-    let all_modes = model.all_modes();
-    static_table(&mut out, "TASKS", "TaskDesc", &analysis.order, |&t| {
-        let task = &model.tasks[t];
+    /// The `TaskDesc` of task `t`.
+    fn task(&self, t: usize) -> TokenStream {
+        let m = self.model;
+        let task = &m.tasks[t];
         let work = match &task.work {
-            Work::Cpu => atom("Work::Cpu"),
+            Work::Cpu => quote!(Work::Cpu),
             Work::Gpu {
                 cubin,
                 kernel,
@@ -383,272 +423,552 @@ pub(crate) fn render(
                 shared_mem,
                 params,
             } => {
-                let params = params.iter().map(|p| param_expr(model, p));
-                work_item(
-                    "Gpu",
-                    vec![
-                        ("cubin", atom(format!("CubinId({cubin})"))),
-                        ("kernel", str_lit(kernel)),
-                        ("grid", dim3_expr(*grid)),
-                        ("block", dim3_expr(*block)),
-                        ("shared_mem_bytes", num(u64::from(*shared_mem))),
-                        ("params", E::Array(true, params.collect())),
-                    ],
-                )
+                let cubin = unsuffixed(*cubin);
+                let kernel = lit_str(kernel);
+                let (grid, block) = (dim3(*grid), dim3(*block));
+                let shared_mem = num(u64::from(*shared_mem));
+                let params = params.iter().map(|p| self.param(p));
+                quote! {
+                    Work::Gpu(GpuWork {
+                        cubin: CubinId(#cubin),
+                        kernel: #kernel,
+                        grid: #grid,
+                        block: #block,
+                        shared_mem_bytes: #shared_mem,
+                        params: &[#(#params),*],
+                    })
+                }
             }
             Work::Dla {
                 loadable,
                 inputs,
                 outputs,
             } => {
-                let bindings = |list: &[(String, usize)]| {
-                    let items = list.iter().map(|(tensor, b)| {
-                        strct(
-                            "TensorBinding",
-                            vec![("tensor", str_lit(tensor)), ("buffer", buffer_ref(*b))],
-                        )
-                    });
-                    E::Array(true, items.collect())
+                let loadable = unsuffixed(*loadable);
+                let bindings = |list: &[(String, usize)]| -> Vec<TokenStream> {
+                    list.iter()
+                        .map(|(tensor, b)| {
+                            let (tensor, buffer) = (lit_str(tensor), self.buffer_ref(*b));
+                            quote!(TensorBinding { tensor: #tensor, buffer: #buffer })
+                        })
+                        .collect()
                 };
-                work_item(
-                    "Dla",
-                    vec![
-                        ("loadable", atom(format!("LoadableId({loadable})"))),
-                        ("inputs", bindings(inputs)),
-                        ("outputs", bindings(outputs)),
-                    ],
-                )
+                let (inputs, outputs) = (bindings(inputs), bindings(outputs));
+                quote! {
+                    Work::Dla(DlaWork {
+                        loadable: LoadableId(#loadable),
+                        inputs: &[#(#inputs),*],
+                        outputs: &[#(#outputs),*],
+                    })
+                }
             }
         };
-        let waits = E::Array(
-            true,
-            task.after
-                .iter()
-                .map(|d| {
-                    strct(
-                        "Wait",
-                        vec![("task", task_ref(d.task)), ("lag", num(u64::from(d.lag)))],
-                    )
-                })
-                .collect(),
-        );
-        let modes = if task.modes == all_modes {
-            atom("ModeMask::ALL")
+        let waits = task.after.iter().map(|d| {
+            let (task, lag) = (self.task_ref(d.task), num(u64::from(d.lag)));
+            quote!(Wait { task: #task, lag: #lag })
+        });
+        let modes = if task.modes == m.all_modes() {
+            quote!(ModeMask::ALL)
         } else {
-            let shifts: Vec<String> = (0..model.modes.len())
-                .filter(|&m| task.in_mode(m))
-                .map(|m| format!("1 << {}.0", mode_ref(m)))
-                .collect();
-            let text = format!("ModeMask({})", shifts.join(" | "));
-            // "        modes: " + text + ","
-            if 8 + 7 + text.len() < MAX_WIDTH {
-                atom(text)
-            } else {
-                atom(format!("ModeMask({:#b})", task.modes))
-            }
+            let bits = (0..m.modes.len())
+                .filter(|&mode| task.in_mode(mode))
+                .map(|mode| {
+                    let mode = self.mode_ref(mode);
+                    quote!(1 << #mode.0)
+                });
+            quote!(ModeMask(#(#bits)|*))
         };
+        // Accelerator tasks are released by their dependencies; the table holds 0 for them.
         let release = if matches!(task.work, Work::Cpu) {
             task.release
         } else {
             0
         };
-        let buffer_refs =
-            |list: Vec<usize>| E::Array(true, list.into_iter().map(buffer_ref).collect());
-        vec![
-            ("name", str_lit(&task.name)),
-            ("engine", engine_ref(task.engine)),
-            ("work", work),
-            ("wcet_ns", num(task.wcet)),
-            ("budget_ns", num(task.budget)),
-            ("deadline_ns", num(task.deadline)),
-            ("release_ns", num(release)),
-            ("reads", buffer_refs(task.reads())),
-            ("writes", buffer_refs(task.writes())),
-            ("waits", waits),
-            ("modes", modes),
-        ]
-    });
-
-    static_table(&mut out, "MODES", "ModeDesc", &model.modes, |m| {
-        vec![("name", str_lit(&m.name))]
-    });
-
-    static_table(&mut out, "HEALTH", "HealthRule", &model.health, |r| {
-        let scope = match r.scope {
-            Scope::Task(t) => atom(format!("FaultScope::Task({})", task_ref(t).flat())),
-            Scope::Engine(e) => atom(format!("FaultScope::Engine({})", engine_ref(e).flat())),
-            Scope::Any => atom("FaultScope::Any"),
-        };
-        let action = match r.action {
-            Action::Log => atom("Action::Log"),
-            Action::Skip => atom("Action::Skip"),
-            Action::SwitchMode(m) => atom(format!("Action::SwitchMode({})", mode_ref(m))),
-            Action::SafeStop => atom("Action::SafeStop"),
-        };
-        vec![
-            ("fault", atom(format!("FaultKind::{}", r.fault.variant()))),
-            ("scope", scope),
-            ("action", action),
-        ]
-    });
-
-    static_table(&mut out, "CUBINS", "CubinDesc", &model.cubins, |c| {
-        let variants = c.variants.iter().map(|v| {
-            let [sha256, image] = artifact_fields(&v.artifact);
-            strct(
-                "CubinVariant",
-                vec![("sm", num(u64::from(v.sm))), sha256, image],
-            )
-        });
-        vec![
-            ("name", str_lit(&c.name)),
-            ("variants", E::Array(true, variants.collect())),
-        ]
-    });
-
-    static_table(
-        &mut out,
-        "LOADABLES",
-        "LoadableDesc",
-        &model.loadables,
-        |l| {
-            let specs = |list: &[crate::manifest::Tensor]| {
-                let items = list.iter().map(|t| {
-                    strct(
-                        "TensorSpec",
-                        vec![
-                            ("name", str_lit(&t.name)),
-                            ("size", num(t.size)),
-                            ("dims", dims_expr(t.dims)),
-                            (
-                                "data_type",
-                                atom(format!("TensorType::{}", t.data_type.variant())),
-                            ),
-                        ],
-                    )
-                });
-                E::Array(true, items.collect())
-            };
-            let [sha256, image] = artifact_fields(&l.artifact);
-            vec![
-                ("name", str_lit(&l.name)),
-                sha256,
-                image,
-                ("inputs", specs(&l.inputs)),
-                ("outputs", specs(&l.outputs)),
-            ]
-        },
-    );
-
-    static_table(
-        &mut out,
-        "TIMELINE",
-        "TimelineEntry",
-        analysis
-            .timelines
-            .iter()
-            .flat_map(|tl| tl.rows.iter().map(move |r| (tl.mode, r))),
-        |(mode, r)| {
-            let deadline = model.tasks[r.task].deadline;
-            vec![
-                ("mode", atom(mode_ref(mode))),
-                ("task", task_ref(r.task)),
-                ("latest_start_ns", num(r.start)),
-                ("latest_finish_ns", num(r.finish)),
-                ("slack_ns", num(deadline.saturating_sub(r.finish))),
-            ]
-        },
-    );
-    // No blank line at the end.
-    while out.ends_with("\n\n") {
-        out.pop();
+        let name = lit_str(&task.name);
+        let engine = self.engine_ref(task.engine);
+        let (wcet, budget, deadline, release) = (
+            num(task.wcet),
+            num(task.budget),
+            num(task.deadline),
+            num(release),
+        );
+        let reads = task.reads().into_iter().map(|b| self.buffer_ref(b));
+        let writes = task.writes().into_iter().map(|b| self.buffer_ref(b));
+        quote! {
+            TaskDesc {
+                name: #name,
+                engine: #engine,
+                work: #work,
+                wcet_ns: #wcet,
+                budget_ns: #budget,
+                deadline_ns: #deadline,
+                release_ns: #release,
+                reads: &[#(#reads),*],
+                writes: &[#(#writes),*],
+                waits: &[#(#waits),*],
+                modes: #modes,
+            }
+        }
     }
-    out
+
+    fn param(&self, p: &Param) -> TokenStream {
+        match *p {
+            Param::Buffer(b) => {
+                let b = self.buffer_ref(b);
+                quote!(Param::Buffer(#b))
+            }
+            Param::U32(v) => {
+                let v = num(u64::from(v));
+                quote!(Param::U32(#v))
+            }
+            Param::I32(v) => {
+                let magnitude = num(u64::from(v.unsigned_abs()));
+                let sign = (v < 0).then(|| quote!(-));
+                quote!(Param::I32(#sign #magnitude))
+            }
+            Param::U64(v) => {
+                let v = num(v);
+                quote!(Param::U64(#v))
+            }
+            Param::F32(v) => {
+                let v = f32_expr(v);
+                quote!(Param::F32(#v))
+            }
+        }
+    }
+
+    /// The `sha256` and `image` fields of an artifact: the hash as bytes, the image included
+    /// by [`PACKAGE_FILE`] relative to the package when it can be, else by absolute path.
+    fn artifact(&self, a: &Artifact) -> (TokenStream, TokenStream) {
+        let bytes = a
+            .sha256
+            .iter()
+            .map(|b| LitInt::new(&format!("{b:#04x}"), Span::call_site()));
+        let sha = quote!([#(#bytes),*]);
+        let image = match self.package_relative(&a.file) {
+            Some(rel) => {
+                let (mac, rel) = (ident(PACKAGE_FILE), lit_str(&rel));
+                quote!(#mac!(#rel))
+            }
+            None => {
+                let path = lit_str(&a.file.display().to_string());
+                quote!(include_bytes!(#path))
+            }
+        };
+        (sha, image)
+    }
+
+    /// `file` relative to the package directory, if there is one.
+    fn package_relative(&self, file: &Path) -> Option<String> {
+        relative_path(self.package_dir?, file)
+    }
+
+    /// The [`PACKAGE_FILE`] macro, if an artifact uses it (an unused one would be a warning).
+    fn package_file_macro(&self) -> Option<TokenStream> {
+        let m = self.model;
+        let files = m
+            .cubins
+            .iter()
+            .flat_map(|c| &c.variants)
+            .map(|v| &v.artifact);
+        let mut files = files.chain(m.loadables.iter().map(|l| &l.artifact));
+        if !files.any(|a| self.package_relative(&a.file).is_some()) {
+            return None;
+        }
+        let mac = ident(PACKAGE_FILE);
+        let doc = doc_text("The bytes of a file, by its path relative to the package directory.");
+        Some(quote! {
+            #[doc = #doc]
+            macro_rules! #mac {
+                ($path:literal) => {
+                    include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/", $path))
+                };
+            }
+        })
+    }
+
+    fn task_ref(&self, t: usize) -> TokenStream {
+        let id = const_ident(&self.model.tasks[t].name);
+        quote!(task::#id)
+    }
+
+    fn buffer_ref(&self, b: usize) -> TokenStream {
+        let id = const_ident(&self.model.buffers[b].name);
+        quote!(buffer::#id)
+    }
+
+    fn mode_ref(&self, m: usize) -> TokenStream {
+        let id = const_ident(&self.model.modes[m].name);
+        quote!(mode::#id)
+    }
+
+    fn engine_ref(&self, e: usize) -> TokenStream {
+        let id = const_ident(&self.model.engines[e].name);
+        quote!(engine::#id)
+    }
 }
 
-/// `static NAME: [TY; n] = [TY { fields(row) }, ...];`, after a blank line.
-fn static_table<'f, T>(
-    out: &mut String,
-    name: &str,
-    ty: &str,
-    rows: impl IntoIterator<Item = T>,
-    fields: impl FnMut(T) -> Vec<(&'f str, E)>,
-) {
-    let items: Vec<E> = rows
-        .into_iter()
-        .map(fields)
-        .map(|fields| strct(ty, fields))
-        .collect();
-    out.push('\n');
-    let decl = format!("static {name}: [{ty}; {}]", items.len());
-    item(out, &decl, &E::Array(false, items));
+/// `static NAME: [TY; n] = [rows];`
+fn static_table(name: &str, ty: &str, rows: impl Iterator<Item = TokenStream>) -> TokenStream {
+    let rows: Vec<TokenStream> = rows.collect();
+    let (name, ty, len) = (ident(name), ident(ty), unsuffixed(rows.len()));
+    quote! {
+        static #name: [#ty; #len] = [#(#rows),*];
+    }
 }
 
-/// `Work::Kind(KindWork { fields })`.
-fn work_item(kind: &str, fields: Vec<(&str, E)>) -> E {
-    E::Call(
-        format!("Work::{kind}"),
-        Box::new(strct(&format!("{kind}Work"), fields)),
-    )
+fn tensor_specs(list: &[Tensor]) -> Vec<TokenStream> {
+    list.iter()
+        .map(|t| {
+            let (name, size, dims) = (lit_str(&t.name), num(t.size), dims4(t.dims));
+            let data_type = ident(t.data_type.variant());
+            quote! {
+                TensorSpec {
+                    name: #name,
+                    size: #size,
+                    dims: #dims,
+                    data_type: TensorType::#data_type,
+                }
+            }
+        })
+        .collect()
 }
 
-fn dim3_expr(dims: [u32; 3]) -> E {
-    E::Array(false, dims.iter().map(|&d| num(u64::from(d))).collect())
-}
-
-/// The `sha256` and `image` fields of an artifact.
-fn artifact_fields(a: &Artifact) -> [(&'static str, E); 2] {
-    [
-        ("sha256", sha_expr(&a.sha256)),
-        ("image", E::Bytes(a.file.display().to_string())),
-    ]
-}
-
-fn buffer_kind_expr(kind: BufKind) -> E {
+fn buffer_kind(kind: BufKind) -> TokenStream {
     match kind {
-        BufKind::Raw { size, align } => strct(
-            "BufferKind::Raw",
-            vec![("size", num(size)), ("align", num(align))],
-        ),
+        BufKind::Raw { size, align } => {
+            let (size, align) = (num(size), num(align));
+            quote!(BufferKind::Raw { size: #size, align: #align })
+        }
         BufKind::Tensor {
             data_type,
             dims,
             align,
-        } => strct(
-            "BufferKind::Tensor",
-            vec![
-                (
-                    "data_type",
-                    atom(format!("TensorType::{}", data_type.variant())),
-                ),
-                ("dims", dims_expr(dims)),
-                ("align", num(align)),
-            ],
-        ),
-        BufKind::Pinned { size } => strct("BufferKind::Pinned", vec![("size", num(size))]),
+        } => {
+            let (data_type, dims, align) = (ident(data_type.variant()), dims4(dims), num(align));
+            quote! {
+                BufferKind::Tensor {
+                    data_type: TensorType::#data_type,
+                    dims: #dims,
+                    align: #align,
+                }
+            }
+        }
+        BufKind::Pinned { size } => {
+            let size = num(size);
+            quote!(BufferKind::Pinned { size: #size })
+        }
     }
 }
 
-fn dims_expr(dims: [u32; 4]) -> E {
-    E::Array(false, dims.iter().map(|&d| atom(d.to_string())).collect())
+fn dim3(dims: [u32; 3]) -> TokenStream {
+    let dims = dims.iter().map(|&d| num(u64::from(d)));
+    quote!([#(#dims),*])
 }
 
-fn sha_expr(sha: &[u8; 32]) -> E {
-    E::Array(
-        false,
-        sha.iter().map(|b| atom(format!("{b:#04x}"))).collect(),
-    )
+fn dims4(dims: [u32; 4]) -> TokenStream {
+    let dims = dims.iter().map(|&d| unsuffixed(d as usize));
+    quote!([#(#dims),*])
 }
 
-fn param_expr(model: &Model, p: &Param) -> E {
-    atom(match *p {
-        Param::Buffer(b) => format!(
-            "Param::Buffer(buffer::{})",
-            const_name(&model.buffers[b].name)
-        ),
-        Param::U32(v) => format!("Param::U32({})", grouped(u64::from(v))),
-        Param::I32(v) => format!("Param::I32({v})"),
-        Param::U64(v) => format!("Param::U64({})", grouped(v)),
-        Param::F32(v) => format!("Param::F32({v:?})"),
-    })
+/// An `f32` expression: a literal that reads back as `v` (`{:?}` is the shortest such), or
+/// the `f32` constant for the values that have no literal.
+fn f32_expr(v: f32) -> TokenStream {
+    if v.is_nan() {
+        return quote!(f32::NAN);
+    }
+    if v.is_infinite() {
+        return if v > 0.0 {
+            quote!(f32::INFINITY)
+        } else {
+            quote!(f32::NEG_INFINITY)
+        };
+    }
+    let text = format!("{:?}", v.abs());
+    let lit = LitFloat::new(&text, Span::call_site());
+    if v.is_sign_negative() {
+        quote!(-#lit)
+    } else {
+        quote!(#lit)
+    }
+}
+
+/// An integer literal with `_` between groups of three digits from five digits on.
+fn num(v: u64) -> LitInt {
+    LitInt::new(&grouped(v), Span::call_site())
+}
+
+/// A small integer (an index, a length) as a plain literal.
+fn unsuffixed(v: usize) -> LitInt {
+    LitInt::new(&v.to_string(), Span::call_site())
+}
+
+fn lit_str(s: &str) -> LitStr {
+    LitStr::new(s, Span::call_site())
+}
+
+fn ident(s: &str) -> Ident {
+    format_ident!("{s}")
+}
+
+/// The constant of a schedule name (`camera_fallback` -> `CAMERA_FALLBACK`).
+fn const_ident(name: &str) -> Ident {
+    ident(&const_name(name))
+}
+
+/// A doc comment's text: a space after the `///`.
+fn doc_text(s: &str) -> String {
+    format!(" {s}")
+}
+
+/// `to` relative to the directory `from`, `/`-separated (`../../kernels/x.cubin`): `None`
+/// when they share no root or a component is not UTF-8 (the caller falls back to `to`).
+fn relative_path(from: &Path, to: &Path) -> Option<String> {
+    let from: Vec<Component<'_>> = from.components().collect();
+    let to: Vec<Component<'_>> = to.components().collect();
+    let rooted =
+        |c: &[Component<'_>]| matches!(c.first(), Some(Component::RootDir | Component::Prefix(_)));
+    if !rooted(&from) || !rooted(&to) || from.first() != to.first() {
+        return None;
+    }
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<&str> = vec![".."; from.len() - common];
+    for c in &to[common..] {
+        match c {
+            Component::Normal(s) => parts.push(s.to_str()?),
+            _ => return None,
+        }
+    }
+    Some(parts.join("/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+    use std::process::Command;
+
+    use super::*;
+
+    fn repo_root() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .canonicalize()
+            .unwrap()
+    }
+
+    /// The AEB schedule rendered in `form` with `table` as the table path, for the package
+    /// `examples/aeb`.
+    fn aeb(form: ScheduleForm, table: &str) -> String {
+        let root = repo_root();
+        let path = root.join("examples/aeb/schedule.toml");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let checked = match crate::check_inner(&path, text, &crate::Options::default()) {
+            Ok(c) => c,
+            Err((d, _)) => panic!("{d}"),
+        };
+        let package = root.join("examples/aeb");
+        let provenance = Provenance {
+            schedule: "schedule.toml",
+            package_dir: Some(&package),
+        };
+        render_as(
+            form,
+            &checked.model,
+            &checked.analysis,
+            table,
+            provenance,
+            "summary",
+            Vec::new(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn the_switch_selects_the_form() {
+        let table = crate::DEFAULT_TABLE_PATH;
+        let root = repo_root();
+        let path = root.join("examples/aeb/schedule.toml");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let Ok(checked) = crate::check_inner(&path, text, &crate::Options::default()) else {
+            panic!("the AEB schedule is valid");
+        };
+        let provenance = Provenance {
+            schedule: "schedule.toml",
+            package_dir: None,
+        };
+        let (m, a) = (&checked.model, &checked.analysis);
+        assert_eq!(
+            render(m, a, table, provenance, "s", Vec::new()).unwrap(),
+            render_as(SCHEDULE_FORM, m, a, table, provenance, "s", Vec::new()).unwrap()
+        );
+    }
+
+    #[test]
+    fn checked_form_builds_tables_and_checks_them() {
+        let checked = aeb(ScheduleForm::Checked, crate::DEFAULT_TABLE_PATH);
+        let literal = aeb(ScheduleForm::Literal, crate::DEFAULT_TABLE_PATH);
+        assert!(
+            checked.contains(
+                "\nstatic TABLES: ScheduleTables = ScheduleTables {\n    name: \"aeb\",\n"
+            )
+        );
+        assert!(checked.contains(
+            "\npub static SCHEDULE: Schedule = match Schedule::check(&TABLES) {\n    \
+             Ok(s) => s,\n    Err(e) => panic!(\"{}\", e.message()),\n};\n"
+        ));
+        assert!(!checked.contains("= Schedule {"));
+        assert!(
+            literal.contains("\npub static SCHEDULE: Schedule = Schedule {\n    name: \"aeb\",\n")
+        );
+        assert!(!literal.contains("TABLES"));
+        // The same fields in both.
+        let fields = |s: &str, head: &str| -> String {
+            let at = s.find(head).unwrap() + head.len();
+            s[at..at + s[at..].find("};").unwrap()].to_owned()
+        };
+        assert_eq!(
+            fields(&checked, "ScheduleTables = ScheduleTables {"),
+            fields(&literal, "Schedule = Schedule {")
+        );
+    }
+
+    /// The checked form compiles and runs: against `orin-exec-table` itself once it has
+    /// `ScheduleTables` and `Schedule::check`, before that against a shim that adds them (an
+    /// unchecked stand-in: this shows the generated items are well-formed, not that the
+    /// checks pass).
+    #[test]
+    fn checked_form_compiles() {
+        let root = repo_root();
+        let table_src = root.join("table/src/lib.rs");
+        let has_checked = std::fs::read_to_string(&table_src)
+            .unwrap()
+            .contains("pub struct ScheduleTables");
+        let dir = std::env::temp_dir().join(format!("orin-exec-codegen-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+        let compile = |args: &[&str], src: &Path| {
+            let out = Command::new(&rustc)
+                .args(["--edition", "2024", "-L"])
+                .arg(&dir)
+                .args(args)
+                .arg("--out-dir")
+                .arg(&dir)
+                .arg(src)
+                .env("CARGO_MANIFEST_DIR", root.join("examples/aeb"))
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}: {}",
+                src.display(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        compile(
+            &["--crate-type", "rlib", "--crate-name", "orin_exec_table"],
+            &table_src,
+        );
+        let table = if has_checked {
+            "::orin_exec_table"
+        } else {
+            let shim = dir.join("shim.rs");
+            std::fs::write(
+                &shim,
+                "pub use orin_exec_table::*;\n\
+                 pub type ScheduleTables = orin_exec_table::Schedule;\n\
+                 #[derive(Clone, Copy)]\n\
+                 pub struct Schedule(&'static ScheduleTables);\n\
+                 pub struct TableError;\n\
+                 impl TableError { pub const fn message(&self) -> &'static str { \"bad\" } }\n\
+                 impl Schedule {\n\
+                     pub const fn check(t: &'static ScheduleTables) -> Result<Schedule, TableError> {\n\
+                         if t.tasks.is_empty() { Err(TableError) } else { Ok(Schedule(t)) }\n\
+                     }\n\
+                 }\n\
+                 impl core::ops::Deref for Schedule {\n\
+                     type Target = ScheduleTables;\n\
+                     fn deref(&self) -> &ScheduleTables { self.0 }\n\
+                 }\n",
+            )
+            .unwrap();
+            compile(
+                &[
+                    "--crate-type",
+                    "rlib",
+                    "--crate-name",
+                    "shim",
+                    "--extern",
+                    "orin_exec_table",
+                ],
+                &shim,
+            );
+            "::shim"
+        };
+        std::fs::write(dir.join("schedule.rs"), aeb(ScheduleForm::Checked, table)).unwrap();
+        let main = dir.join("main.rs");
+        std::fs::write(
+            &main,
+            "#![deny(warnings)]\n\
+             mod schedule {\n    include!(\"schedule.rs\");\n}\n\
+             fn main() {\n\
+                 let s = &schedule::SCHEDULE;\n\
+                 println!(\"{} {} {}\", s.name, s.tasks.len(), s.cubins[0].variants[0].image.len());\n\
+             }\n",
+        )
+        .unwrap();
+        let externs = if has_checked {
+            vec!["--extern", "orin_exec_table"]
+        } else {
+            vec!["--extern", "orin_exec_table", "--extern", "shim"]
+        };
+        let mut args = vec!["--crate-type", "bin", "--crate-name", "checked"];
+        args.extend(externs);
+        compile(&args, &main);
+        let run = Command::new(dir.join("checked")).output().unwrap();
+        let cubin = std::fs::metadata(root.join("kernels/cubins/aeb.sm_87.cubin")).unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&run.stdout),
+            format!("aeb 8 {}\n", cubin.len())
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn relative_paths() {
+        let rel = |a: &str, b: &str| relative_path(Path::new(a), Path::new(b));
+        assert_eq!(
+            rel("/w/examples/aeb", "/w/kernels/cubins/aeb.cubin").as_deref(),
+            Some("../../kernels/cubins/aeb.cubin")
+        );
+        assert_eq!(rel("/w/app", "/w/app/net.bin").as_deref(), Some("net.bin"));
+        assert_eq!(rel("/", "/a/b").as_deref(), Some("a/b"));
+        assert_eq!(rel("w/app", "/w/app/net.bin"), None);
+    }
+
+    #[test]
+    fn numbers_and_floats() {
+        let show = |t: TokenStream| t.to_string();
+        assert_eq!(num(33_333_000).to_string(), "33_333_000");
+        assert_eq!(num(1024).to_string(), "1024");
+        assert_eq!(show(f32_expr(-0.125)), "- 0.125");
+        assert_eq!(show(f32_expr(4.0)), "4.0");
+        assert_eq!(show(f32_expr(1e-7)), "1e-7");
+        assert_eq!(show(f32_expr(f32::NAN)), "f32 :: NAN");
+        assert_eq!(show(f32_expr(f32::NEG_INFINITY)), "f32 :: NEG_INFINITY");
+    }
+
+    #[test]
+    fn header_comments_every_line() {
+        let h = header(
+            "schedule.toml",
+            "schedule `a`: valid.\n\n  task  engine   \n",
+        );
+        assert!(h.starts_with("// @generated by orin-exec-schedule "), "{h}");
+        assert!(h.contains(" from `schedule.toml`; do not edit.\n"), "{h}");
+        assert!(
+            h.ends_with("// schedule `a`: valid.\n//\n//   task  engine\n\n"),
+            "{h}"
+        );
+    }
 }

@@ -64,6 +64,14 @@ pub struct Options {
     pub cargo_directives: bool,
     /// Also write a copy of the generated file here.
     pub copy_to: Option<PathBuf>,
+    /// The directory of the package that compiles the generated file. Artifacts are then
+    /// included by their path relative to it (a generated `package_file!` macro:
+    /// `include_bytes!` under `CARGO_MANIFEST_DIR`) and the header names the schedule
+    /// relative to it, so the output does not depend on where the repository is checked out
+    /// and can be committed and compared. Without it, artifacts are included by absolute path
+    /// and the header gives the schedule's file name. [`generate`] and [`build_script`] take it
+    /// from `CARGO_MANIFEST_DIR` when they run in a build script.
+    pub package_dir: Option<PathBuf>,
 }
 
 impl Default for Options {
@@ -74,6 +82,7 @@ impl Default for Options {
             signatures: Vec::new(),
             cargo_directives: true,
             copy_to: None,
+            package_dir: None,
         }
     }
 }
@@ -191,34 +200,68 @@ pub fn render(schedule_path: &Path, options: &Options) -> Result<Generated, Diag
 /// [`render`] for schedule text; `path` names it and anchors the relative manifest paths.
 pub fn render_str(path: &Path, text: &str, options: &Options) -> Result<Generated, Diagnostics> {
     let checked = check_inner(path, text.to_owned(), options).map_err(|(d, _)| d)?;
-    Ok(render_checked(path, &checked, options))
+    render_checked(path, &checked, options)
 }
 
-fn render_checked(schedule_path: &Path, checked: &Checked, options: &Options) -> Generated {
-    let shown = read::absolute(schedule_path);
+fn render_checked(
+    schedule_path: &Path,
+    checked: &Checked,
+    options: &Options,
+) -> Result<Generated, Diagnostics> {
+    let package_dir = options.package_dir.as_deref().map(read::absolute);
+    let shown = shown_name(schedule_path, package_dir.as_deref());
     let mut summary = checked.report.clone();
     summary.warnings.clear();
-    summary.file = shown.clone();
-    let mut source = codegen::render(
+    summary.file = PathBuf::from(&shown);
+    let provenance = codegen::Provenance {
+        schedule: &shown,
+        package_dir: package_dir.as_deref(),
+    };
+    let runtime_items = match &options.runtime_path {
+        Some(rt) => {
+            let rt: syn::Path = syn::parse_str(rt).map_err(|e| {
+                Diagnostics(vec![Diagnostic::plain(
+                    Severity::Error,
+                    schedule_path,
+                    format!("`runtime_path` `{rt}` is not a Rust path: {e}"),
+                )])
+            })?;
+            bind::render(&checked.model, &checked.analysis.order, &rt)
+        }
+        None => Vec::new(),
+    };
+    let source = codegen::render(
         &checked.model,
         &checked.analysis,
         &options.table_path,
-        &shown,
+        provenance,
         &summary.to_string(),
-    );
-    if let Some(rt) = &options.runtime_path {
-        let rt: syn::Path = syn::parse_str(rt).expect("runtime_path is a Rust path");
-        let binding = bind::pretty(bind::render(&checked.model, &checked.analysis.order, &rt));
-        if !binding.is_empty() {
-            source.push_str("\n\n");
-            source.push_str(binding.trim_end());
-        }
-    }
-    Generated {
+        runtime_items,
+    )
+    .map_err(|message| {
+        Diagnostics(vec![Diagnostic::plain(
+            Severity::Error,
+            schedule_path,
+            message,
+        )])
+    })?;
+    Ok(Generated {
         source,
         report: checked.report.clone(),
         inputs: checked.model.files.clone(),
-    }
+    })
+}
+
+/// How the generated header names the schedule: relative to the package directory when it
+/// lies below it, else by file name (never an absolute path of the generating machine).
+fn shown_name(schedule_path: &Path, package_dir: Option<&Path>) -> String {
+    let schedule = read::absolute(schedule_path);
+    let below = package_dir.and_then(|dir| schedule.strip_prefix(dir).ok());
+    let shown = below.or_else(|| schedule.file_name().map(Path::new));
+    shown
+        .unwrap_or(schedule_path)
+        .to_string_lossy()
+        .replace('\\', "/")
 }
 
 /// Validates `schedule_path` and writes the generated tables to `out_file` (for build.rs).
@@ -233,6 +276,13 @@ pub fn generate_with(
     out_file: &Path,
     options: &Options,
 ) -> Result<Generated, Diagnostics> {
+    // In a build script (`OUT_DIR` set), the package being built is the one that compiles
+    // the output.
+    let mut options = options.clone();
+    if options.package_dir.is_none() && std::env::var_os("OUT_DIR").is_some() {
+        options.package_dir = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
+    }
+    let options = &options;
     let directives = |files: &[PathBuf]| {
         if options.cargo_directives {
             for f in files {
@@ -254,7 +304,7 @@ pub fn generate_with(
             return Err(d);
         }
     };
-    let generated = render_checked(schedule_path, &checked, options);
+    let generated = render_checked(schedule_path, &checked, options)?;
     directives(&generated.inputs);
     let write = |path: &Path| -> Result<(), Diagnostics> {
         write_if_changed(path, &generated.source).map_err(|e| {

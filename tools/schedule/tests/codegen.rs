@@ -1,11 +1,12 @@
-//! Code generation: the output is stable, formatted as rustfmt formats it, and compiles against
-//! the `orin-exec-table` crate (built here with rustc from `table/src/lib.rs`, the one crate of
+//! Code generation: the output is stable, formatted by prettyplease, free of the generating
+//! machine's paths when the package directory is known, and compiles against the
+//! `orin-exec-table` crate (built here with rustc from `table/src/lib.rs`, the one crate of
 //! table types that the runtime uses too).
 
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use common::{
     Fixture, aeb_options, buffer, cpu_task, dla_task, docs_example, docs_example_path, edited,
@@ -13,58 +14,62 @@ use common::{
 };
 use orin_exec_schedule::{Options, render_str};
 
-/// rustfmt (edition 2024, default configuration) of `source`.
-fn rustfmt(source: &str) -> String {
-    use std::io::Write as _;
-    let mut child = Command::new("rustfmt")
-        .args(["--edition", "2024", "--emit", "stdout", "--quiet"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("rustfmt must be installed (rustup component add rustfmt)");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(source.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "rustfmt failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+/// The generated items without the `//` header, and the header.
+fn split_header(source: &str) -> (&str, &str) {
+    let body = source
+        .lines()
+        .position(|l| !l.starts_with("//"))
+        .map_or(source.len(), |n| {
+            source.lines().take(n).map(|l| l.len() + 1).sum::<usize>()
+        });
+    (&source[body..], &source[..body])
 }
 
-fn assert_rustfmt_stable(source: &str) {
-    let formatted = rustfmt(source);
-    if formatted != source {
-        let first = source
-            .lines()
-            .zip(formatted.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or(0);
-        let show = |s: &str| {
-            s.lines()
-                .skip(first.saturating_sub(3))
-                .take(12)
-                .collect::<Vec<_>>()
-                .join("\n")
-        };
+/// The generated code is exactly what prettyplease prints for it: parsing it with `syn` and
+/// printing it again gives it back (but for the blank line that separates the items), every
+/// line of the header is a `//` comment, and items are separated by exactly one blank line.
+fn assert_prettyplease_formatted(source: &str) {
+    let (body, header) = split_header(source);
+    assert!(
+        header.lines().all(|l| l == "//" || l.starts_with("// ")),
+        "header:\n{header}"
+    );
+    assert!(body.starts_with('\n') && !body[1..].starts_with('\n'));
+    assert!(!body.contains("\n\n\n") && body.ends_with("];\n"), "{body}");
+    let file = syn::parse_file(body).unwrap_or_else(|e| panic!("does not parse: {e}\n{body}"));
+    let reprinted = prettyplease::unparse(&file);
+    let without_blank_lines = |s: &str| -> Vec<String> {
+        s.lines()
+            .filter(|l| !l.is_empty())
+            .map(str::to_owned)
+            .collect()
+    };
+    let (ours, theirs) = (without_blank_lines(body), without_blank_lines(&reprinted));
+    if let Some(i) = (0..ours.len().max(theirs.len())).find(|&i| ours.get(i) != theirs.get(i)) {
         panic!(
-            "generated code is not rustfmt-formatted; first difference at line {}:\n--- generated\n{}\n--- rustfmt\n{}",
-            first + 1,
-            show(source),
-            show(&formatted)
+            "not prettyplease-formatted; first difference at item line {}:\n--- generated\n{:?}\n--- prettyplease\n{:?}",
+            i + 1,
+            ours.get(i),
+            theirs.get(i)
         );
     }
+    // A blank line before every top-level item (the first one follows the header).
+    let items = body
+        .lines()
+        .filter(|l| {
+            ["pub ", "static ", "use ", "macro_rules! "]
+                .iter()
+                .any(|start| l.starts_with(start))
+        })
+        .count();
+    let blank = body.lines().filter(|l| l.is_empty()).count();
+    assert_eq!(blank, items, "one blank line before each item:\n{body}");
 }
 
 /// Compiles `schedule` (generated with `table_path = "::orin_exec_table"`) with `main_body`
 /// into a binary linked against the `orin-exec-table` crate, runs it and returns its stdout.
-fn compile_and_run(schedule: &str, main_body: &str) -> String {
+/// `package_dir` is the `CARGO_MANIFEST_DIR` the generated code is compiled with.
+fn compile_and_run(schedule: &str, package_dir: Option<&Path>, main_body: &str) -> String {
     let dir = scratch("compile");
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
     let rlib = dir.join("liborin_exec_table.rlib");
@@ -95,7 +100,11 @@ fn compile_and_run(schedule: &str, main_body: &str) -> String {
     );
     std::fs::write(dir.join("main.rs"), main).unwrap();
     let bin = dir.join("schedule-test");
-    let out = Command::new(&rustc)
+    let mut compile = Command::new(&rustc);
+    if let Some(package_dir) = package_dir {
+        compile.env("CARGO_MANIFEST_DIR", package_dir);
+    }
+    let out = compile
         .args(["--edition", "2024", "--crate-type", "bin", "-o"])
         .arg(&bin)
         .arg("--extern")
@@ -118,9 +127,12 @@ fn compile_and_run(schedule: &str, main_body: &str) -> String {
     String::from_utf8(run.stdout).unwrap()
 }
 
+/// The docs example (as `examples/aeb/schedule.toml`) generated for the package
+/// `examples/aeb`.
 fn docs_generated(table_path: &str) -> String {
     let opts = Options {
         table_path: table_path.into(),
+        package_dir: Some(aeb_package_dir()),
         ..aeb_options()
     };
     render_str(&docs_example_path(), &docs_example(), &opts)
@@ -128,25 +140,35 @@ fn docs_generated(table_path: &str) -> String {
         .source
 }
 
+fn aeb_package_dir() -> PathBuf {
+    repo_root().join("examples/aeb")
+}
+
 #[test]
-fn docs_example_output_is_stable_and_rustfmt_formatted() {
+fn docs_example_output_is_stable_formatted_and_free_of_local_paths() {
     let a = docs_generated(orin_exec_schedule::DEFAULT_TABLE_PATH);
     let b = docs_generated(orin_exec_schedule::DEFAULT_TABLE_PATH);
     assert_eq!(a, b);
-    assert_rustfmt_stable(&a);
+    assert_prettyplease_formatted(&a);
+    let root = repo_root().display().to_string();
+    assert!(!a.contains(&root), "{root} in the generated code:\n{a}");
     for needle in [
+        "// @generated by orin-exec-schedule ",
+        " from `schedule.toml`; do not edit.",
+        "// schedule `aeb` (schedule.toml): valid.",
         "use ::orin_exec::table::*;",
-        "pub static SCHEDULE: Schedule = Schedule {",
-        "    pub const SENSOR: TaskId = TaskId(0);",
-        "    pub const DETECTOR: TaskId = TaskId(2);",
-        "    pub const DLA0: EngineId = EngineId(3);",
-        "    pub const DEGRADED: ModeId = ModeId(1);",
+        "pub static SCHEDULE: Schedule = ",
+        "    /// `sensor`: CPU task on `cpu0`.\n    pub const SENSOR: TaskId = TaskId(0);",
+        "    /// `detector`: DLA loadable on `dla0`.\n    pub const DETECTOR: TaskId = TaskId(2);",
+        "    /// `dla0`: DLA core 0.\n    pub const DLA0: EngineId = EngineId(3);",
+        "    /// `degraded`.\n    pub const DEGRADED: ModeId = ModeId(1);",
         "        modes: ModeMask(1 << mode::NORMAL.0),",
         "        action: Action::SwitchMode(mode::DEGRADED),",
         "    period_ns: 33_333_000,",
         "    minor_frames_ns: &[0, 16_666_500],",
-        "kernels/cubins/aeb.sm_87.cubin\"),",
-        "loadables/aeb_detector.sildla\"),",
+        "include_bytes!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/\", $path))",
+        "image: package_file!(\"../../kernels/cubins/aeb.sm_87.cubin\"),",
+        "image: package_file!(\"../../loadables/aeb_detector.sildla\"),",
         "//   detector     dla0        0.000ms      3.000ms      9.000ms     15.000ms      6.000ms",
     ] {
         assert!(
@@ -154,6 +176,18 @@ fn docs_example_output_is_stable_and_rustfmt_formatted() {
             "missing {needle:?} in the generated code:\n{a}"
         );
     }
+    // Without the package directory, artifacts are included by absolute path.
+    let absolute = render_str(&docs_example_path(), &docs_example(), &aeb_options())
+        .unwrap_or_else(|d| panic!("{d}"))
+        .source;
+    let cubin = repo_root().join("kernels/cubins/aeb.sm_87.cubin");
+    assert!(
+        absolute.contains(&format!(
+            "include_bytes!({:?})",
+            cubin.display().to_string()
+        )),
+        "{absolute}"
+    );
     // The manifest's hash as bytes: c6 19 8c ea ... for the sm_87 cubin.
     let manifest = std::fs::read_to_string(repo_root().join("kernels/manifest.toml")).unwrap();
     let at = manifest.find("file = \"cubins/aeb.sm_87.cubin\"").unwrap();
@@ -173,6 +207,7 @@ fn docs_example_output_compiles_against_table_rs() {
     let source = docs_generated("::orin_exec_table");
     let out = compile_and_run(
         &source,
+        Some(&aeb_package_dir()),
         r#"
     assert_eq!(SCHEDULE.task_by_name("sensor"), Some(task::SENSOR));
     assert_eq!(SCHEDULE.task_by_name("detector"), Some(task::DETECTOR));
@@ -296,7 +331,7 @@ fn varied_schedule_output_is_formatted_and_compiles() {
     let text = varied();
     let path = fx.schedule_path();
     let default = render_str(&path, &text, &options()).unwrap_or_else(|d| panic!("{d}"));
-    assert_rustfmt_stable(&default.source);
+    assert_prettyplease_formatted(&default.source);
     let source = default
         .source
         .replace(orin_exec_schedule::DEFAULT_TABLE_PATH, "::orin_exec_table");
@@ -313,6 +348,7 @@ fn varied_schedule_output_is_formatted_and_compiles() {
     }
     let out = compile_and_run(
         &source,
+        None,
         r#"
     let names: Vec<&str> = SCHEDULE.tasks.iter().map(|t| t.name).collect();
     println!("{}", names.join(" "));
