@@ -1,4 +1,5 @@
-//! Rust code generation: `static` tables for `orin_exec::table::Schedule`.
+//! Rust code generation: `static` tables (`orin_exec::table::ScheduleTables`) and the
+//! `Schedule` that `Schedule::check` makes of them at compile time.
 //!
 //! The output is laid out the way rustfmt (default configuration) lays it out, by a small
 //! pretty printer that follows rustfmt's width heuristics for the few shapes used here
@@ -332,7 +333,7 @@ pub(crate) fn render(
     // The schedule.
     let minor = E::Array(true, model.minor_frames.iter().map(|&m| num(m)).collect());
     let schedule = strct(
-        "Schedule",
+        "ScheduleTables",
         vec![
             ("name", str_lit(&model.name)),
             ("profile", str_lit(model.profile.name())),
@@ -349,8 +350,18 @@ pub(crate) fn render(
             ("timeline", atom("&TIMELINE")),
         ],
     );
-    let _ = writeln!(out, "/// The validated schedule `{}`.", model.name);
-    item(&mut out, "pub static SCHEDULE: Schedule", &schedule);
+    let _ = writeln!(out, "/// The tables of the schedule `{}`.", model.name);
+    item(&mut out, "static TABLES: ScheduleTables", &schedule);
+    // Checked again by the compiler: `Schedule::check` is the only way to make a `Schedule`.
+    let _ = writeln!(
+        out,
+        "\n/// The validated schedule `{}`, checked at compile time.\n\
+         pub static SCHEDULE: Schedule = match Schedule::check(&TABLES) {{\n    \
+         Ok(s) => s,\n    \
+         Err(e) => panic!(\"{{}}\", e.message()),\n\
+         }};",
+        model.name
+    );
 
     static_table(&mut out, "ENGINES", "EngineDesc", &model.engines, |e| {
         vec![
