@@ -35,7 +35,7 @@ static TASKS: [TaskDesc; 1] = [TaskDesc {
     waits: &[],
     modes: ModeMask::ALL,
 }];
-static SCHEDULE: Schedule = Schedule {
+static TABLES: ScheduleTables = ScheduleTables {
     name: "tick",
     profile: "sil",
     period_ns: 1_000_000,
@@ -49,6 +49,10 @@ static SCHEDULE: Schedule = Schedule {
     cubins: &[],
     loadables: &[],
     timeline: &[],
+};
+static SCHEDULE: Schedule = match Schedule::check(&TABLES) {
+    Ok(s) => s,
+    Err(e) => panic!("{}", e.message()),
 };
 
 fn release_errors(frames: u64, virtual_clock: bool) -> Vec<i64> {

@@ -11,7 +11,7 @@ use orin_exec::Error;
 use orin_exec::engine::cpu::CpuCtx;
 use orin_exec::error::{Context, Holder, TensorMismatch};
 use orin_exec::exec::{Builder, Config, CpuTask, Injection, TaskFault};
-use orin_exec::table::{EngineId, FaultKind};
+use orin_exec::table::{FaultKind, ModeId, TableError};
 
 static GOOD: AtomicU64 = AtomicU64::new(0);
 static BAD: AtomicU64 = AtomicU64::new(0);
@@ -118,7 +118,7 @@ fn a_loadable_with_the_wrong_hash_is_refused() {
 
 static REFUSED: Mutex<Option<Error>> = Mutex::new(None);
 
-/// A `check` that does not wait for the engines and records what the runtime says.
+/// A `check` that records what the runtime says of its read of the DLA's output.
 struct Racer;
 
 impl CpuTask for Racer {
@@ -132,35 +132,42 @@ impl CpuTask for Racer {
 }
 
 #[test]
-fn cpu_borrow_while_the_dla_holds_the_buffer_is_refused() {
-    let _serial = serial();
-    let v = Variant {
+fn a_cpu_task_racing_with_the_engines_is_refused_before_it_runs() {
+    // Without a wait for `postprocess`, nothing orders `check`'s read of `obstacle_map` after
+    // the DLA's write: `Schedule::check` refuses the tables, so no runtime ever runs them.
+    let racy = Variant {
         check_waits: false,
-        period_ns: 100_000_000,
         ..Variant::default()
     };
+    assert_eq!(
+        try_schedule(racy).err(),
+        Some(TableError::RaceWithinFrame {
+            buffer: MAP,
+            buffer_name: "obstacle_map",
+            mode: ModeId(0),
+            mode_name: "normal",
+            first: DETECTOR,
+            first_name: "detector",
+            second: CHECK,
+            second_name: "check"
+        })
+    );
+}
+
+#[test]
+fn cpu_borrow_while_the_dla_holds_the_buffer_is_refused() {
+    let _serial = serial();
+    // In a checked schedule the DLA still holds the buffer only when it hangs: `check` runs
+    // once its wait for `postprocess` timed out, and its borrow of the DLA's output is refused.
     let rt = init(
-        v,
-        Config {
-            realtime_priority: None,
-            ..Config::default()
-        },
+        Variant::default(),
+        virtual_config(),
         Box::leak(Box::new(Racer)),
     )
     .expect("init");
-    // The DLA takes 30 ms per task: `check` (released with `input`) finds it busy.
-    let model = orin_exec::engine::platform::dla_sil::TimingModel {
-        kind: 0,
-        numBins: 0,
-        minNs: 30_000_000,
-        maxNs: 0,
-        binUpperNs: core::ptr::null(),
-        binWeights: core::ptr::null(),
-        seed: 1,
-    };
-    rt.set_dla_timing(EngineId(1), &model)
-        .expect("timing model");
     let mut exec = rt.seal().expect("seal");
+    exec.inject(DETECTOR, 0, Injection::DlaHang)
+        .expect("inject");
     let report = exec.step().expect("step");
     assert!(report.faults >= 1);
     assert_eq!(exec.health().count(CHECK, FaultKind::TaskError), 1);
@@ -171,7 +178,8 @@ fn cpu_borrow_while_the_dla_holds_the_buffer_is_refused() {
         .copied()
         .expect("a task_error fault");
     assert_eq!(Some(fault.error), *REFUSED.lock().unwrap());
-    exec.shutdown().expect("shutdown");
+    // The hung DLA cannot be drained: shutdown says so.
+    let _ = exec.shutdown();
     assert_eq!(
         *REFUSED.lock().unwrap(),
         Some(Error::BufferBusy {

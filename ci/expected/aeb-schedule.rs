@@ -103,8 +103,8 @@ pub mod engine {
     pub const DLA0: EngineId = EngineId(3);
 }
 
-/// The validated schedule `aeb`.
-pub static SCHEDULE: Schedule = Schedule {
+/// The tables of the schedule `aeb`, checked into [`SCHEDULE`].
+static TABLES: ScheduleTables = ScheduleTables {
     name: "aeb",
     profile: "sil",
     period_ns: 33_333_000,
@@ -118,6 +118,12 @@ pub static SCHEDULE: Schedule = Schedule {
     cubins: &CUBINS,
     loadables: &LOADABLES,
     timeline: &TIMELINE,
+};
+
+/// The validated schedule `aeb`: `Schedule::check` re-runs the table checks at compile time (a failure is a build error with its message).
+pub static SCHEDULE: Schedule = match Schedule::check(&TABLES) {
+    Ok(s) => s,
+    Err(e) => panic!("{}", e.message()),
 };
 
 static ENGINES: [EngineDesc; 4] = [

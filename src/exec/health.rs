@@ -31,17 +31,21 @@ pub struct Reaction {
 /// # use orin_exec::table::*;
 /// # use orin_exec::exec::health::HealthMonitor;
 /// # static ENGINES: [EngineDesc; 1] = [EngineDesc { name: "dla0", kind: EngineKind::Dla, instance: 0, queue_capacity: 4 }];
-/// # static TASKS: [TaskDesc; 1] = [TaskDesc { name: "detector", engine: EngineId(0), work: Work::Cpu,
+/// # static LOADABLES: [LoadableDesc; 1] = [LoadableDesc { name: "net", sha256: [0; 32], image: &[],
+/// #   inputs: &[], outputs: &[] }];
+/// # static TASKS: [TaskDesc; 1] = [TaskDesc { name: "detector", engine: EngineId(0),
+/// #   work: Work::Dla(DlaWork { loadable: LoadableId(0), inputs: &[], outputs: &[] }),
 /// #   wcet_ns: 1, budget_ns: 1, deadline_ns: 10, release_ns: 0, reads: &[], writes: &[], waits: &[], modes: ModeMask(1) }];
 /// static HEALTH: [HealthRule; 1] = [HealthRule {
 ///     fault: FaultKind::FenceTimeout,
 ///     scope: FaultScope::Engine(EngineId(0)),
 ///     action: Action::SwitchMode(ModeId(1)),
 /// }];
-/// # static S: Schedule = Schedule { name: "s", profile: "sil", period_ns: 10, minor_frames_ns: &[0],
-/// #   lookahead: 1, engines: &ENGINES, buffers: &[], tasks: &TASKS,
+/// # static TABLES: ScheduleTables = ScheduleTables { name: "s", profile: "sil", period_ns: 10,
+/// #   minor_frames_ns: &[0], lookahead: 1, engines: &ENGINES, buffers: &[], tasks: &TASKS,
 /// #   modes: &[ModeDesc { name: "normal" }, ModeDesc { name: "degraded" }], health: &HEALTH,
-/// #   cubins: &[], loadables: &[], timeline: &[] };
+/// #   cubins: &[], loadables: &LOADABLES, timeline: &[] };
+/// # static S: Schedule = match Schedule::check(&TABLES) { Ok(s) => s, Err(e) => panic!("{}", e.message()) };
 /// let mut counts = [[0; 5]; 1];
 /// let mut hm = HealthMonitor::new(&mut counts);
 /// let r = hm.report(&S, FaultKind::FenceTimeout, TaskId(0));

@@ -33,18 +33,25 @@ pub struct Prerequisite {
 /// #   EngineDesc { name: "dla0", kind: EngineKind::Dla, instance: 0, queue_capacity: 4 }];
 /// # static BUFFERS: [BufferDesc; 1] = [BufferDesc { name: "out",
 /// #   kind: BufferKind::Raw { size: 64, align: 64 }, multiplicity: 2, cpu_access: true }];
-/// # const fn task(name: &'static str, engine: u8, reads: &'static [BufferId],
+/// # static LOADABLES: [LoadableDesc; 1] = [LoadableDesc { name: "net", sha256: [0; 32],
+/// #   image: &[], inputs: &[], outputs: &[] }];
+/// # const fn task(name: &'static str, engine: u8, work: Work, reads: &'static [BufferId],
 /// #   writes: &'static [BufferId], waits: &'static [Wait]) -> TaskDesc {
-/// #   TaskDesc { name, engine: EngineId(engine), work: Work::Cpu, wcet_ns: 1, budget_ns: 1,
+/// #   TaskDesc { name, engine: EngineId(engine), work, wcet_ns: 1, budget_ns: 1,
 /// #     deadline_ns: 10, release_ns: 0, reads, writes, waits, modes: ModeMask::ALL } }
-/// // The DLA writes `out`, the CPU reads it after waiting for the DLA.
+/// # const INFER: Work = Work::Dla(DlaWork { loadable: LoadableId(0), inputs: &[],
+/// #   outputs: &[TensorBinding { tensor: "out", buffer: BufferId(0) }] });
+/// // The DLA writes `out`, the CPU reads it after waiting for the DLA; the DLA overwrites
+/// // that copy two frames later, after the CPU's read (so there is no race).
 /// static TASKS: [TaskDesc; 2] = [
-///     task("infer", 1, &[], &[BufferId(0)], &[]),
-///     task("use", 0, &[BufferId(0)], &[], &[Wait { task: TaskId(0), lag: 0 }]),
+///     task("infer", 1, INFER, &[], &[BufferId(0)], &[Wait { task: TaskId(1), lag: 2 }]),
+///     task("use", 0, Work::Cpu, &[BufferId(0)], &[], &[Wait { task: TaskId(0), lag: 0 }]),
 /// ];
-/// # static S: Schedule = Schedule { name: "s", profile: "sil", period_ns: 10,
+/// # static TABLES: ScheduleTables = ScheduleTables { name: "s", profile: "sil", period_ns: 10,
 /// #   minor_frames_ns: &[0], lookahead: 1, engines: &ENGINES, buffers: &BUFFERS, tasks: &TASKS,
-/// #   modes: &[ModeDesc { name: "normal" }], health: &[], cubins: &[], loadables: &[], timeline: &[] };
+/// #   modes: &[ModeDesc { name: "normal" }], health: &[], cubins: &[], loadables: &LOADABLES,
+/// #   timeline: &[] };
+/// # static S: Schedule = match Schedule::check(&TABLES) { Ok(s) => s, Err(e) => panic!("{}", e.message()) };
 /// let mut before = [0u64; 2];
 /// let ledger = AccessLedger::new(&S, &mut before).unwrap();
 /// let pre: Vec<_> = ledger.prerequisites(TaskId(1), BufferId(0), false).collect();

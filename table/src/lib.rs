@@ -1,10 +1,16 @@
 #![no_std]
 //! Static schedule tables.
 //!
-//! `orin-exec-schedule` validates a `schedule.toml` and generates Rust source that builds one
-//! [`Schedule`] as a `static`. Everything here is plain data: no parsing, no allocation, no
-//! pointers into the heap. Indices ([`TaskId`], [`EngineId`], ...) refer to positions in the
-//! slices of the same [`Schedule`].
+//! `orin-exec-schedule` validates a `schedule.toml` and generates Rust source that builds the
+//! tables ([`ScheduleTables`]) as a `static` and wraps them in a [`Schedule`]. The tables are
+//! plain data: no parsing, no allocation, no pointers into the heap. Indices ([`TaskId`],
+//! [`EngineId`], ...) refer to positions in the slices of the same tables.
+//!
+//! The runtime only takes a [`Schedule`], and the only way to make one is
+//! [`Schedule::check`], which re-runs the validator's rules on the tables (ids in range,
+//! submission order, engine kinds, buffer races, worst-case timeline, ...): the runtime's
+//! unchecked buffer accesses rest on that proof, so hand-built tables cannot bypass it. It is
+//! a `const fn`, so a `static` schedule is checked at compile time:
 //!
 //! ```
 //! use orin_exec_table::*;
@@ -28,7 +34,7 @@
 //!     waits: &[],
 //!     modes: ModeMask::ALL,
 //! }];
-//! static SCHEDULE: Schedule = Schedule {
+//! static TABLES: ScheduleTables = ScheduleTables {
 //!     name: "tick",
 //!     profile: "sil",
 //!     period_ns: 1_000_000,
@@ -43,35 +49,47 @@
 //!     loadables: &[],
 //!     timeline: &[],
 //! };
+//! static SCHEDULE: Schedule = match Schedule::check(&TABLES) {
+//!     Ok(s) => s,
+//!     Err(e) => panic!("{}", e.message()),
+//! };
+//! // The tables are read through the schedule.
 //! assert_eq!(SCHEDULE.task_by_name("tick"), Some(TaskId(0)));
+//! assert_eq!(SCHEDULE.task(TaskId(0)).wcet_ns, 100_000);
 //! ```
 
-/// Index of a task in [`Schedule::tasks`].
+mod check;
+mod error;
+
+pub use check::{MAX_BUFFERS, MAX_MODES, MAX_TASKS};
+pub use error::TableError;
+
+/// Index of a task in [`ScheduleTables::tasks`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct TaskId(pub u16);
 
-/// Index of an engine instance in [`Schedule::engines`].
+/// Index of an engine instance in [`ScheduleTables::engines`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct EngineId(pub u8);
 
-/// Index of a buffer in [`Schedule::buffers`].
+/// Index of a buffer in [`ScheduleTables::buffers`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct BufferId(pub u16);
 
-/// Index of a mode in [`Schedule::modes`]; mode 0 is the initial mode.
+/// Index of a mode in [`ScheduleTables::modes`]; mode 0 is the initial mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct ModeId(pub u8);
 
-/// Index of a cubin in [`Schedule::cubins`].
+/// Index of a cubin in [`ScheduleTables::cubins`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct CubinId(pub u16);
 
-/// Index of a DLA loadable in [`Schedule::loadables`].
+/// Index of a DLA loadable in [`ScheduleTables::loadables`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct LoadableId(pub u16);
@@ -279,7 +297,7 @@ pub enum Work {
 }
 
 /// One task of the periodic pipeline. Its position in its engine instance's FIFO is its order
-/// among the tasks of that engine in [`Schedule::tasks`].
+/// among the tasks of that engine in [`ScheduleTables::tasks`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TaskDesc {
     /// Name used in the schedule, in messages and in the trace.
@@ -451,9 +469,10 @@ pub struct TimelineEntry {
     pub slack_ns: u64,
 }
 
-/// A validated schedule.
+/// The tables of a schedule, as plain data: what the generator emits. The runtime takes them
+/// only as a [`Schedule`], made by [`Schedule::check`].
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Schedule {
+pub struct ScheduleTables {
     /// Application name.
     pub name: &'static str,
     /// Platform profile the schedule was validated for.
@@ -482,7 +501,7 @@ pub struct Schedule {
     pub timeline: &'static [TimelineEntry],
 }
 
-impl Schedule {
+impl ScheduleTables {
     /// The task with this name.
     pub fn task_by_name(&self, name: &str) -> Option<TaskId> {
         self.tasks
@@ -531,5 +550,37 @@ impl Schedule {
                     FaultScope::Any => true,
                 }
         })
+    }
+}
+
+/// A checked schedule: [`ScheduleTables`] that passed [`Schedule::check`], the only way to
+/// make one. It reads like its tables (`Deref`), but cannot be built or changed by hand:
+///
+/// ```compile_fail
+/// # use orin_exec_table::*;
+/// # static TABLES: ScheduleTables = ScheduleTables { name: "s", profile: "sil",
+/// #   period_ns: 1, minor_frames_ns: &[0], lookahead: 0, engines: &[], buffers: &[],
+/// #   tasks: &[], modes: &[ModeDesc { name: "m" }], health: &[], cubins: &[],
+/// #   loadables: &[], timeline: &[] };
+/// // error[E0451]: field `tables` of struct `Schedule` is private
+/// static FORGED: Schedule = Schedule { tables: &TABLES };
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Schedule {
+    tables: &'static ScheduleTables,
+}
+
+impl Schedule {
+    /// The checked tables, for as long as the program runs.
+    pub const fn tables(self) -> &'static ScheduleTables {
+        self.tables
+    }
+}
+
+impl core::ops::Deref for Schedule {
+    type Target = ScheduleTables;
+
+    fn deref(&self) -> &ScheduleTables {
+        self.tables
     }
 }

@@ -54,7 +54,8 @@ pub struct Variant {
     pub wrong_hash: bool,
     /// Period in ns.
     pub period_ns: u64,
-    /// Whether `check` waits for `postprocess` (without it, it races with the engines).
+    /// Whether `check` waits for `postprocess` (without it, it races with the engines and
+    /// `Schedule::check` refuses the tables).
     pub check_waits: bool,
     /// Health-monitor table (mode 1, `degraded`, runs only `input`).
     pub health: &'static [HealthRule],
@@ -73,7 +74,13 @@ impl Default for Variant {
     }
 }
 
+/// The mini pipeline, checked.
 pub fn schedule(v: Variant) -> &'static Schedule {
+    try_schedule(v).unwrap_or_else(|e| panic!("the mini pipeline is rejected: {e}"))
+}
+
+/// The mini pipeline's tables, and what `Schedule::check` says of them.
+pub fn try_schedule(v: Variant) -> Result<&'static Schedule, TableError> {
     let engines = leak(vec![
         EngineDesc {
             name: "cpu0",
@@ -270,7 +277,7 @@ pub fn schedule(v: Variant) -> &'static Schedule {
             v.period_ns,
         ),
     ]);
-    Box::leak(Box::new(Schedule {
+    let tables = Box::leak(Box::new(ScheduleTables {
         name: "mini",
         profile: "sil",
         period_ns: v.period_ns,
@@ -287,7 +294,8 @@ pub fn schedule(v: Variant) -> &'static Schedule {
         cubins,
         loadables,
         timeline: &[],
-    }))
+    }));
+    Schedule::check(tables).map(|s| &*Box::leak(Box::new(s)))
 }
 
 /// Writes the golden detector input.

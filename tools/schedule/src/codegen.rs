@@ -37,7 +37,7 @@ pub(crate) enum ScheduleForm {
 /// `Literal` while `orin-exec-table` has no `ScheduleTables`/`Schedule::check`; set it to
 /// `Checked` once it has them, then re-bless the expected files
 /// (`ORIN_EXEC_BLESS=1 cargo test -p orin-exec-schedule --test expected`).
-pub(crate) const SCHEDULE_FORM: ScheduleForm = ScheduleForm::Literal;
+pub(crate) const SCHEDULE_FORM: ScheduleForm = ScheduleForm::Checked;
 
 /// The generated macro that includes a file relative to the package directory.
 const PACKAGE_FILE: &str = "package_file";

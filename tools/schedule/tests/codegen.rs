@@ -67,9 +67,14 @@ fn assert_prettyplease_formatted(source: &str) {
 }
 
 /// Compiles `schedule` (generated with `table_path = "::orin_exec_table"`) with `main_body`
-/// into a binary linked against the `orin-exec-table` crate, runs it and returns its stdout.
-/// `package_dir` is the `CARGO_MANIFEST_DIR` the generated code is compiled with.
-fn compile_and_run(schedule: &str, package_dir: Option<&Path>, main_body: &str) -> String {
+/// into a binary linked against the `orin-exec-table` crate and runs it: its stdout, or the
+/// compiler's diagnostics when it does not compile. `package_dir` is the `CARGO_MANIFEST_DIR`
+/// the generated code is compiled with.
+fn try_compile_and_run(
+    schedule: &str,
+    package_dir: Option<&Path>,
+    main_body: &str,
+) -> Result<String, String> {
     let dir = scratch("compile");
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
     let rlib = dir.join("liborin_exec_table.rlib");
@@ -112,11 +117,10 @@ fn compile_and_run(schedule: &str, package_dir: Option<&Path>, main_body: &str) 
         .arg(dir.join("main.rs"))
         .output()
         .expect("rustc");
-    assert!(
-        out.status.success(),
-        "the generated code does not compile:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    if !out.status.success() {
+        let _ = std::fs::remove_dir_all(&dir);
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
     let run = Command::new(&bin).output().unwrap();
     assert!(
         run.status.success(),
@@ -124,7 +128,13 @@ fn compile_and_run(schedule: &str, package_dir: Option<&Path>, main_body: &str) 
         String::from_utf8_lossy(&run.stderr)
     );
     let _ = std::fs::remove_dir_all(&dir);
-    String::from_utf8(run.stdout).unwrap()
+    Ok(String::from_utf8(run.stdout).unwrap())
+}
+
+/// [`try_compile_and_run`], which must compile.
+fn compile_and_run(schedule: &str, package_dir: Option<&Path>, main_body: &str) -> String {
+    try_compile_and_run(schedule, package_dir, main_body)
+        .unwrap_or_else(|e| panic!("the generated code does not compile:\n{e}"))
 }
 
 /// The docs example (as `examples/aeb/schedule.toml`) generated for the package
@@ -157,7 +167,8 @@ fn docs_example_output_is_stable_formatted_and_free_of_local_paths() {
         " from `schedule.toml`; do not edit.",
         "// schedule `aeb` (schedule.toml): valid.",
         "use ::orin_exec::table::*;",
-        "pub static SCHEDULE: Schedule = ",
+        "static TABLES: ScheduleTables = ScheduleTables {",
+        "pub static SCHEDULE: Schedule = match Schedule::check(&TABLES) {\n    Ok(s) => s,\n    Err(e) => panic!(\"{}\", e.message()),\n};",
         "    /// `sensor`: CPU task on `cpu0`.\n    pub const SENSOR: TaskId = TaskId(0);",
         "    /// `detector`: DLA loadable on `dla0`.\n    pub const DETECTOR: TaskId = TaskId(2);",
         "    /// `dla0`: DLA core 0.\n    pub const DLA0: EngineId = EngineId(3);",
@@ -260,6 +271,67 @@ fn docs_example_output_compiles_against_table_rs() {
             "missing {line:?} in:\n{out}"
         );
     }
+}
+
+/// `source` without the `Wait` on `waited` (a `task::` constant) in the task named `task`.
+fn without_wait(source: &str, task: &str, waited: &str) -> String {
+    let at = source
+        .find(&format!("name: \"{task}\","))
+        .unwrap_or_else(|| panic!("no task {task}"));
+    let entry = at
+        + source[at..]
+            .find(&format!("task: task::{waited},"))
+            .unwrap_or_else(|| panic!("{task} does not wait for {waited}"));
+    let start = source[..entry].rfind("Wait {").unwrap();
+    let end = entry + source[entry..].find("},").unwrap() + "},".len();
+    let line_start = source[..start].rfind('\n').unwrap();
+    format!("{}{}", &source[..line_start], &source[end..])
+}
+
+#[test]
+fn generated_tables_with_a_race_edited_in_fail_to_compile() {
+    // The validator rejects the docs example without `decision@-1` in `detector`'s `after`
+    // (validate.rs `docs_show_the_actual_report_and_diagnostics`). The same edit made in the
+    // generated tables fails the build: `Schedule::check` finds the same race.
+    let toml = docs_example().replace(
+        "after = [\"preprocess\", \"decision@-1\"]",
+        "after = [\"preprocess\"]",
+    );
+    let opts = Options {
+        table_path: "::orin_exec_table".into(),
+        ..aeb_options()
+    };
+    let d = render_str(&docs_example_path(), &toml, &opts).unwrap_err();
+    let validator = d.to_string();
+    let source = without_wait(&docs_generated("::orin_exec_table"), "detector", "DECISION");
+    assert_ne!(source, docs_generated("::orin_exec_table"));
+    let err = try_compile_and_run(&source, Some(&aeb_package_dir()), "").unwrap_err();
+    assert!(
+        err.contains("evaluation panicked: buffer race across frames"),
+        "{err}"
+    );
+    // The error `Schedule::check` gives names what the validator names.
+    let unchecked = source.replace(
+        "pub static SCHEDULE: Schedule = match Schedule::check(&TABLES) {\n    Ok(s) => s,\n    Err(e) => panic!(\"{}\", e.message()),\n};",
+        "pub static SCHEDULE: () = ();\npub fn check() -> Result<Schedule, TableError> {\n    Schedule::check(&TABLES)\n}",
+    );
+    let out = compile_and_run(
+        &unchecked,
+        Some(&aeb_package_dir()),
+        "let _ = SCHEDULE;\nprintln!(\"{}\", schedule::check().unwrap_err());",
+    );
+    let (buffer, first, second) = match out.split('`').collect::<Vec<_>>()[..] {
+        [_, buffer, _, _mode, _, first, _, second, ..] => (buffer, first, second),
+        _ => panic!("unexpected error: {out}"),
+    };
+    assert!(out.contains("across frames"), "{out}");
+    let same = format!(
+        "buffer race on `{buffer}` across frames (mode `normal`): `{first}` of frame f reads it and `{second}` of frame f+1 writes"
+    );
+    assert!(
+        validator.contains(&same),
+        "Schedule::check: {out}\nvalidator:\n{validator}"
+    );
 }
 
 /// Exercises the shapes the AEB example does not: three modes, a task in two of them, every

@@ -1,0 +1,1070 @@
+//! `Schedule::check`: good tables are accepted (at compile time too), and every rule the
+//! runtime relies on rejects tables that break it, with the ids and names involved. The race
+//! and timeline cases mirror the validator's fixtures in `tools/schedule/tests/validate.rs`
+//! (same engines, modes and tasks), written as tables.
+
+use orin_exec_table::*;
+
+const MS: u64 = 1_000_000;
+const PERIOD: u64 = 10 * MS;
+
+// The validator fixture's engines and modes: cpu0, cpu1, gpu0, dla0; modes `a`, `b`.
+const CPU0: u8 = 0;
+const CPU1: u8 = 1;
+const GPU0: u8 = 2;
+const DLA0: u8 = 3;
+const BUF: BufferId = BufferId(0);
+const IN: BufferId = BufferId(1);
+const OUT: BufferId = BufferId(2);
+
+static ENGINES: [EngineDesc; 4] = [
+    engine("cpu0", EngineKind::Cpu, 0),
+    engine("cpu1", EngineKind::Cpu, 1),
+    engine("gpu0", EngineKind::Gpu, 0),
+    engine("dla0", EngineKind::Dla, 0),
+];
+static MODES: [ModeDesc; 2] = [ModeDesc { name: "a" }, ModeDesc { name: "b" }];
+static BUFFERS: [BufferDesc; 3] = [raw("buf", 64, 1), raw("in", 64, 1), raw("out", 256, 1)];
+static CUBINS: [CubinDesc; 1] = [CubinDesc {
+    name: "k",
+    variants: &[],
+}];
+static LOADABLES: [LoadableDesc; 1] = [LoadableDesc {
+    name: "net",
+    sha256: [0; 32],
+    image: &[],
+    inputs: &[],
+    outputs: &[],
+}];
+
+const fn engine(name: &'static str, kind: EngineKind, instance: u8) -> EngineDesc {
+    EngineDesc {
+        name,
+        kind,
+        instance,
+        queue_capacity: 8,
+    }
+}
+
+const fn raw(name: &'static str, size: u64, multiplicity: u8) -> BufferDesc {
+    BufferDesc {
+        name,
+        kind: BufferKind::Raw { size, align: 64 },
+        multiplicity,
+        cpu_access: true,
+    }
+}
+
+/// A CPU task running in every mode, deadline = the period.
+const fn cpu(
+    name: &'static str,
+    engine: u8,
+    wcet_ns: u64,
+    reads: &'static [BufferId],
+    writes: &'static [BufferId],
+    waits: &'static [Wait],
+) -> TaskDesc {
+    TaskDesc {
+        name,
+        engine: EngineId(engine),
+        work: Work::Cpu,
+        wcet_ns,
+        budget_ns: wcet_ns,
+        deadline_ns: PERIOD,
+        release_ns: 0,
+        reads,
+        writes,
+        waits,
+        modes: ModeMask::ALL,
+    }
+}
+
+/// `&[Wait { task: TaskId(task), lag }, ...]`, promoted to a `'static` slice.
+macro_rules! waits {
+    ($(($task:literal, $lag:literal)),* $(,)?) => {
+        &[$(Wait { task: TaskId($task), lag: $lag }),*]
+    };
+}
+
+const fn wait(task: u16, lag: u8) -> Wait {
+    Wait {
+        task: TaskId(task),
+        lag,
+    }
+}
+
+/// A GPU kernel of cubin `k` on gpu0 passing `params`.
+const fn gpu(
+    name: &'static str,
+    params: &'static [Param],
+    reads: &'static [BufferId],
+    writes: &'static [BufferId],
+    waits: &'static [Wait],
+) -> TaskDesc {
+    TaskDesc {
+        engine: EngineId(GPU0),
+        work: Work::Gpu(GpuWork {
+            cubin: CubinId(0),
+            kernel: "copy",
+            grid: [1, 1, 1],
+            block: [1, 1, 1],
+            shared_mem_bytes: 0,
+            params,
+        }),
+        ..cpu(name, GPU0, MS, reads, writes, waits)
+    }
+}
+
+/// The loadable `net` on dla0: tensor `in` bound to `input`, `out` to `output`.
+const fn dla(
+    name: &'static str,
+    inputs: &'static [TensorBinding],
+    outputs: &'static [TensorBinding],
+    reads: &'static [BufferId],
+    writes: &'static [BufferId],
+    waits: &'static [Wait],
+) -> TaskDesc {
+    TaskDesc {
+        engine: EngineId(DLA0),
+        work: Work::Dla(DlaWork {
+            loadable: LoadableId(0),
+            inputs,
+            outputs,
+        }),
+        ..cpu(name, DLA0, MS, reads, writes, waits)
+    }
+}
+
+const fn tables(tasks: &'static [TaskDesc]) -> ScheduleTables {
+    ScheduleTables {
+        name: "t",
+        profile: "sil",
+        period_ns: PERIOD,
+        minor_frames_ns: &[0],
+        lookahead: 1,
+        engines: &ENGINES,
+        buffers: &BUFFERS,
+        tasks,
+        modes: &MODES,
+        health: &[],
+        cubins: &CUBINS,
+        loadables: &LOADABLES,
+        timeline: &[],
+    }
+}
+
+/// `Schedule::check` of tables built at run time.
+fn check(t: ScheduleTables) -> Result<Schedule, TableError> {
+    Schedule::check(Box::leak(Box::new(t)))
+}
+
+fn leak<T>(v: Vec<T>) -> &'static [T] {
+    Vec::leak(v)
+}
+
+/// The tables with `tasks`.
+fn with_tasks(tasks: Vec<TaskDesc>) -> ScheduleTables {
+    tables(leak(tasks))
+}
+
+static IN_TO_NET: [TensorBinding; 1] = [TensorBinding {
+    tensor: "in",
+    buffer: IN,
+}];
+static NET_TO_OUT: [TensorBinding; 1] = [TensorBinding {
+    tensor: "out",
+    buffer: OUT,
+}];
+
+/// CPU `input` writes `in` → DLA `net` → GPU `post` reads `out`, writes `buf` → CPU `use`
+/// reads `buf`; `input` and `post` of the next frame wait for `use` (single-buffered: a
+/// chain of at most one frame from every reader to the next writer).
+static PIPELINE_TASKS: [TaskDesc; 4] = [
+    cpu("input", CPU0, MS, &[], &[IN], waits![(3, 1)]),
+    dla(
+        "net",
+        &IN_TO_NET,
+        &NET_TO_OUT,
+        &[IN],
+        &[OUT],
+        waits![(0, 0)],
+    ),
+    gpu(
+        "post",
+        &[Param::Buffer(OUT), Param::Buffer(BUF), Param::U32(3)],
+        &[OUT],
+        &[BUF],
+        waits![(1, 0), (3, 1)],
+    ),
+    cpu("use", CPU1, MS, &[BUF], &[], waits![(2, 0)]),
+];
+static PIPELINE: ScheduleTables = tables(&PIPELINE_TASKS);
+
+/// Checked by the compiler: a rejected table would fail the build with the message.
+static CHECKED: Schedule = match Schedule::check(&PIPELINE) {
+    Ok(s) => s,
+    Err(e) => panic!("{}", e.message()),
+};
+
+#[test]
+fn a_pipeline_over_every_engine_kind_is_accepted_at_compile_time() {
+    // The schedule reads like its tables.
+    assert_eq!(CHECKED.tasks.len(), 4);
+    assert_eq!(CHECKED.task_by_name("post"), Some(TaskId(2)));
+    assert_eq!(CHECKED.task(TaskId(1)).name, "net");
+    assert!(core::ptr::eq(CHECKED.tables(), &PIPELINE));
+    assert_eq!(Schedule::check(&PIPELINE), Ok(CHECKED));
+}
+
+#[test]
+fn health_rules_timeline_and_minor_frames_in_range_are_accepted() {
+    let t = ScheduleTables {
+        minor_frames_ns: &[0, 2 * MS, 5 * MS],
+        lookahead: 0,
+        health: &[
+            HealthRule {
+                fault: FaultKind::DeadlineMiss,
+                scope: FaultScope::Task(TaskId(3)),
+                action: Action::SwitchMode(ModeId(1)),
+            },
+            HealthRule {
+                fault: FaultKind::EngineError,
+                scope: FaultScope::Engine(EngineId(DLA0)),
+                action: Action::SafeStop,
+            },
+            HealthRule {
+                fault: FaultKind::TaskError,
+                scope: FaultScope::Any,
+                action: Action::Log,
+            },
+        ],
+        timeline: &[TimelineEntry {
+            mode: ModeId(1),
+            task: TaskId(3),
+            latest_start_ns: 0,
+            latest_finish_ns: 0,
+            slack_ns: 0,
+        }],
+        ..PIPELINE
+    };
+    assert_eq!(check(t).err(), None);
+}
+
+#[test]
+fn one_task_per_mode_mask_bit_and_tensor_buffers_are_accepted() {
+    let mut buffers = BUFFERS.to_vec();
+    buffers[0].kind = BufferKind::Tensor {
+        data_type: TensorType::Float16,
+        dims: [1, 3, 8, 8],
+        align: 512,
+    };
+    buffers[1].kind = BufferKind::Pinned { size: 4096 };
+    let t = ScheduleTables {
+        buffers: leak(buffers),
+        tasks: leak(vec![TaskDesc {
+            modes: ModeMask(1 << 1),
+            waits: &[],
+            ..PIPELINE_TASKS[3]
+        }]),
+        ..PIPELINE
+    };
+    assert_eq!(check(t).err(), None);
+}
+
+// ---- Limits and header ----
+
+#[test]
+fn more_than_64_tasks_are_rejected() {
+    let many = vec![cpu("x", CPU0, 1_000, &[], &[], &[]); 65];
+    assert_eq!(
+        check(with_tasks(many)),
+        Err(TableError::TooManyTasks { count: 65 })
+    );
+    let just = vec![cpu("x", CPU0, 1_000, &[], &[], &[]); 64];
+    assert_eq!(check(with_tasks(just)).err(), None);
+}
+
+#[test]
+fn more_than_64_buffers_are_rejected() {
+    let t = ScheduleTables {
+        buffers: leak(vec![raw("b", 64, 1); 65]),
+        ..tables(&[])
+    };
+    assert_eq!(check(t), Err(TableError::TooManyBuffers { count: 65 }));
+}
+
+#[test]
+fn no_mode_or_more_than_32_are_rejected() {
+    let none = ScheduleTables {
+        modes: &[],
+        ..tables(&[])
+    };
+    assert_eq!(check(none), Err(TableError::ModeCount { count: 0 }));
+    let many = ScheduleTables {
+        modes: leak(vec![ModeDesc { name: "m" }; 33]),
+        ..tables(&[])
+    };
+    assert_eq!(check(many), Err(TableError::ModeCount { count: 33 }));
+}
+
+#[test]
+fn a_zero_period_is_rejected() {
+    let t = ScheduleTables {
+        period_ns: 0,
+        ..tables(&[])
+    };
+    assert_eq!(check(t), Err(TableError::ZeroPeriod));
+}
+
+#[test]
+fn lookahead_beyond_one_is_rejected() {
+    let t = ScheduleTables {
+        lookahead: 2,
+        ..tables(&[])
+    };
+    assert_eq!(check(t), Err(TableError::Lookahead { lookahead: 2 }));
+}
+
+#[test]
+fn minor_frames_must_start_at_zero_increase_and_lie_within_the_period() {
+    let with = |m: Vec<u64>| {
+        check(ScheduleTables {
+            minor_frames_ns: leak(m),
+            ..tables(&[])
+        })
+    };
+    assert_eq!(with(vec![]), Err(TableError::NoMinorFrame));
+    assert_eq!(
+        with(vec![MS]),
+        Err(TableError::MinorFrame {
+            index: 0,
+            offset_ns: MS
+        })
+    );
+    assert_eq!(
+        with(vec![0, 4 * MS, 4 * MS]),
+        Err(TableError::MinorFrame {
+            index: 2,
+            offset_ns: 4 * MS
+        })
+    );
+    assert_eq!(
+        with(vec![0, PERIOD]),
+        Err(TableError::MinorFrame {
+            index: 1,
+            offset_ns: PERIOD
+        })
+    );
+    assert_eq!(with(vec![0, PERIOD - 1]).err(), None);
+}
+
+// ---- Buffers ----
+
+fn with_buffer(b: BufferDesc) -> Result<Schedule, TableError> {
+    check(ScheduleTables {
+        buffers: leak(vec![b]),
+        ..tables(&[])
+    })
+}
+
+#[test]
+fn zero_sized_and_overflowing_buffers_are_rejected() {
+    let size = Err(TableError::BufferSize {
+        buffer: BufferId(0),
+        buffer_name: "b",
+    });
+    assert_eq!(with_buffer(raw("b", 0, 1)), size);
+    let tensor = |dims| BufferDesc {
+        kind: BufferKind::Tensor {
+            data_type: TensorType::Float32,
+            dims,
+            align: 64,
+        },
+        ..raw("b", 1, 1)
+    };
+    assert_eq!(with_buffer(tensor([1, 0, 8, 8])), size);
+    assert_eq!(with_buffer(tensor([u32::MAX, u32::MAX, u32::MAX, 1])), size);
+    assert_eq!(with_buffer(tensor([1, 1, u32::MAX, 2])).err(), None);
+    let pinned = BufferDesc {
+        kind: BufferKind::Pinned { size: 0 },
+        ..raw("b", 1, 1)
+    };
+    assert_eq!(with_buffer(pinned), size);
+}
+
+#[test]
+fn alignments_must_be_powers_of_two() {
+    let b = BufferDesc {
+        kind: BufferKind::Raw {
+            size: 64,
+            align: 100,
+        },
+        ..raw("b", 64, 1)
+    };
+    assert_eq!(
+        with_buffer(b),
+        Err(TableError::BufferAlign {
+            buffer: BufferId(0),
+            buffer_name: "b",
+            align: 100
+        })
+    );
+    let zero = BufferDesc {
+        kind: BufferKind::Raw { size: 64, align: 0 },
+        ..raw("b", 64, 1)
+    };
+    assert!(matches!(
+        with_buffer(zero),
+        Err(TableError::BufferAlign { align: 0, .. })
+    ));
+}
+
+#[test]
+fn multiplicity_zero_is_rejected() {
+    assert_eq!(
+        with_buffer(raw("b", 64, 0)),
+        Err(TableError::Multiplicity {
+            buffer: BufferId(0),
+            buffer_name: "b"
+        })
+    );
+}
+
+// ---- Ids in range ----
+
+#[test]
+fn out_of_range_engine_buffer_and_task_ids_are_rejected() {
+    let one = |t: TaskDesc| check(with_tasks(vec![t]));
+    assert_eq!(
+        one(cpu("x", 4, MS, &[], &[], &[])),
+        Err(TableError::EngineOutOfRange {
+            task: TaskId(0),
+            task_name: "x",
+            engine: EngineId(4)
+        })
+    );
+    let out_of_range = Err(TableError::BufferOutOfRange {
+        task: TaskId(0),
+        task_name: "x",
+        buffer: BufferId(3),
+    });
+    assert_eq!(
+        one(cpu("x", CPU0, MS, &[BufferId(3)], &[], &[])),
+        out_of_range
+    );
+    assert_eq!(
+        one(cpu("x", CPU0, MS, &[], &[BufferId(3)], &[])),
+        out_of_range
+    );
+    assert_eq!(
+        one(gpu("x", &[Param::Buffer(BufferId(3))], &[], &[], &[])),
+        out_of_range
+    );
+    static BAD_BINDING: [TensorBinding; 1] = [TensorBinding {
+        tensor: "in",
+        buffer: BufferId(3),
+    }];
+    assert_eq!(
+        one(dla("x", &BAD_BINDING, &[], &[], &[], &[])),
+        out_of_range
+    );
+    assert_eq!(
+        one(cpu("x", CPU0, MS, &[], &[], waits![(1, 1)])),
+        Err(TableError::WaitOutOfRange {
+            task: TaskId(0),
+            task_name: "x",
+            waited: TaskId(1)
+        })
+    );
+}
+
+#[test]
+fn out_of_range_cubins_and_loadables_are_rejected() {
+    let mut g = gpu("g", &[], &[], &[], &[]);
+    if let Work::Gpu(w) = &mut g.work {
+        w.cubin = CubinId(1);
+    }
+    assert_eq!(
+        check(with_tasks(vec![g])),
+        Err(TableError::CubinOutOfRange {
+            task: TaskId(0),
+            task_name: "g",
+            cubin: CubinId(1)
+        })
+    );
+    let mut d = dla("d", &[], &[], &[], &[], &[]);
+    if let Work::Dla(w) = &mut d.work {
+        w.loadable = LoadableId(1);
+    }
+    assert_eq!(
+        check(with_tasks(vec![d])),
+        Err(TableError::LoadableOutOfRange {
+            task: TaskId(0),
+            task_name: "d",
+            loadable: LoadableId(1)
+        })
+    );
+}
+
+#[test]
+fn out_of_range_health_scopes_and_modes_are_rejected() {
+    let rule = |scope, action| {
+        check(ScheduleTables {
+            health: leak(vec![
+                HealthRule {
+                    fault: FaultKind::TaskError,
+                    scope: FaultScope::Any,
+                    action: Action::Log,
+                },
+                HealthRule {
+                    fault: FaultKind::DeadlineMiss,
+                    scope,
+                    action,
+                },
+            ]),
+            ..PIPELINE
+        })
+    };
+    let scope = FaultScope::Task(TaskId(4));
+    assert_eq!(
+        rule(scope, Action::Log),
+        Err(TableError::HealthScopeOutOfRange { rule: 1, scope })
+    );
+    let scope = FaultScope::Engine(EngineId(4));
+    assert_eq!(
+        rule(scope, Action::Skip),
+        Err(TableError::HealthScopeOutOfRange { rule: 1, scope })
+    );
+    assert_eq!(
+        rule(FaultScope::Any, Action::SwitchMode(ModeId(2))),
+        Err(TableError::HealthModeOutOfRange {
+            rule: 1,
+            mode: ModeId(2)
+        })
+    );
+}
+
+#[test]
+fn out_of_range_timeline_entries_are_rejected() {
+    let entry = |task, mode| {
+        check(ScheduleTables {
+            timeline: leak(vec![TimelineEntry {
+                mode: ModeId(mode),
+                task: TaskId(task),
+                latest_start_ns: 0,
+                latest_finish_ns: MS,
+                slack_ns: 0,
+            }]),
+            ..PIPELINE
+        })
+    };
+    assert_eq!(entry(3, 1).err(), None);
+    assert_eq!(
+        entry(4, 0),
+        Err(TableError::TimelineOutOfRange {
+            entry: 0,
+            task: TaskId(4),
+            mode: ModeId(0)
+        })
+    );
+    assert!(matches!(
+        entry(0, 2),
+        Err(TableError::TimelineOutOfRange { .. })
+    ));
+}
+
+// ---- Work, engines, declared accesses ----
+
+#[test]
+fn a_cpu_task_on_a_dla_engine_is_rejected() {
+    assert_eq!(
+        check(with_tasks(vec![cpu("x", DLA0, MS, &[], &[], &[])])),
+        Err(TableError::WrongEngineKind {
+            task: TaskId(0),
+            task_name: "x",
+            engine: EngineId(DLA0),
+            engine_name: "dla0",
+            engine_kind: EngineKind::Dla
+        })
+    );
+}
+
+#[test]
+fn gpu_work_on_a_cpu_engine_and_any_work_on_a_pva_are_rejected() {
+    let g = TaskDesc {
+        engine: EngineId(CPU1),
+        ..gpu("g", &[], &[], &[], &[])
+    };
+    assert!(matches!(
+        check(with_tasks(vec![g])),
+        Err(TableError::WrongEngineKind {
+            engine_name: "cpu1",
+            engine_kind: EngineKind::Cpu,
+            ..
+        })
+    ));
+    let d = TaskDesc {
+        engine: EngineId(GPU0),
+        ..dla("d", &[], &[], &[], &[], &[])
+    };
+    assert!(matches!(
+        check(with_tasks(vec![d])),
+        Err(TableError::WrongEngineKind {
+            engine_kind: EngineKind::Gpu,
+            ..
+        })
+    ));
+    let t = ScheduleTables {
+        engines: leak(vec![engine("pva0", EngineKind::Pva, 0)]),
+        ..with_tasks(vec![cpu("p", 0, MS, &[], &[], &[])])
+    };
+    assert!(matches!(
+        check(t),
+        Err(TableError::WrongEngineKind {
+            engine_kind: EngineKind::Pva,
+            ..
+        })
+    ));
+}
+
+#[test]
+fn buffers_used_by_work_must_be_declared() {
+    // A kernel parameter the task does not list: the race check would not see it.
+    let undeclared = |task_name, buffer: BufferId, buffer_name| {
+        Err(TableError::UndeclaredAccess {
+            task: TaskId(0),
+            task_name,
+            buffer,
+            buffer_name,
+        })
+    };
+    let g = gpu("g", &[Param::Buffer(OUT)], &[IN], &[], &[]);
+    assert_eq!(check(with_tasks(vec![g])), undeclared("g", OUT, "out"));
+    // A DLA input must be read, an output written.
+    let d = dla("d", &IN_TO_NET, &NET_TO_OUT, &[], &[IN, OUT], &[]);
+    assert_eq!(check(with_tasks(vec![d])), undeclared("d", IN, "in"));
+    let d = dla("d", &IN_TO_NET, &NET_TO_OUT, &[IN, OUT], &[], &[]);
+    assert_eq!(check(with_tasks(vec![d])), undeclared("d", OUT, "out"));
+}
+
+// ---- Order ----
+
+#[test]
+fn a_dependency_cycle_is_rejected() {
+    // validate.rs `dependency_cycles_name_the_tasks_in_order`: a after c, b after a, c after b.
+    // Whatever the table order, one same-frame wait points forward.
+    let tasks = vec![
+        cpu("a", CPU0, MS, &[], &[], waits![(2, 0)]),
+        cpu("b", CPU1, MS, &[], &[], waits![(0, 0)]),
+        cpu("c", CPU1, MS, &[], &[], waits![(1, 0)]),
+    ];
+    assert_eq!(
+        check(with_tasks(tasks)),
+        Err(TableError::WaitOutOfOrder {
+            task: TaskId(0),
+            task_name: "a",
+            waited: TaskId(2),
+            waited_name: "c"
+        })
+    );
+    // A task waiting for itself in the same frame; its previous instance is fine.
+    let selfish = |lag| {
+        check(with_tasks(vec![cpu(
+            "s",
+            CPU0,
+            MS,
+            &[],
+            &[],
+            leak(vec![wait(0, lag)]),
+        )]))
+    };
+    assert_eq!(
+        selfish(0),
+        Err(TableError::WaitOutOfOrder {
+            task: TaskId(0),
+            task_name: "s",
+            waited: TaskId(0),
+            waited_name: "s"
+        })
+    );
+    assert_eq!(selfish(1).err(), None);
+}
+
+#[test]
+fn a_fifo_deadlock_is_rejected() {
+    // validate.rs `fifo_deadlocks_are_rejected`: g1 waits for g2, queued after it on gpu0.
+    // The FIFO order is the table order, so the wait points forward.
+    let tasks = vec![
+        gpu("g1", &[], &[], &[], waits![(1, 0)]),
+        gpu("g2", &[], &[], &[], &[]),
+    ];
+    assert!(matches!(
+        check(with_tasks(tasks)),
+        Err(TableError::WaitOutOfOrder {
+            task_name: "g1",
+            waited_name: "g2",
+            ..
+        })
+    ));
+}
+
+// ---- Deadlines and releases ----
+
+#[test]
+fn deadlines_must_be_positive_and_within_the_period() {
+    let with = |deadline_ns| {
+        check(with_tasks(vec![TaskDesc {
+            deadline_ns,
+            ..cpu("x", CPU0, 1, &[], &[], &[])
+        }]))
+    };
+    assert_eq!(
+        with(0),
+        Err(TableError::Deadline {
+            task: TaskId(0),
+            task_name: "x",
+            deadline_ns: 0
+        })
+    );
+    assert!(matches!(with(PERIOD + 1), Err(TableError::Deadline { .. })));
+    assert_eq!(with(PERIOD).err(), None);
+}
+
+#[test]
+fn releases_must_precede_the_deadline_and_only_cpu_tasks_have_one() {
+    let late = TaskDesc {
+        release_ns: 5 * MS,
+        deadline_ns: 5 * MS,
+        ..cpu("r", CPU1, MS, &[], &[], &[])
+    };
+    assert_eq!(
+        check(with_tasks(vec![late])),
+        Err(TableError::Release {
+            task: TaskId(0),
+            task_name: "r",
+            release_ns: 5 * MS
+        })
+    );
+    let g = TaskDesc {
+        release_ns: MS,
+        ..gpu("g", &[], &[], &[], &[])
+    };
+    assert!(matches!(
+        check(with_tasks(vec![g])),
+        Err(TableError::Release { task_name: "g", .. })
+    ));
+}
+
+// ---- Races (validate.rs fixtures as tables) ----
+
+/// validate.rs `two_cpu_tasks`: `w` on cpu0 writes `buf`, `r` on cpu1 reads it.
+fn two_cpu_tasks(w_waits: &'static [Wait], r_waits: &'static [Wait]) -> Vec<TaskDesc> {
+    vec![
+        cpu("w", CPU0, MS, &[], &[BUF], w_waits),
+        cpu("r", CPU1, MS, &[BUF], &[], r_waits),
+    ]
+}
+
+#[test]
+fn race_within_a_frame_is_rejected() {
+    // validate.rs `race_within_a_frame_is_rejected_with_a_fix`.
+    assert_eq!(
+        check(with_tasks(two_cpu_tasks(&[], &[]))),
+        Err(TableError::RaceWithinFrame {
+            buffer: BUF,
+            buffer_name: "buf",
+            mode: ModeId(0),
+            mode_name: "a",
+            first: TaskId(0),
+            first_name: "w",
+            second: TaskId(1),
+            second_name: "r"
+        })
+    );
+    // The writer is named first whatever the table order.
+    let reader_first = vec![
+        cpu("r", CPU1, MS, &[BUF], &[], &[]),
+        cpu("w", CPU0, MS, &[], &[BUF], &[]),
+    ];
+    assert!(matches!(
+        check(with_tasks(reader_first)),
+        Err(TableError::RaceWithinFrame {
+            first_name: "w",
+            second_name: "r",
+            ..
+        })
+    ));
+    // Two readers never race.
+    let readers = vec![
+        cpu("r1", CPU0, MS, &[BUF], &[], &[]),
+        cpu("r2", CPU1, MS, &[BUF], &[], &[]),
+    ];
+    assert_eq!(check(with_tasks(readers)).err(), None);
+}
+
+#[test]
+fn race_ordered_by_a_wait_needs_a_back_edge_across_frames() {
+    // validate.rs `race_ordered_by_after_needs_a_back_edge_across_frames`.
+    assert_eq!(
+        check(with_tasks(two_cpu_tasks(&[], waits![(0, 0)]))),
+        Err(TableError::RaceAcrossFrames {
+            buffer: BUF,
+            buffer_name: "buf",
+            mode: ModeId(0),
+            mode_name: "a",
+            first: TaskId(1),
+            first_name: "r",
+            second: TaskId(0),
+            second_name: "w",
+            distance: 1
+        })
+    );
+    assert_eq!(
+        check(with_tasks(two_cpu_tasks(waits![(1, 1)], waits![(0, 0)]))).err(),
+        None
+    );
+}
+
+#[test]
+fn race_ordered_by_same_engine_fifo_is_accepted() {
+    // validate.rs `race_ordered_by_same_engine_fifo_is_accepted`.
+    let mut tasks = two_cpu_tasks(&[], &[]);
+    tasks[1].engine = EngineId(CPU0);
+    assert_eq!(check(with_tasks(tasks)).err(), None);
+    let kernels = vec![
+        gpu("g1", &[], &[], &[BUF], &[]),
+        gpu("g2", &[], &[BUF], &[], &[]),
+    ];
+    assert_eq!(check(with_tasks(kernels)).err(), None);
+}
+
+#[test]
+fn race_across_frames_from_copy_reuse_is_rejected() {
+    // validate.rs `multiplicity_two_needs_a_chain_within_two_frames`: `r` waits for `w`, and
+    // `w` of frame f + 2 reuses frame f's copy unless a chain of at most 2 frames orders it
+    // after `r` of frame f.
+    let with = |multiplicity, back: &'static [Wait]| {
+        check(ScheduleTables {
+            buffers: leak(vec![raw("buf", 64, multiplicity)]),
+            ..with_tasks(two_cpu_tasks(back, waits![(0, 0)]))
+        })
+    };
+    let race = |distance| {
+        Err(TableError::RaceAcrossFrames {
+            buffer: BUF,
+            buffer_name: "buf",
+            mode: ModeId(0),
+            mode_name: "a",
+            first: TaskId(1),
+            first_name: "r",
+            second: TaskId(0),
+            second_name: "w",
+            distance,
+        })
+    };
+    assert_eq!(with(2, &[]), race(2));
+    assert_eq!(with(2, waits![(1, 3)]), race(2));
+    assert_eq!(with(3, waits![(1, 3)]).err(), None);
+    assert_eq!(with(2, waits![(1, 2)]).err(), None);
+    assert_eq!(with(2, waits![(1, 1)]).err(), None);
+}
+
+#[test]
+fn a_chain_through_other_engines_and_lags_orders_copy_reuse() {
+    // `w` (cpu0) → `g` (gpu0) → `r` (cpu1) within a frame; `w` waits for `g` of the previous
+    // frame, and `g` for `r` of the frame before: d(r, w) = 2 through `g`.
+    let tasks = vec![
+        cpu("w", CPU0, MS, &[], &[BUF], waits![(1, 1)]),
+        gpu("g", &[], &[], &[], waits![(0, 0), (2, 1)]),
+        cpu("r", CPU1, MS, &[BUF], &[], waits![(1, 0)]),
+    ];
+    let with = |multiplicity| {
+        check(ScheduleTables {
+            buffers: leak(vec![raw("buf", 64, multiplicity)]),
+            ..with_tasks(tasks.clone())
+        })
+    };
+    assert!(matches!(
+        with(1),
+        Err(TableError::RaceAcrossFrames {
+            first_name: "r",
+            second_name: "w",
+            distance: 1,
+            ..
+        })
+    ));
+    assert_eq!(with(2).err(), None);
+}
+
+#[test]
+fn races_are_checked_per_mode() {
+    // validate.rs `races_are_checked_per_mode`: `w` (mode a) and `w2` (mode b) write, `r`
+    // (both modes, after `w` on cpu0) reads; only mode b races.
+    let mode_a = ModeMask(1);
+    let mode_b = ModeMask(2);
+    let tasks = |r_modes| {
+        vec![
+            TaskDesc {
+                modes: mode_a,
+                ..cpu("w", CPU0, MS, &[], &[BUF], &[])
+            },
+            TaskDesc {
+                modes: mode_b,
+                ..cpu("w2", CPU1, MS, &[], &[BUF], &[])
+            },
+            TaskDesc {
+                modes: r_modes,
+                ..cpu("r", CPU0, MS, &[BUF], &[], &[])
+            },
+        ]
+    };
+    assert_eq!(
+        check(with_tasks(tasks(ModeMask::ALL))),
+        Err(TableError::RaceWithinFrame {
+            buffer: BUF,
+            buffer_name: "buf",
+            mode: ModeId(1),
+            mode_name: "b",
+            first: TaskId(1),
+            first_name: "w2",
+            second: TaskId(2),
+            second_name: "r"
+        })
+    );
+    // Tasks of disjoint modes never race.
+    assert_eq!(check(with_tasks(tasks(mode_a))).err(), None);
+}
+
+#[test]
+fn waits_for_tasks_outside_the_mode_give_no_order() {
+    // validate.rs `dependencies_on_tasks_outside_the_mode_give_no_order`.
+    let tasks = |r_waits: &'static [Wait]| {
+        vec![
+            TaskDesc {
+                modes: ModeMask(1),
+                ..cpu("w", CPU0, MS, &[], &[], &[])
+            },
+            cpu("w2", CPU1, MS, &[], &[BUF], waits![(2, 1)]),
+            cpu("r", CPU0, MS, &[BUF], &[], r_waits),
+        ]
+    };
+    assert_eq!(check(with_tasks(tasks(waits![(0, 0), (1, 0)]))).err(), None);
+    assert!(matches!(
+        check(with_tasks(tasks(waits![(0, 0)]))),
+        Err(TableError::RaceWithinFrame {
+            first_name: "w2",
+            second_name: "r",
+            ..
+        })
+    ));
+    // Mode b alone: `r`'s wait for `w` (mode a only) is dropped, nothing else orders `w2`.
+    let mut only_b = tasks(waits![(0, 0)]);
+    only_b[1].modes = ModeMask(2);
+    assert!(matches!(
+        check(with_tasks(only_b)),
+        Err(TableError::RaceWithinFrame { mode_name: "b", .. })
+    ));
+}
+
+// ---- Timeline ----
+
+#[test]
+fn an_infeasible_timeline_is_rejected() {
+    // validate.rs `infeasible_timelines_name_the_chain`: s (cpu0, 4 ms) → t (cpu1, 4 ms) →
+    // u (cpu0, 3 ms, deadline 9 ms) finishes at 11 ms.
+    let a = ModeMask(1);
+    let tasks = |u_deadline| {
+        vec![
+            TaskDesc {
+                modes: a,
+                ..cpu("s", CPU0, 4 * MS, &[], &[], &[])
+            },
+            TaskDesc {
+                modes: a,
+                ..cpu("t", CPU1, 4 * MS, &[], &[], waits![(0, 0)])
+            },
+            TaskDesc {
+                modes: a,
+                deadline_ns: u_deadline,
+                ..cpu("u", CPU0, 3 * MS, &[], &[], waits![(1, 0)])
+            },
+        ]
+    };
+    assert_eq!(
+        check(with_tasks(tasks(9 * MS))),
+        Err(TableError::DeadlineMiss {
+            task: TaskId(2),
+            task_name: "u",
+            mode: ModeId(0),
+            mode_name: "a",
+            finish_ns: 11 * MS,
+            deadline_ns: 9 * MS
+        })
+    );
+    assert!(check(with_tasks(tasks(PERIOD))).is_err());
+    // Release offsets start the chain: 8 ms + 3 ms is after the 10 ms deadline.
+    let released = TaskDesc {
+        release_ns: 8 * MS,
+        ..cpu("x", CPU0, 3 * MS, &[], &[], &[])
+    };
+    assert!(matches!(
+        check(with_tasks(vec![released])),
+        Err(TableError::DeadlineMiss {
+            task_name: "x",
+            finish_ns: 11_000_000,
+            ..
+        })
+    ));
+}
+
+#[test]
+fn engines_run_their_queue_in_table_order() {
+    // Two 6 ms tasks queued on cpu0 end at 12 ms, after the deadline (the period); on two
+    // engines both end at 6 ms.
+    let tasks = |second| {
+        vec![
+            cpu("p", CPU0, 6 * MS, &[], &[], &[]),
+            cpu("q", second, 6 * MS, &[], &[], &[]),
+        ]
+    };
+    assert_eq!(
+        check(with_tasks(tasks(CPU0))),
+        Err(TableError::DeadlineMiss {
+            task: TaskId(1),
+            task_name: "q",
+            mode: ModeId(0),
+            mode_name: "a",
+            finish_ns: 12 * MS,
+            deadline_ns: PERIOD
+        })
+    );
+    assert_eq!(check(with_tasks(tasks(CPU1))).err(), None);
+}
+
+#[test]
+fn lagged_waits_do_not_delay_a_frame_that_fits_the_period() {
+    // `k` (gpu0) waits for its own and `c`'s previous instances; `c` (cpu0, released at 9 ms)
+    // waits for `k`. With `k` at 9 ms, `c` ends at the period's end: nothing carries over to
+    // the next frame. One more nanosecond of `k` pushes `c` past the period.
+    let tasks = |k_wcet| {
+        vec![
+            TaskDesc {
+                wcet_ns: k_wcet,
+                ..gpu("k", &[], &[], &[], waits![(0, 1), (1, 1)])
+            },
+            TaskDesc {
+                release_ns: 9 * MS,
+                ..cpu("c", CPU0, MS, &[], &[], waits![(0, 0)])
+            },
+        ]
+    };
+    assert_eq!(check(with_tasks(tasks(9 * MS))).err(), None);
+    assert!(matches!(
+        check(with_tasks(tasks(9 * MS + 1))),
+        Err(TableError::DeadlineMiss {
+            task_name: "c",
+            finish_ns: 10_000_001,
+            ..
+        })
+    ));
+}

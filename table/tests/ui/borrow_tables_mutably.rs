@@ -1,0 +1,29 @@
+//! No `DerefMut`: the tables of a checked schedule cannot be borrowed mutably.
+use orin_exec_table::*;
+
+static TABLES: ScheduleTables = ScheduleTables {
+    name: "s",
+    profile: "sil",
+    period_ns: 1_000_000,
+    minor_frames_ns: &[0],
+    lookahead: 0,
+    engines: &[],
+    buffers: &[],
+    tasks: &[],
+    modes: &[ModeDesc { name: "normal" }],
+    health: &[],
+    cubins: &[],
+    loadables: &[],
+    timeline: &[],
+};
+
+static SCHEDULE: Schedule = match Schedule::check(&TABLES) {
+    Ok(s) => s,
+    Err(e) => panic!("{}", e.message()),
+};
+
+fn main() {
+    let mut s = SCHEDULE;
+    let tables: &mut ScheduleTables = &mut s;
+    tables.lookahead = 7;
+}

@@ -1,0 +1,28 @@
+//! The task table of a checked schedule is a shared `'static` slice: no task can be edited
+//! after the check (here: a WCET the timeline was proved with).
+use orin_exec_table::*;
+
+static TABLES: ScheduleTables = ScheduleTables {
+    name: "s",
+    profile: "sil",
+    period_ns: 1_000_000,
+    minor_frames_ns: &[0],
+    lookahead: 0,
+    engines: &[],
+    buffers: &[],
+    tasks: &[],
+    modes: &[ModeDesc { name: "normal" }],
+    health: &[],
+    cubins: &[],
+    loadables: &[],
+    timeline: &[],
+};
+
+static SCHEDULE: Schedule = match Schedule::check(&TABLES) {
+    Ok(s) => s,
+    Err(e) => panic!("{}", e.message()),
+};
+
+fn main() {
+    SCHEDULE.tasks[0].wcet_ns = 0;
+}
