@@ -149,15 +149,7 @@ fn cpu_borrow_while_the_dla_holds_the_buffer_is_refused() {
     )
     .expect("init");
     // The DLA takes 30 ms per task: `check` (released with `input`) finds it busy.
-    let model = orin_exec::engine::platform::dla_sil::TimingModel {
-        kind: 0,
-        numBins: 0,
-        minNs: 30_000_000,
-        maxNs: 0,
-        binUpperNs: core::ptr::null(),
-        binWeights: core::ptr::null(),
-        seed: 1,
-    };
+    let model = orin_exec::engine::platform::dla_sil::TimingModel::fixed(30_000_000, 1);
     rt.set_dla_timing("dla0", &model).expect("timing model");
     let mut exec = rt.seal().expect("seal");
     let report = exec.step().expect("step");

@@ -209,7 +209,7 @@ impl Worker {
         }
         self.fence.clear();
         while let Some((_, s)) = self.sems.pop() {
-            s.free();
+            let _ = s.free();
         }
         self.wait.free();
         Ok(())
