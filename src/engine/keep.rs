@@ -194,7 +194,10 @@ mod tests {
         let dropped = released.clone();
         assert_eq!(parent.children(), 2);
         released.release();
-        drop(dropped);
+        {
+            // Goes out of scope without `release`.
+            let _dropped = dropped;
+        }
         assert_eq!(parent.children(), 1);
         // The dropped claim's child is still open somewhere: so is the parent.
         assert!(parent.release(Context::Platform).is_err());
