@@ -52,7 +52,7 @@ impl Keep {
     pub(crate) fn new() -> Result<Keep> {
         let start = NEXT.fetch_add(1, Ordering::Relaxed);
         for i in 0..SLOTS {
-            let slot = &TABLE[(start + i) % SLOTS];
+            let slot = &TABLE[start.wrapping_add(i) % SLOTS];
             if slot
                 .compare_exchange(0, OPEN, Ordering::Acquire, Ordering::Relaxed)
                 .is_ok()
