@@ -175,7 +175,7 @@ struct Harness {
 
 impl Harness {
     fn open() -> Result<Harness, Box<dyn std::error::Error>> {
-        os::enforce_cuda_environment()?;
+        os::require_cuda_environment()?;
         let gpu = Gpu::open(0)?;
         let sm = gpu.sm();
         let mut modules = Vec::new();
@@ -189,7 +189,7 @@ impl Harness {
             }
             c.check()
                 .map_err(|e| format!("cubin {} rejected by cubin-check: {e:?}", c.file))?;
-            let module = GpuModule::load_image(c.name, sm, &c.sha256, c.image)?;
+            let module = GpuModule::load_image(&gpu, c.name, &c.sha256, c.image)?;
             cubins.push((c.name, format!("{}.sm_{} {}", c.name, c.sm, hex(&c.sha256))));
             modules.push(module);
         }
@@ -201,7 +201,7 @@ impl Harness {
             saxpy: f(1, "saxpy_f32")?,
             stamp: f(2, "stamp_globaltimer")?,
         };
-        let stream = Stream::create("b2b")?;
+        let stream = Stream::create(&gpu, "b2b")?;
         Ok(Harness {
             gpu,
             modules,
@@ -221,7 +221,7 @@ impl Harness {
     /// Launch and wait for completion.
     fn launch_sync(
         &self,
-        f: Function,
+        f: &Function,
         grid: [u32; 3],
         block: [u32; 3],
         params: &ParamBlock,
@@ -239,6 +239,8 @@ impl Harness {
         if let Some(s) = self.stream.take() {
             first = first.and(s.destroy());
         }
+        // The kernel handles keep their modules loaded.
+        drop(self.k);
         for m in self.modules.drain(..) {
             let r = m.unload();
             if first.is_ok() {
@@ -248,23 +250,6 @@ impl Harness {
         let r = self.gpu.close();
         first.and(r)
     }
-}
-
-/// A parameter block of these 64-bit values.
-pub(crate) fn params(values: &[u64]) -> orin_exec::Result<ParamBlock> {
-    let mut p = ParamBlock::new();
-    for &v in values {
-        p.push(v)?;
-    }
-    Ok(p)
-}
-
-fn f32p(v: f32) -> u64 {
-    u64::from(v.to_bits())
-}
-
-fn i32p(v: i32) -> u64 {
-    u64::from(v as u32)
 }
 
 /// A random block shape with at most `max_threads` threads and `dims` dimensions used.
@@ -365,9 +350,9 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
     let bytes = (n_max + GUARD) * 4;
     let pre_bytes = (PRE_MAX_W * PRE_MAX_H) as usize + GUARD;
     let mut bufs = Buffers {
-        a: HostMapped::alloc(bytes.max(pre_bytes), "b2b.a")?,
-        b: HostMapped::alloc(bytes.max(pre_bytes), "b2b.b")?,
-        c: HostMapped::alloc(4096, "b2b.c")?,
+        a: HostMapped::alloc(&h.gpu, bytes.max(pre_bytes), "b2b.a")?,
+        b: HostMapped::alloc(&h.gpu, bytes.max(pre_bytes), "b2b.b")?,
+        c: HostMapped::alloc(&h.gpu, 4096, "b2b.c")?,
     };
     let mut kernels = Vec::new();
     let result = (|| -> orin_exec::Result<()> {
@@ -448,13 +433,13 @@ fn preprocess(h: &Harness, bufs: &mut Buffers, opts: &Options) -> orin_exec::Res
             .note(u64::from(w) * u64::from(hh), block, grid, covered);
         bufs.a.write(0, &src);
         bufs.b.write(0, &dst0);
-        let p = params(&[
-            bufs.a.device_addr(),
-            bufs.b.device_addr(),
-            w.into(),
-            hh.into(),
-        ])?;
-        h.launch_sync(h.k.preprocess, grid, block, &p, "aeb_preprocess")?;
+        let p = ParamBlock::builder(&h.k.preprocess)
+            .memory(bufs.a.memory())?
+            .memory(bufs.b.memory())?
+            .u32(w)?
+            .u32(hh)?
+            .finish()?;
+        h.launch_sync(&h.k.preprocess, grid, block, &p, "aeb_preprocess")?;
         t.r.launches += 1;
         t.r.trials += 1;
         let mut got = vec![0u8; dst_len];
@@ -570,20 +555,20 @@ fn postprocess(h: &Harness, bufs: &mut Buffers, opts: &Options) -> orin_exec::Re
             bufs.a.write(0, &map_bytes);
         }
         bufs.c.write_words(0, &[SENTINEL; 8]);
-        let p = params(&[
-            bufs.a.device_addr(),
-            w.into(),
-            hh.into(),
-            i32p(pp.threshold),
-            pp.lane_x0.into(),
-            pp.lane_x1.into(),
-            f32p(pp.row_scale),
-            f32p(pp.row_offset),
-            f32p(pp.horizon),
-            f32p(pp.fh),
-            bufs.c.device_addr(),
-        ])?;
-        h.launch_sync(h.k.postprocess, grid, block, &p, "aeb_postprocess")?;
+        let p = ParamBlock::builder(&h.k.postprocess)
+            .memory(bufs.a.memory())?
+            .u32(w)?
+            .u32(hh)?
+            .i32(pp.threshold)?
+            .u32(pp.lane_x0)?
+            .u32(pp.lane_x1)?
+            .f32(pp.row_scale)?
+            .f32(pp.row_offset)?
+            .f32(pp.horizon)?
+            .f32(pp.fh)?
+            .memory(bufs.c.memory())?
+            .finish()?;
+        h.launch_sync(&h.k.postprocess, grid, block, &p, "aeb_postprocess")?;
         t.r.launches += 1;
         t.r.trials += 1;
         let got: Vec<i32> = bufs.c.read_words(0, 8);
@@ -634,8 +619,12 @@ fn fill(h: &Harness, bufs: &mut Buffers, opts: &Options) -> orin_exec::Result<Ke
         let covered = u64::from(grid[0]) * u64::from(block[0]) >= u64::from(n);
         t.r.coverage.note(u64::from(n), block, grid, covered);
         bufs.a.write_words(0, &init);
-        let p = params(&[bufs.a.device_addr(), n.into(), seed.into()])?;
-        h.launch_sync(h.k.fill, grid, block, &p, "fill_pattern_u32")?;
+        let p = ParamBlock::builder(&h.k.fill)
+            .memory(bufs.a.memory())?
+            .u32(n)?
+            .u32(seed)?
+            .finish()?;
+        h.launch_sync(&h.k.fill, grid, block, &p, "fill_pattern_u32")?;
         t.r.launches += 1;
         t.r.trials += 1;
         let got: Vec<u32> = bufs.a.read_words(0, total);
@@ -697,13 +686,13 @@ fn saxpy(h: &Harness, bufs: &mut Buffers, opts: &Options) -> orin_exec::Result<K
         t.r.coverage.note(u64::from(n), block, grid, covered);
         bufs.a.write_words(0, &x);
         bufs.b.write_words(0, &y0);
-        let p = params(&[
-            f32p(a),
-            bufs.a.device_addr(),
-            bufs.b.device_addr(),
-            n.into(),
-        ])?;
-        h.launch_sync(h.k.saxpy, grid, block, &p, "saxpy_f32")?;
+        let p = ParamBlock::builder(&h.k.saxpy)
+            .f32(a)?
+            .memory(bufs.a.memory())?
+            .memory(bufs.b.memory())?
+            .u32(n)?
+            .finish()?;
+        h.launch_sync(&h.k.saxpy, grid, block, &p, "saxpy_f32")?;
         t.r.launches += 1;
         t.r.trials += 1;
         let got: Vec<f32> = bufs.b.read_words(0, total);
@@ -765,9 +754,11 @@ fn stamp(h: &Harness, bufs: &mut Buffers, opts: &Options) -> orin_exec::Result<K
         what: "stream already destroyed",
     })?;
     for i in 0..BURST {
-        let p = params(&[bufs.c.device_addr_at(8 * i)])?;
+        let p = ParamBlock::builder(&h.k.stamp)
+            .memory_at(bufs.c.memory(), 8 * i as u64)?
+            .finish()?;
         stream.launch(
-            h.k.stamp,
+            &h.k.stamp,
             [1; 3],
             [1; 3],
             0,
@@ -808,17 +799,19 @@ fn stamp(h: &Harness, bufs: &mut Buffers, opts: &Options) -> orin_exec::Result<K
     t.r.coverage.note(BURST as u64, [1; 3], [1; 3], true);
     // Sleeps: the timer advances like the host clock.
     let sleep = Duration::from_millis(opts.stamp_sleep_ms.max(1));
-    let (slot0, slot1) = (
-        params(&[bufs.c.device_addr_at(0)])?,
-        params(&[bufs.c.device_addr_at(8)])?,
-    );
+    let slot = |i: u64| {
+        ParamBlock::builder(&h.k.stamp)
+            .memory_at(bufs.c.memory(), 8 * i)?
+            .finish()
+    };
+    let (slot0, slot1) = (slot(0)?, slot(1)?);
     let checks = opts.trials.clamp(1, 5);
     for k in 0..checks {
         bufs.c.write_words(0, &[0u64; 2]);
         let host0 = Instant::now();
-        h.launch_sync(h.k.stamp, [1; 3], [1; 3], &slot0, "stamp_globaltimer")?;
+        h.launch_sync(&h.k.stamp, [1; 3], [1; 3], &slot0, "stamp_globaltimer")?;
         std::thread::sleep(sleep);
-        h.launch_sync(h.k.stamp, [1; 3], [1; 3], &slot1, "stamp_globaltimer")?;
+        h.launch_sync(&h.k.stamp, [1; 3], [1; 3], &slot1, "stamp_globaltimer")?;
         let host = host0.elapsed();
         t.r.launches += 2;
         t.r.trials += 1;

@@ -37,7 +37,6 @@ use orin_exec::trace::Event;
 use orin_exec::trace::ring::Pop;
 use serde::Serialize;
 
-use crate::b2b::params;
 use crate::bench_schedule::{Bodies, SCHEDULE as BENCH, Storage, body, cx, task};
 use crate::leak;
 use crate::outputs::{detection_from_words, detection_words};
@@ -193,14 +192,14 @@ const SLOTS: usize = 8;
 
 /// The stream measurement.
 fn stream_part(opts: &Options, report: &mut Report) -> Result<(), Box<dyn std::error::Error>> {
-    os::enforce_cuda_environment()?;
+    os::require_cuda_environment()?;
     let gpu = Gpu::open(0)?;
     report.device = crate::b2b::c_name(&gpu.name());
     let sm = gpu.sm();
     let load = |name: &str| -> Result<GpuModule, Box<dyn std::error::Error>> {
         let c = orin_exec_kernels::cubin(name, sm)
             .ok_or_else(|| format!("no `{name}` cubin for sm_{sm}"))?;
-        Ok(GpuModule::load_image(c.name, sm, &c.sha256, c.image)?)
+        Ok(GpuModule::load_image(&gpu, c.name, &c.sha256, c.image)?)
     };
     let (aeb, timing) = (load("aeb")?, load("timing")?);
     let k = StreamKernels {
@@ -208,35 +207,44 @@ fn stream_part(opts: &Options, report: &mut Report) -> Result<(), Box<dyn std::e
         postprocess: aeb.function("aeb_postprocess", Context::Cubin("aeb"))?,
         stamp: timing.function("stamp_globaltimer", Context::Cubin("timing"))?,
     };
-    let stream = Stream::create("overhead")?;
-    let mut camera = HostMapped::alloc(12288, "camera")?;
-    let image = HostMapped::alloc(3072, "image")?;
-    let detection = HostMapped::alloc(64, "detection")?;
-    let mut stamps = HostMapped::alloc(8 * SLOTS, "stamps")?;
+    let stream = Stream::create(&gpu, "overhead")?;
+    let mut camera = HostMapped::alloc(&gpu, 12288, "camera")?;
+    let image = HostMapped::alloc(&gpu, 3072, "image")?;
+    let detection = HostMapped::alloc(&gpu, 64, "detection")?;
+    let mut stamps = HostMapped::alloc(&gpu, 8 * SLOTS, "stamps")?;
     let mut frame = vec![0u8; 12288];
     scenario::render(60, &mut frame);
     camera.write(0, &frame);
 
-    let pre = params(&[camera.device_addr(), image.device_addr(), 128, 96])?;
-    let post = params(&[
-        image.device_addr(),
-        64,
-        24,
-        32,
-        12,
-        20,
-        u64::from(4.0f32.to_bits()),
-        u64::from(3.5f32.to_bits()),
-        u64::from(24.0f32.to_bits()),
-        u64::from(240.0f32.to_bits()),
-        detection.device_addr(),
-    ])?;
-    let stamp_p: Vec<ParamBlock> = (0..SLOTS)
-        .map(|i| params(&[stamps.device_addr_at(8 * i)]))
+    let pre = ParamBlock::builder(&k.preprocess)
+        .memory(camera.memory())?
+        .memory(image.memory())?
+        .u32(128)?
+        .u32(96)?
+        .finish()?;
+    let post = ParamBlock::builder(&k.postprocess)
+        .memory(image.memory())?
+        .u32(64)?
+        .u32(24)?
+        .i32(32)?
+        .u32(12)?
+        .u32(20)?
+        .f32(4.0)?
+        .f32(3.5)?
+        .f32(24.0)?
+        .f32(240.0)?
+        .memory(detection.memory())?
+        .finish()?;
+    let stamp_p: Vec<ParamBlock> = (0..SLOTS as u64)
+        .map(|i| {
+            ParamBlock::builder(&k.stamp)
+                .memory_at(stamps.memory(), 8 * i)?
+                .finish()
+        })
         .collect::<orin_exec::Result<_>>()?;
     let ctx = Context::Engine("overhead");
     // A stamp into slot `i`.
-    let stamp = |i: usize| stream.launch(k.stamp, [1; 3], [1; 3], 0, &stamp_p[i], ctx);
+    let stamp = |i: usize| stream.launch(&k.stamp, [1; 3], [1; 3], 0, &stamp_p[i], ctx);
     // One frame: outer stamp 0, [1] preprocess [2], [3] postprocess [4], outer stamp 5.
     let iteration = |on: bool| -> orin_exec::Result<(u64, u64)> {
         let t0 = Instant::now();
@@ -244,12 +252,12 @@ fn stream_part(opts: &Options, report: &mut Report) -> Result<(), Box<dyn std::e
         if on {
             stamp(1)?;
         }
-        stream.launch(k.preprocess, [4, 3, 1], [16, 16, 1], 0, &pre, ctx)?;
+        stream.launch(&k.preprocess, [4, 3, 1], [16, 16, 1], 0, &pre, ctx)?;
         if on {
             stamp(2)?;
             stamp(3)?;
         }
-        stream.launch(k.postprocess, [1, 1, 1], [256, 1, 1], 0, &post, ctx)?;
+        stream.launch(&k.postprocess, [1, 1, 1], [256, 1, 1], 0, &post, ctx)?;
         if on {
             stamp(4)?;
         }
@@ -305,6 +313,8 @@ fn stream_part(opts: &Options, report: &mut Report) -> Result<(), Box<dyn std::e
         ];
         Ok(())
     })();
+    // Children first: the parameter blocks hold the memory, the kernels their modules.
+    drop((pre, post, stamp_p, k));
     let released = camera
         .release()
         .and(image.release())

@@ -3,12 +3,14 @@
 //!
 //! `orin_exec::engine::gpu::GpuMemory::pinned` allocates the memory (`cuMemHostAlloc` with
 //! `DEVICEMAP | PORTABLE`); its bounds-checked `write_bytes`/`read_bytes` do the copies.
+//! Kernels get the memory only through `ParamBlock::builder(..).memory(HostMapped::memory())`,
+//! never as a number, and a parameter block keeps the memory allocated while it exists.
 //!
 //! Rule of use (kept by every caller in this crate): copy in, launch, `Stream::synchronize`,
 //! copy out. No Rust reference to the mapped bytes is ever created, so the GPU never writes
 //! memory that a live reference points at; the copies go through raw pointers only.
 
-use orin_exec::engine::gpu::GpuMemory;
+use orin_exec::engine::gpu::{Gpu, GpuMemory};
 use orin_exec::error::Context;
 
 /// A pinned host allocation mapped into the GPU.
@@ -20,9 +22,9 @@ pub struct HostMapped {
 }
 
 impl HostMapped {
-    /// Allocate `len` bytes (`len > 0`), zero-filled.
-    pub fn alloc(len: usize, what: &'static str) -> orin_exec::Result<Self> {
-        let mem = GpuMemory::pinned(len as u64, Context::Buffer(what))?;
+    /// Allocate `len` bytes (`len > 0`) in `gpu`'s context, zero-filled.
+    pub fn alloc(gpu: &Gpu, len: usize, what: &'static str) -> orin_exec::Result<Self> {
+        let mem = GpuMemory::pinned(gpu, len as u64, Context::Buffer(what))?;
         Ok(HostMapped {
             mem: Some(mem),
             len,
@@ -30,14 +32,11 @@ impl HostMapped {
         })
     }
 
-    /// The device address of byte 0.
-    pub fn device_addr(&self) -> u64 {
-        self.mem.as_ref().map_or(0, GpuMemory::device_addr)
-    }
-
-    /// The device address of byte `offset`.
-    pub fn device_addr_at(&self, offset: usize) -> u64 {
-        self.device_addr() + offset as u64
+    /// The memory, for a kernel's parameter block.
+    pub fn memory(&self) -> &GpuMemory {
+        self.mem
+            .as_ref()
+            .expect("allocated from `alloc` until `release` consumes it")
     }
 
     /// Size in bytes.
@@ -62,7 +61,7 @@ impl HostMapped {
     /// Copy `src` to byte `offset` (no GPU work may be using the range).
     pub fn write(&mut self, offset: usize, src: &[u8]) {
         self.check(offset, src.len());
-        if let Some(mem) = self.mem.as_ref() {
+        if let Some(mem) = self.mem.as_mut() {
             mem.write_bytes(offset, src).expect("range checked above");
         }
     }

@@ -10,11 +10,15 @@
 use core::cell::Cell;
 use core::marker::PhantomData;
 
+use crate::engine::gpu::GpuMemory;
+use crate::engine::nvsci::BufObj;
 use crate::error::{Error, Result};
 use crate::limits::MAX_BUFFERS;
 use crate::table::{BufferId, TaskId};
 
-/// CPU mapping of one buffer copy.
+/// CPU mapping of one buffer copy. It is made only from an engine buffer (an NvSciBuf
+/// buffer's CPU mapping or pinned [`GpuMemory`]), never from an address; the runtime keeps
+/// that buffer until its CPU workers have stopped and nothing can reach the view.
 #[derive(Clone, Copy, Debug)]
 pub struct BufferView {
     ptr: *mut u8,
@@ -34,9 +38,19 @@ impl BufferView {
         len: 0,
     };
 
-    /// A mapping of `len` bytes at `ptr`, which must stay mapped for the runtime's life.
-    pub(crate) fn new(ptr: *mut u8, len: usize) -> Self {
-        BufferView { ptr, len }
+    /// The CPU mapping of `buf` ([`BufObj::size`] bytes), if it was allocated with CPU access.
+    pub(crate) fn of_buffer(buf: &BufObj) -> Option<Self> {
+        let ptr = buf.cpu_ptr()?;
+        Some(BufferView {
+            ptr,
+            len: buf.size() as usize,
+        })
+    }
+
+    /// The host side of pinned GPU memory.
+    pub(crate) fn of_pinned(memory: &GpuMemory) -> Option<Self> {
+        let (ptr, len) = memory.pinned_host()?;
+        Some(BufferView { ptr, len })
     }
 
     /// Whether it maps anything.

@@ -7,13 +7,21 @@
 //! Errors follow the documented model: after a task's fence is reached, `cudlaGetLastError`
 //! tells whether it failed; any error except `cudlaErrorMemoryRegistered` marks the device
 //! failed until it is re-initialised.
+//!
+//! The pointers cuDLA returns for imports never leave this module: a [`DlaPtr`] is a token
+//! that the device which made it checks against its table of live imports before it hands
+//! the pointer to cuDLA again (in a submission or at unregistering). A forged, stale or
+//! foreign token is refused. Each import holds the buffer or semaphore it maps, so neither
+//! can be freed while the DLA may still reach it.
 
 use core::ffi::c_void;
 use core::ptr;
+use core::sync::atomic::{AtomicU32, Ordering};
 
 use cudla_sys as cd;
 use sha2::{Digest, Sha256};
 
+use crate::engine::keep::Hold;
 use crate::engine::nvsci::{BufObj, RawFence, SyncAttrList, SyncObj};
 use crate::error::{Context, Error, Result, Status, TensorMismatch};
 use crate::limits::{MAX_TENSORS, MAX_WAITS};
@@ -53,14 +61,66 @@ pub fn fill_sync_attributes(
     check("cudlaGetNvSciSyncAttributes", status, context)
 }
 
-/// An imported buffer or semaphore: the pointer cuDLA gave back.
+/// An imported buffer or semaphore: a token for the pointer cuDLA gave back, valid on the
+/// device that made it while the import is registered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DlaPtr(pub(crate) *mut u64);
+pub struct DlaPtr {
+    raw: *mut u64,
+    device: u32,
+}
 
 // SAFETY: the pointer is an opaque token owned by cuDLA; orin-exec never dereferences it.
 unsafe impl Send for DlaPtr {}
 // SAFETY: as above.
 unsafe impl Sync for DlaPtr {}
+
+impl DlaPtr {
+    /// A token no device accepts (a placeholder in fixed-size tables).
+    pub const NONE: DlaPtr = DlaPtr {
+        raw: ptr::null_mut(),
+        device: 0,
+    };
+}
+
+/// Live imports per device handle: the semaphores and buffer copies its tasks use.
+const MAX_IMPORTS: usize = 128;
+
+/// Device ids for [`DlaPtr`] tokens; 0 is [`DlaPtr::NONE`]'s.
+static NEXT_DEVICE_ID: AtomicU32 = AtomicU32::new(1);
+
+/// What an import maps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Imported {
+    /// A buffer of this many bytes (a tensor).
+    Memory { size: u64 },
+    /// A semaphore (what a task signals).
+    Semaphore,
+}
+
+/// One registered import: the pointer cuDLA gave back, what it maps, and the buffer or object
+/// it maps (held so that it cannot be freed first).
+#[derive(Debug)]
+struct Import {
+    raw: *mut u64,
+    what: Imported,
+    _source: Hold,
+}
+
+/// A descriptor for cuDLA to fill.
+const EMPTY_DESCRIPTOR: cd::cudlaModuleTensorDescriptor = cd::cudlaModuleTensorDescriptor {
+    name: [0; 81],
+    size: 0,
+    n: 0,
+    c: 0,
+    h: 0,
+    w: 0,
+    dataFormat: 0,
+    dataType: 0,
+    dataCategory: 0,
+    pixelFormat: 0,
+    pixelMapping: 0,
+    stride: [0; 8],
+};
 
 /// The fences and tensors of one submission.
 pub struct Submission<'a> {
@@ -86,10 +146,18 @@ pub struct DlaDevice {
     engine: &'static str,
     loadable: &'static str,
     failed: Option<Status>,
+    /// Tags the tokens of this device's imports.
+    id: u32,
+    imports: heapless::Vec<Import, MAX_IMPORTS>,
+    /// Bytes of each input and output tensor of the module: a submission binds buffers at
+    /// least this large.
+    input_sizes: heapless::Vec<u64, MAX_TENSORS>,
+    output_sizes: heapless::Vec<u64, MAX_TENSORS>,
 }
 
-// SAFETY: cuDLA device handles may be used from any thread; orin-exec submits to one handle
-// from one thread at a time (&mut self) and only queries errors through &self.
+// SAFETY: cuDLA device handles may be used from any thread; orin-exec submits to, imports
+// into and unregisters from one handle from one thread at a time (&mut self) and only
+// queries through &self.
 unsafe impl Send for DlaDevice {}
 // SAFETY: the &self methods are thread-safe cuDLA queries.
 unsafe impl Sync for DlaDevice {}
@@ -128,13 +196,52 @@ impl DlaDevice {
             unsafe { cd::cudlaDestroyDevice(handle) };
             return Err(e);
         }
-        Ok(DlaDevice {
+        let mut device = DlaDevice {
             handle,
             module,
             engine,
             loadable: loadable.name,
             failed: None,
-        })
+            id: NEXT_DEVICE_ID.fetch_add(1, Ordering::Relaxed),
+            imports: heapless::Vec::new(),
+            input_sizes: heapless::Vec::new(),
+            output_sizes: heapless::Vec::new(),
+        };
+        let sizes = device
+            .tensor_sizes(
+                cd::CUDLA_NUM_INPUT_TENSORS,
+                cd::CUDLA_INPUT_TENSOR_DESCRIPTORS,
+            )
+            .and_then(|inputs| {
+                let outputs = device.tensor_sizes(
+                    cd::CUDLA_NUM_OUTPUT_TENSORS,
+                    cd::CUDLA_OUTPUT_TENSOR_DESCRIPTORS,
+                )?;
+                Ok((inputs, outputs))
+            });
+        match sizes {
+            Ok((inputs, outputs)) => {
+                device.input_sizes = inputs;
+                device.output_sizes = outputs;
+                Ok(device)
+            }
+            Err(e) => {
+                let _ = device.close();
+                Err(e)
+            }
+        }
+    }
+
+    /// The byte sizes of the module's input or output tensors.
+    fn tensor_sizes(
+        &self,
+        count_attr: cd::cudlaModuleAttributeType,
+        desc_attr: cd::cudlaModuleAttributeType,
+    ) -> Result<heapless::Vec<u64, MAX_TENSORS>> {
+        let count = self.tensor_count(count_attr)?;
+        let mut descs = [EMPTY_DESCRIPTOR; MAX_TENSORS];
+        self.descriptors(desc_attr, count, &mut descs)?;
+        Ok(descs.iter().take(count as usize).map(|d| d.size).collect())
     }
 
     fn tensor_count(&self, attr: cd::cudlaModuleAttributeType) -> Result<u32> {
@@ -184,20 +291,6 @@ impl DlaDevice {
         bound_inputs: &[u64],
         bound_outputs: &[u64],
     ) -> Result<()> {
-        let zero = cd::cudlaModuleTensorDescriptor {
-            name: [0; 81],
-            size: 0,
-            n: 0,
-            c: 0,
-            h: 0,
-            w: 0,
-            dataFormat: 0,
-            dataType: 0,
-            dataCategory: 0,
-            pixelFormat: 0,
-            pixelMapping: 0,
-            stride: [0; 8],
-        };
         for (count_attr, desc_attr, specs, bound) in [
             (
                 cd::CUDLA_NUM_INPUT_TENSORS,
@@ -224,7 +317,7 @@ impl DlaDevice {
                     },
                 });
             }
-            let mut descs = [zero; MAX_TENSORS];
+            let mut descs = [EMPTY_DESCRIPTOR; MAX_TENSORS];
             self.descriptors(desc_attr, count, &mut descs)?;
             for ((d, spec), &have) in descs.iter().zip(specs).zip(bound) {
                 check_descriptor(desc.name, d, spec, have)?;
@@ -233,8 +326,83 @@ impl DlaDevice {
         Ok(())
     }
 
-    /// Import a buffer; `read_only` for inputs.
-    pub fn import_memory(&self, buf: &BufObj, read_only: bool, context: Context) -> Result<DlaPtr> {
+    fn room_for_import(&self) -> Result<()> {
+        if self.imports.is_full() {
+            return Err(Error::Capacity {
+                what: "imports per DLA device handle",
+                limit: MAX_IMPORTS as u32,
+            });
+        }
+        Ok(())
+    }
+
+    /// Record a registered import and give out its token.
+    fn registered(&mut self, raw: *mut u64, what: Imported, source: Hold) -> DlaPtr {
+        // Room was checked before the import; a full table cannot happen here.
+        let _ = self.imports.push(Import {
+            raw,
+            what,
+            _source: source,
+        });
+        DlaPtr {
+            raw,
+            device: self.id,
+        }
+    }
+
+    /// The table index of a live import of this device, or an error for any other token.
+    fn lookup(&self, p: DlaPtr) -> Result<usize> {
+        if p.device == self.id
+            && let Some(i) = self.imports.iter().position(|i| i.raw == p.raw)
+        {
+            return Ok(i);
+        }
+        Err(Error::Phase {
+            what: "not a live import of this DLA device",
+        })
+    }
+
+    /// Check that `tensors` are live buffer imports at least as large as the module's
+    /// tensors (`sizes`), one per tensor.
+    fn check_bound(&self, tensors: &[DlaPtr], sizes: &[u64]) -> Result<()> {
+        if tensors.len() != sizes.len() {
+            return Err(Error::Tensor {
+                loadable: self.loadable,
+                tensor: "(count)",
+                mismatch: TensorMismatch::Count {
+                    expected: sizes.len() as u32,
+                    found: tensors.len() as u32,
+                },
+            });
+        }
+        for (p, &need) in tensors.iter().zip(sizes) {
+            match self.imports[self.lookup(*p)?].what {
+                Imported::Memory { size } if size >= need => {}
+                Imported::Memory { size } => {
+                    return Err(Error::BufferTooSmall {
+                        buffer: "DLA tensor",
+                        need,
+                        have: size,
+                    });
+                }
+                Imported::Semaphore => {
+                    return Err(Error::Phase {
+                        what: "a semaphore import bound as a DLA tensor",
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Import a buffer; `read_only` for inputs. The import keeps the buffer allocated.
+    pub fn import_memory(
+        &mut self,
+        buf: &BufObj,
+        read_only: bool,
+        context: Context,
+    ) -> Result<DlaPtr> {
+        self.room_for_import()?;
         let desc = cd::cudlaExternalMemoryHandleDesc {
             extBufObject: buf.raw() as *const c_void,
             size: buf.size(),
@@ -249,11 +417,14 @@ impl DlaDevice {
         let status =
             unsafe { cd::cudlaImportExternalMemory(self.handle, &desc, &mut dev, flags.0) };
         check("cudlaImportExternalMemory", status, context)?;
-        Ok(DlaPtr(dev))
+        let what = Imported::Memory { size: buf.size() };
+        Ok(self.registered(dev, what, buf.hold()))
     }
 
-    /// Import a semaphore (it must have deterministic fences).
-    pub fn import_semaphore(&self, obj: &SyncObj, context: Context) -> Result<DlaPtr> {
+    /// Import a semaphore (it must have deterministic fences). The import keeps the object
+    /// allocated.
+    pub fn import_semaphore(&mut self, obj: &SyncObj, context: Context) -> Result<DlaPtr> {
+        self.room_for_import()?;
         let desc = cd::cudlaExternalSemaphoreHandleDesc {
             extSyncObject: obj.raw() as *const c_void,
         };
@@ -261,19 +432,33 @@ impl DlaDevice {
         // SAFETY: live handle and object; valid out-pointer; flags must be 0.
         let status = unsafe { cd::cudlaImportExternalSemaphore(self.handle, &desc, &mut dev, 0) };
         check("cudlaImportExternalSemaphore", status, context)?;
-        Ok(DlaPtr(dev))
+        Ok(self.registered(dev, Imported::Semaphore, obj.hold()))
     }
 
-    /// Release an imported buffer or semaphore.
-    pub fn unregister(&self, p: DlaPtr, context: Context) -> Result<()> {
-        // SAFETY: `p` was returned by an import on this handle.
-        let status = unsafe { cd::cudlaMemUnregister(self.handle, p.0) };
-        check("cudlaMemUnregister", status, context)
+    /// Release an imported buffer or semaphore (a token of another device, or one already
+    /// released, is refused).
+    pub fn unregister(&mut self, p: DlaPtr, context: Context) -> Result<()> {
+        let i = self.lookup(p)?;
+        // SAFETY: `p` is a live import on this handle (looked up in its table).
+        let status = unsafe { cd::cudlaMemUnregister(self.handle, p.raw) };
+        check("cudlaMemUnregister", status, context)?;
+        // Unregistered: the buffer or object may go.
+        self.imports.swap_remove(i);
+        Ok(())
     }
 
-    /// Submit one task. Never allocates.
+    /// Submit one task. Never allocates. The tensors must be live buffer imports of this
+    /// device, one per tensor of the module and at least as large, and the signal a live
+    /// semaphore import.
     pub fn submit(&mut self, s: Submission<'_>) -> Result<()> {
         let context = Context::Engine(self.engine);
+        self.check_bound(s.inputs, &self.input_sizes)?;
+        self.check_bound(s.outputs, &self.output_sizes)?;
+        if self.imports[self.lookup(s.signal)?].what != Imported::Semaphore {
+            return Err(Error::Phase {
+                what: "a DLA task signals a semaphore import, not a buffer",
+            });
+        }
         let fence = |f: &mut RawFence| cd::CudlaFence {
             fence: f.as_mut_ptr(),
             r#type: cd::CUDLA_NVSCISYNC_FENCE,
@@ -289,7 +474,7 @@ impl DlaDevice {
             preFences: pre.as_ptr(),
             numEvents: pre.len() as u32,
         };
-        let sem = [s.signal.0];
+        let sem = [s.signal.raw];
         let mut eof = [fence(s.eof)];
         let mut signal_events = cd::cudlaSignalEvents {
             devPtrs: sem.as_ptr(),
@@ -299,13 +484,13 @@ impl DlaDevice {
         let mut inputs: heapless::Vec<*const u64, MAX_TENSORS> = heapless::Vec::new();
         let mut outputs: heapless::Vec<*mut u64, MAX_TENSORS> = heapless::Vec::new();
         for p in s.inputs {
-            inputs.push(p.0).map_err(|_| Error::Capacity {
+            inputs.push(p.raw).map_err(|_| Error::Capacity {
                 what: "DLA tensors",
                 limit: MAX_TENSORS as u32,
             })?;
         }
         for p in s.outputs {
-            outputs.push(p.0).map_err(|_| Error::Capacity {
+            outputs.push(p.raw).map_err(|_| Error::Capacity {
                 what: "DLA tensors",
                 limit: MAX_TENSORS as u32,
             })?;
@@ -325,7 +510,9 @@ impl DlaDevice {
         };
         let flags = if s.noop { cd::CUDLA_SUBMIT_NOOP.0 } else { 0 };
         // SAFETY: every pointer in `task` refers to locals or runtime storage that outlive the
-        // call; the stream is NULL as standalone mode requires.
+        // call; the tensors are live buffer imports of this handle at least as large as the
+        // module's tensors, and the signal a live semaphore import (checked above); the
+        // stream is NULL as standalone mode requires.
         let status = unsafe { cd::cudlaSubmitTask(self.handle, &task, 1, ptr::null_mut(), flags) };
         check("cudlaSubmitTask", status, context)
     }
@@ -351,17 +538,23 @@ impl DlaDevice {
         self.failed
     }
 
-    /// Unload the module and destroy the handle (after every import was released and every
-    /// submitted task completed).
-    pub fn close(self) -> Result<()> {
+    /// Unload the module and destroy the handle (after every submitted task completed).
+    /// Imports still registered are unregistered first.
+    pub fn close(mut self) -> Result<()> {
         let context = Context::Engine(self.engine);
+        let mut left = Ok(());
+        while let Some(import) = self.imports.pop() {
+            // SAFETY: a live import of this handle, unregistered once (popped).
+            let status = unsafe { cd::cudlaMemUnregister(self.handle, import.raw) };
+            left = left.and(check("cudlaMemUnregister", status, context));
+        }
         // SAFETY: the module was loaded on this handle; flags must be 0.
         let status = unsafe { cd::cudlaModuleUnload(self.module, 0) };
         let unload = check("cudlaModuleUnload", status, context);
         // SAFETY: the handle is destroyed once (self is consumed).
         let status = unsafe { cd::cudlaDestroyDevice(self.handle) };
         let destroy = check("cudlaDestroyDevice", status, context);
-        unload.and(destroy)
+        left.and(unload).and(destroy)
     }
 }
 
@@ -413,12 +606,99 @@ impl DlaDevice {
         &self,
         model: &crate::engine::platform::dla_sil::TimingModel,
     ) -> Result<()> {
-        // SAFETY: live handle and a valid model whose bin arrays outlive the call.
-        let status = unsafe { cd::sil::cudlaSilSetTimingModel(self.handle, model) };
+        let c = model.to_c();
+        // SAFETY: live handle; `c` points at `numBins` entries of each of `model`'s bin
+        // arrays (or at none), and `model` is borrowed for the whole call.
+        let status = unsafe { cd::sil::cudlaSilSetTimingModel(self.handle, &c) };
         check(
             "cudlaSilSetTimingModel",
             status,
             Context::Engine(self.engine),
         )
+    }
+}
+
+#[cfg(all(test, any(platform = "sil", platform = "rig")))]
+mod tests {
+    use super::*;
+    use crate::engine::nvsci::{BufModule, BufSpec};
+    use crate::table::BufferKind;
+
+    static IMAGE: &[u8] = include_bytes!("../../loadables/aeb_detector.sildla");
+
+    /// The committed SIL loadable (its tensors are not checked here).
+    fn loadable() -> LoadableDesc {
+        LoadableDesc {
+            name: "aeb_detector",
+            sha256: Sha256::digest(IMAGE).into(),
+            image: IMAGE,
+            inputs: &[],
+            outputs: &[],
+        }
+    }
+
+    #[test]
+    fn tokens_work_only_on_their_device_while_registered() {
+        let desc = loadable();
+        let mut dla = DlaDevice::open(0, "dla0", &desc).unwrap();
+        let mut other = DlaDevice::open(1, "dla1", &desc).unwrap();
+        let buffers = BufModule::open().unwrap();
+        let spec = BufSpec {
+            kind: BufferKind::Raw {
+                size: 4096,
+                align: 256,
+            },
+            cpu_access: false,
+            as_tensor: false,
+            gpu_uuid: None,
+        };
+        let ctx = Context::Buffer("b");
+        let buf = BufObj::alloc(&buffers, &spec, ctx).unwrap();
+        let p = dla.import_memory(&buf, true, ctx).unwrap();
+        let small_spec = BufSpec {
+            kind: BufferKind::Raw {
+                size: 256,
+                align: 256,
+            },
+            ..spec
+        };
+        let small_buf = BufObj::alloc(&buffers, &small_spec, ctx).unwrap();
+        let small = dla.import_memory(&small_buf, true, ctx).unwrap();
+        // Forged, foreign, mistyped, too small and (below) stale tokens are refused before
+        // cuDLA sees them. The loadable has one input (3072 bytes) and two outputs.
+        let mut eof = RawFence::cleared();
+        let mut submit = |inputs: &[DlaPtr], signal| {
+            dla.submit(Submission {
+                inputs,
+                outputs: &[p, p],
+                waits: &mut [],
+                signal,
+                eof: &mut eof,
+                noop: true,
+            })
+        };
+        assert!(matches!(
+            submit(&[DlaPtr::NONE], p),
+            Err(Error::Phase { .. })
+        ));
+        assert!(matches!(
+            submit(&[small], p),
+            Err(Error::BufferTooSmall { need: 3072, .. })
+        ));
+        assert!(matches!(submit(&[p, p], p), Err(Error::Tensor { .. })));
+        assert!(matches!(submit(&[p], p), Err(Error::Phase { .. })));
+        assert!(other.unregister(p, ctx).is_err());
+        dla.unregister(small, ctx).unwrap();
+        small_buf.free().unwrap();
+        // The import holds the buffer.
+        let buf = match buf.free() {
+            Err(Error::Shutdown { .. }) => BufObj::alloc(&buffers, &spec, ctx).unwrap(),
+            other => panic!("freed under a DLA import: {other:?}"),
+        };
+        dla.unregister(p, ctx).unwrap();
+        assert!(dla.unregister(p, ctx).is_err());
+        buf.free().unwrap();
+        dla.close().unwrap();
+        other.close().unwrap();
     }
 }

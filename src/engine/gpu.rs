@@ -12,6 +12,58 @@
 //! * `rig` (a discrete GPU next to the SIL NvSci libraries): the semaphore's 64-bit counter,
 //!   host-registered and mapped, with `cuStreamWaitValue64` / `cuStreamWriteValue64`; buffers
 //!   are host-registered.
+//!
+//! # What safe code can and cannot do here
+//!
+//! * No handle, address or host pointer is public: [`Gpu`], [`GpuModule`], [`Function`],
+//!   [`Stream`] and [`GpuMemory`] are opaque.
+//! * Children count on their parent (the engine's `keep` module): a module, stream or memory
+//!   made from a [`Gpu`] keeps [`Gpu::close`] from releasing the context; a [`Function`] keeps
+//!   its module loaded; a [`ParamBlock`] keeps the memory it points at allocated. A refused
+//!   close reports [`Error::Shutdown`] and leaves the parent open, so no child handle dangles.
+//! * A kernel's arguments are a [`ParamBlock`] built by [`ParamBuilder`] for that kernel: the
+//!   count and size of each value are checked against the cubin's parameter table and, for the
+//!   kernels of `orin-exec-kernels`, against their signature, so a pointer parameter only ever
+//!   receives the device address of a live [`GpuMemory`]. There is no way to pass a number as
+//!   a pointer.
+//!
+//! What the types do not check: a kernel is trusted code (it must stay inside the memory it is
+//! given, for the sizes it is given), and GPU work is asynchronous, so the CPU copies of a
+//! [`GpuMemory`] and its release must come after the work using it has finished
+//! ([`Stream::synchronize`]; the executive waits for its fences and, at shutdown, for its
+//! streams).
+//!
+//! ```no_run
+//! use orin_exec::engine::gpu::{Gpu, GpuMemory, GpuModule, ParamBlock, Stream};
+//! use orin_exec::error::Context;
+//!
+//! # fn main() -> orin_exec::Result<()> {
+//! let gpu = Gpu::open(0)?;
+//! let c = orin_exec_kernels::cubin("selftest", gpu.sm()).expect("a cubin for this SM");
+//! let module = GpuModule::load_image(&gpu, c.name, &c.sha256, c.image)?;
+//! let fill = module.function("fill_pattern_u32", Context::Cubin("selftest"))?;
+//! let mut out = GpuMemory::pinned(&gpu, 4096, Context::Buffer("out"))?;
+//! let params = ParamBlock::builder(&fill)
+//!     .memory(&out)?
+//!     .u32(1024)?
+//!     .u32(7)?
+//!     .finish()?;
+//! let stream = Stream::create(&gpu, "example")?;
+//! stream.launch(&fill, [4, 1, 1], [256, 1, 1], 0, &params, Context::Cubin("fill"))?;
+//! stream.synchronize()?;
+//! let mut first = [0u8; 4];
+//! out.read_bytes(0, &mut first)?;
+//! out.write_bytes(0, &[0; 4])?;
+//! // Children first: the block holds `out`, the function holds the module.
+//! drop(params);
+//! out.release(Context::Buffer("out"))?;
+//! stream.destroy()?;
+//! drop(fill);
+//! module.unload()?;
+//! gpu.close()?;
+//! # Ok(())
+//! # }
+//! ```
 
 use core::ffi::{c_char, c_void};
 use core::ptr;
@@ -19,6 +71,7 @@ use core::ptr;
 use cuda_sys as cu;
 
 use crate::engine::dla::hash_matches;
+use crate::engine::keep::{Claim, Hold, Keep};
 use crate::engine::nvsci::{BufObj, RawFence, SyncAttrList, SyncObj};
 use crate::error::{Context, Error, Result, Status};
 use crate::limits::MAX_PARAMS;
@@ -36,8 +89,9 @@ pub struct Gpu {
     sm: u32,
     uuid: [u8; 16],
     driver_version: i32,
+    /// Counts the modules, streams, memory and semaphores made in the context.
+    keep: Keep,
 }
-
 // SAFETY: the primary context may be made current on any thread (`make_current`).
 unsafe impl Send for Gpu {}
 // SAFETY: the &self methods only read plain data or bind the context to the calling thread.
@@ -46,6 +100,7 @@ unsafe impl Sync for Gpu {}
 impl Gpu {
     /// Initialise the driver, open device `ordinal` and make its primary context current.
     pub fn open(ordinal: i32) -> Result<Self> {
+        let keep = Keep::new()?;
         let ctx = Context::Platform;
         // SAFETY: plain driver calls with valid out-pointers.
         unsafe {
@@ -95,6 +150,7 @@ impl Gpu {
                 sm: (major * 10 + minor) as u32,
                 uuid: uuid.bytes.map(|b| b as u8),
                 driver_version,
+                keep,
             };
             gpu.make_current()?;
             Ok(gpu)
@@ -132,7 +188,7 @@ impl Gpu {
     }
 
     /// Let CUDA fill a list with its waiter or signaler attributes (`sil`, `orin`).
-    pub fn fill_sync_attributes(
+    pub(crate) fn fill_sync_attributes(
         &self,
         list: &mut SyncAttrList,
         signal: bool,
@@ -156,10 +212,14 @@ impl Gpu {
         check("cuCtxSynchronize", status, Context::Platform)
     }
 
-    /// Release the primary context.
+    /// Release the primary context. Refused ([`Error::Shutdown`], the context stays
+    /// retained) while a module, stream, memory or semaphore made from this `Gpu` is alive.
     pub fn close(self) -> Result<()> {
-        // SAFETY: retained in `open`, released once (self is consumed).
-        let status = unsafe { cu::cuDevicePrimaryCtxRelease_v2(self.device) };
+        let Gpu { device, keep, .. } = self;
+        keep.release(Context::Platform)?;
+        // SAFETY: retained in `open`, released once (self is consumed); nothing made in the
+        // context is left (checked above).
+        let status = unsafe { cu::cuDevicePrimaryCtxRelease_v2(device) };
         check("cuDevicePrimaryCtxRelease", status, Context::Platform)
     }
 }
@@ -169,6 +229,12 @@ impl Gpu {
 pub struct GpuModule {
     raw: cu::CUmodule,
     name: &'static str,
+    /// The checked image: its parameter tables describe the kernels.
+    image: &'static [u8],
+    sm: u32,
+    /// Counts the kernel handles looked up in it.
+    keep: Keep,
+    gpu: Claim,
 }
 
 // SAFETY: module handles are usable from any thread with the context current.
@@ -177,9 +243,10 @@ unsafe impl Send for GpuModule {}
 unsafe impl Sync for GpuModule {}
 
 impl GpuModule {
-    /// Pick the variant for `sm`, check its hash and that it is a PTX-free cubin for `sm`,
-    /// then load it.
-    pub fn load(desc: &CubinDesc, sm: u32) -> Result<Self> {
+    /// Pick the variant for the device's SM, check its hash and that it is a PTX-free cubin
+    /// for that SM, then load it.
+    pub fn load(gpu: &Gpu, desc: &CubinDesc) -> Result<Self> {
+        let sm = gpu.sm();
         let variant = desc
             .variants
             .iter()
@@ -188,16 +255,17 @@ impl GpuModule {
                 module: desc.name,
                 sm,
             })?;
-        Self::load_image(desc.name, sm, &variant.sha256, variant.image)
+        Self::load_image(gpu, desc.name, &variant.sha256, variant.image)
     }
 
-    /// Check `image` (hash, ELF cubin for `sm`, no PTX), then load it.
+    /// Check `image` (hash, ELF cubin for the device's SM, no PTX), then load it.
     pub fn load_image(
+        gpu: &Gpu,
         name: &'static str,
-        sm: u32,
         sha256: &[u8; 32],
         image: &'static [u8],
     ) -> Result<Self> {
+        let sm = gpu.sm();
         if !hash_matches(image, sha256) {
             return Err(Error::HashMismatch {
                 context: Context::Cubin(name),
@@ -207,14 +275,23 @@ impl GpuModule {
             module: name,
             cause,
         })?;
+        let keep = Keep::new()?;
         let mut raw = ptr::null_mut();
         // SAFETY: the image is a checked, 'static ELF cubin; valid out-pointer.
         let status = unsafe { cu::cuModuleLoadData(&mut raw, image.as_ptr().cast()) };
         check("cuModuleLoadData", status, Context::Cubin(name))?;
-        Ok(GpuModule { raw, name })
+        Ok(GpuModule {
+            raw,
+            name,
+            image,
+            sm,
+            keep,
+            gpu: gpu.keep.hold().into(),
+        })
     }
 
-    /// Look up a kernel by its entry name.
+    /// Look up a kernel by its entry name, with its parameter list (from the cubin, and from
+    /// [`orin_exec_kernels::SIGNATURES`] for the kernels that crate declares).
     pub fn function(&self, kernel: &'static str, context: Context) -> Result<Function> {
         let mut name = [0u8; 128];
         if kernel.len() >= name.len() {
@@ -228,21 +305,113 @@ impl GpuModule {
         // SAFETY: live module; `name` is NUL-terminated; valid out-pointer.
         let status = unsafe { cu::cuModuleGetFunction(&mut raw, self.raw, name.as_ptr().cast()) };
         check("cuModuleGetFunction", status, context)?;
-        Ok(Function { raw })
+        let params = Signature::of(self.name, self.image, self.sm, kernel)?;
+        Ok(Function {
+            raw,
+            kernel,
+            params,
+            _module: self.keep.hold(),
+        })
     }
 
-    /// Unload the module.
+    /// Unload the module. Refused ([`Error::Shutdown`], the module stays loaded) while a
+    /// [`Function`] of it is alive.
     pub fn unload(self) -> Result<()> {
-        // SAFETY: loaded in `load`, unloaded once.
-        let status = unsafe { cu::cuModuleUnload(self.raw) };
-        check("cuModuleUnload", status, Context::Cubin(self.name))
+        let GpuModule {
+            raw,
+            name,
+            keep,
+            gpu,
+            ..
+        } = self;
+        // Refused: still loaded, and the dropped claim keeps the context too.
+        keep.release(Context::Cubin(name))?;
+        // SAFETY: loaded in `load_image`, unloaded once (self is consumed); no kernel handle
+        // of it is left (checked above).
+        let status = unsafe { cu::cuModuleUnload(raw) };
+        gpu.release();
+        check("cuModuleUnload", status, Context::Cubin(name))
     }
 }
 
-/// A kernel handle.
-#[derive(Clone, Copy, Debug)]
+/// What a kernel parameter takes. The kinds of 4-byte values (`uint32_t`, `int32_t`,
+/// `float`) are the kernel's business; what matters here is that a pointer parameter never
+/// receives a number and that every value has the parameter's size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Slot {
+    /// A device pointer: only the address of a [`GpuMemory`].
+    Pointer,
+    /// Four bytes: `uint32_t`, `int32_t` or `float`.
+    Bits32,
+    /// Eight bytes that are not a pointer: `uint64_t`.
+    Bits64,
+}
+
+/// A kernel's parameter list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Signature {
+    slots: [Slot; MAX_PARAMS],
+    len: usize,
+}
+
+impl Signature {
+    /// The parameters of `kernel` in a checked image. Sizes come from the cubin
+    /// (`EIATTR_KPARAM_INFO`); kinds from the kernel's declared signature if it has one. A
+    /// kernel without one takes 4-byte values and, in its 8-byte parameters, only memory
+    /// (a number could be a forged pointer). Other sizes are refused: every value is passed
+    /// in an 8-byte slot.
+    fn of(module: &'static str, image: &'static [u8], sm: u32, kernel: &str) -> Result<Self> {
+        let unsupported = Error::BadSchedule {
+            what: "kernel parameters must be 4 or 8 bytes and match the declared signature",
+            context: Context::Cubin(module),
+        };
+        let info =
+            cubin_check::check_cubin(image, sm).map_err(|cause| Error::Cubin { module, cause })?;
+        let k = info.kernel(kernel).ok_or(Error::BadSchedule {
+            what: "the kernel is not an entry point of its cubin",
+            context: Context::Cubin(module),
+        })?;
+        let declared = orin_exec_kernels::signature(kernel);
+        let mut sig = Signature {
+            slots: [Slot::Bits32; MAX_PARAMS],
+            len: k.param_count(),
+        };
+        if sig.len > MAX_PARAMS {
+            return Err(Error::Capacity {
+                what: "kernel parameters",
+                limit: MAX_PARAMS as u32,
+            });
+        }
+        if declared.is_some_and(|d| d.params.len() != sig.len) {
+            return Err(unsupported);
+        }
+        use orin_exec_kernels::ParamKind as Kind;
+        for (i, p) in k.params().enumerate() {
+            let slot = sig.slots.get_mut(i).ok_or(unsupported)?;
+            *slot = match (declared.map(|d| d.params[i]), p.size) {
+                (None, 4) => Slot::Bits32,
+                (None, 8) => Slot::Pointer,
+                (Some(kind), size) if kind.size() == usize::from(size) => match kind {
+                    Kind::DevPtr => Slot::Pointer,
+                    Kind::U32 | Kind::I32 | Kind::F32 => Slot::Bits32,
+                    Kind::U64 => Slot::Bits64,
+                    _ => return Err(unsupported),
+                },
+                _ => return Err(unsupported),
+            };
+        }
+        Ok(sig)
+    }
+}
+
+/// A kernel handle. It keeps its module loaded ([`GpuModule::unload`] refuses while one
+/// exists).
+#[derive(Clone, Debug)]
 pub struct Function {
     raw: cu::CUfunction,
+    kernel: &'static str,
+    params: Signature,
+    _module: Hold,
 }
 
 // SAFETY: function handles are immutable driver objects.
@@ -250,47 +419,162 @@ unsafe impl Send for Function {}
 // SAFETY: as above.
 unsafe impl Sync for Function {}
 
-/// A kernel's parameter values, prepared at init. Each value is stored in a 64-bit slot; the
-/// driver reads as many bytes from a slot as the kernel's parameter has (little-endian).
-#[derive(Clone, Copy, Debug, Default)]
+impl Function {
+    /// The kernel's entry name.
+    pub fn name(&self) -> &'static str {
+        self.kernel
+    }
+
+    /// How many parameters the kernel takes.
+    pub fn param_count(&self) -> usize {
+        self.params.len
+    }
+}
+
+/// A kernel's parameter values, prepared at init by a [`ParamBuilder`]. Each value is stored
+/// in a 64-bit slot; the driver reads as many bytes from a slot as the kernel's parameter has
+/// (4 or 8, little-endian). The block keeps every [`GpuMemory`] it points at allocated.
+#[derive(Clone, Debug, Default)]
 pub struct ParamBlock {
     values: [u64; MAX_PARAMS],
+    given: [Option<Slot>; MAX_PARAMS],
     len: usize,
+    memory: [Option<Hold>; MAX_PARAMS],
 }
 
 impl ParamBlock {
-    /// An empty block.
-    pub const fn new() -> Self {
+    /// The block of a kernel without parameters.
+    pub const fn empty() -> Self {
         ParamBlock {
             values: [0; MAX_PARAMS],
+            given: [None; MAX_PARAMS],
             len: 0,
+            memory: [const { None }; MAX_PARAMS],
         }
     }
 
-    /// Append a parameter value.
-    pub fn push(&mut self, value: u64) -> Result<()> {
-        let slot = self.values.get_mut(self.len).ok_or(Error::Capacity {
-            what: "kernel parameters",
-            limit: MAX_PARAMS as u32,
-        })?;
-        *slot = value;
-        self.len += 1;
-        Ok(())
+    /// Start a block for `function`: its parameters, in order.
+    pub fn builder(function: &Function) -> ParamBuilder<'_> {
+        ParamBuilder {
+            function,
+            block: ParamBlock::empty(),
+        }
+    }
+
+    /// Whether this block fits `function`'s parameter list.
+    fn fits(&self, function: &Function) -> bool {
+        let sig = &function.params;
+        self.len == sig.len
+            && sig.slots[..sig.len]
+                .iter()
+                .zip(&self.given[..self.len])
+                .all(|(want, got)| *got == Some(*want))
+    }
+}
+
+/// Builds the [`ParamBlock`] of one kernel, checking each value against the kernel's
+/// parameter list as it is added.
+///
+/// ```no_run
+/// # use orin_exec::engine::gpu::{Function, GpuMemory, ParamBlock};
+/// # fn f(saxpy: &Function, x: &GpuMemory, y: &GpuMemory) -> orin_exec::Result<ParamBlock> {
+/// // saxpy_f32(float a, const float* x, float* y, uint32_t n)
+/// ParamBlock::builder(saxpy).f32(2.0)?.memory(x)?.memory(y)?.u32(256)?.finish()
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct ParamBuilder<'f> {
+    function: &'f Function,
+    block: ParamBlock,
+}
+
+impl ParamBuilder<'_> {
+    fn push(mut self, given: Slot, value: u64, memory: Option<Hold>) -> Result<Self> {
+        let i = self.block.len;
+        let sig = &self.function.params;
+        if i >= sig.len || sig.slots[i] != given {
+            return Err(Error::BadSchedule {
+                what: "a kernel parameter's value does not match the kernel's parameter list",
+                context: Context::Cubin(self.function.kernel),
+            });
+        }
+        self.block.values[i] = value;
+        self.block.given[i] = Some(given);
+        self.block.memory[i] = memory;
+        self.block.len += 1;
+        Ok(self)
+    }
+
+    /// The device address of `memory` (a pointer parameter).
+    pub fn memory(self, memory: &GpuMemory) -> Result<Self> {
+        self.memory_at(memory, 0)
+    }
+
+    /// The device address of byte `offset` of `memory` (a pointer parameter); `offset` must
+    /// lie inside it.
+    pub fn memory_at(self, memory: &GpuMemory, offset: u64) -> Result<Self> {
+        if offset >= memory.len as u64 {
+            return Err(Error::BufferTooSmall {
+                buffer: "kernel parameter memory",
+                need: offset + 1,
+                have: memory.len as u64,
+            });
+        }
+        self.push(
+            Slot::Pointer,
+            memory.device_addr + offset,
+            Some(memory.keep.hold()),
+        )
+    }
+
+    /// A `uint32_t`.
+    pub fn u32(self, value: u32) -> Result<Self> {
+        self.push(Slot::Bits32, u64::from(value), None)
+    }
+
+    /// An `int32_t`.
+    pub fn i32(self, value: i32) -> Result<Self> {
+        self.push(Slot::Bits32, u64::from(value as u32), None)
+    }
+
+    /// A `uint64_t` (never a pointer parameter: those take [`ParamBuilder::memory`]).
+    pub fn u64(self, value: u64) -> Result<Self> {
+        self.push(Slot::Bits64, value, None)
+    }
+
+    /// A `float`.
+    pub fn f32(self, value: f32) -> Result<Self> {
+        self.push(Slot::Bits32, u64::from(value.to_bits()), None)
+    }
+
+    /// The block, once every parameter has a value.
+    pub fn finish(self) -> Result<ParamBlock> {
+        if self.block.len != self.function.params.len {
+            return Err(Error::BadSchedule {
+                what: "a kernel parameter has no value",
+                context: Context::Cubin(self.function.kernel),
+            });
+        }
+        Ok(self.block)
     }
 }
 
 /// How a stream reaches a semaphore.
 #[derive(Debug)]
-pub enum GpuSemaphore {
+enum SemaphoreKind {
     /// Imported NvSciSync object (`sil`, `orin`).
     External(cu::CUexternalSemaphore),
-    /// Mapped counter (`rig`): device address of the host-registered 64-bit counter.
-    Counter {
-        /// Device address.
-        device_addr: u64,
-        /// Host address (for unregistering).
-        host: *mut c_void,
-    },
+    /// Mapped counter (`rig`): the device address of the host-registered 64-bit counter, and
+    /// its host address (for unregistering).
+    Counter { device_addr: u64, host: *mut c_void },
+}
+
+/// A semaphore as the GPU reaches it. It keeps its NvSciSync object and the context alive.
+#[derive(Debug)]
+pub(crate) struct GpuSemaphore {
+    kind: SemaphoreKind,
+    obj: Hold,
+    gpu: Hold,
 }
 
 // SAFETY: driver handles / addresses usable from any thread with the context current.
@@ -300,7 +584,7 @@ unsafe impl Sync for GpuSemaphore {}
 
 impl GpuSemaphore {
     /// Import an NvSciSync object (`sil`, `orin`).
-    pub fn import(obj: &SyncObj, context: Context) -> Result<Self> {
+    pub(crate) fn import(gpu: &Gpu, obj: &SyncObj, context: Context) -> Result<Self> {
         let desc = cu::CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC {
             r#type: cu::CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC,
             handle: cu::CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_handle {
@@ -313,14 +597,18 @@ impl GpuSemaphore {
         // SAFETY: valid descriptor for a live object; valid out-pointer.
         let status = unsafe { cu::cuImportExternalSemaphore(&mut raw, &desc) };
         check("cuImportExternalSemaphore", status, context)?;
-        Ok(GpuSemaphore::External(raw))
+        Ok(GpuSemaphore {
+            kind: SemaphoreKind::External(raw),
+            obj: obj.hold(),
+            gpu: gpu.keep.hold(),
+        })
     }
 
     /// Map the SIL semaphore's counter into the GPU (`rig`; it sits alone in its page).
-    pub fn map_counter(obj: &SyncObj, context: Context) -> Result<Self> {
+    pub(crate) fn map_counter(gpu: &Gpu, obj: &SyncObj, context: Context) -> Result<Self> {
         let host = crate::engine::platform::sil_counter(obj, context)?.cast::<c_void>();
         // SAFETY: the counter lives in its own page for the life of the semaphore object,
-        // which outlives this registration (released before the object is freed).
+        // which outlives this registration (the registration holds the object).
         unsafe {
             check(
                 "cuMemHostRegister",
@@ -332,70 +620,79 @@ impl GpuSemaphore {
                 context,
             )?;
             let mut device_addr = 0;
-            check(
+            if let Err(e) = check(
                 "cuMemHostGetDevicePointer",
                 cu::cuMemHostGetDevicePointer_v2(&mut device_addr, host, 0),
                 context,
-            )?;
-            Ok(GpuSemaphore::Counter { device_addr, host })
+            ) {
+                cu::cuMemHostUnregister(host);
+                return Err(e);
+            }
+            Ok(GpuSemaphore {
+                kind: SemaphoreKind::Counter { device_addr, host },
+                obj: obj.hold(),
+                gpu: gpu.keep.hold(),
+            })
         }
     }
 
     /// Release the import or mapping.
-    pub fn release(self, context: Context) -> Result<()> {
-        match self {
-            // SAFETY: imported in `import`, destroyed once.
-            GpuSemaphore::External(raw) => check(
+    pub(crate) fn release(self, context: Context) -> Result<()> {
+        let GpuSemaphore { kind, obj, gpu } = self;
+        let result = match kind {
+            // SAFETY: imported in `import`, destroyed once (self is consumed).
+            SemaphoreKind::External(raw) => check(
                 "cuDestroyExternalSemaphore",
                 unsafe { cu::cuDestroyExternalSemaphore(raw) },
                 context,
             ),
-            // SAFETY: registered in `map_counter`, unregistered once.
-            GpuSemaphore::Counter { host, .. } => check(
+            // SAFETY: registered in `map_counter`, unregistered once (self is consumed).
+            SemaphoreKind::Counter { host, .. } => check(
                 "cuMemHostUnregister",
                 unsafe { cu::cuMemHostUnregister(host) },
                 context,
             ),
-        }
+        };
+        drop((obj, gpu));
+        result
     }
 }
 
-/// GPU access to a buffer.
+/// Where a [`GpuMemory`] lives.
 #[derive(Debug)]
-pub enum GpuMemory {
+enum MemoryKind {
     /// NvSciBuf imported as external memory (`sil`, `orin`).
-    External {
-        /// The import.
-        raw: cu::CUexternalMemory,
-        /// The mapped device address.
-        device_addr: u64,
-    },
-    /// Host memory registered with the GPU (`rig`).
-    Registered {
-        /// Host address.
-        host: *mut c_void,
-        /// Device address.
-        device_addr: u64,
-    },
-    /// Pinned host memory from `cuMemHostAlloc`.
-    Pinned {
-        /// Host address.
-        host: *mut u8,
-        /// Length in bytes.
-        len: usize,
-        /// Device address.
-        device_addr: u64,
-    },
+    External { raw: cu::CUexternalMemory },
+    /// Host memory of a buffer, registered with the GPU (`rig`).
+    Registered { host: *mut c_void },
+    /// Pinned host memory from `cuMemHostAlloc`, mapped into the GPU.
+    Pinned { host: *mut u8 },
 }
 
-// SAFETY: driver handles and addresses; host memory is only touched through checked views.
+/// GPU access to a buffer: an NvSciBuf import or registration, or pinned host memory. Its
+/// device address only reaches kernels through a [`ParamBlock`], which keeps it allocated.
+#[derive(Debug)]
+pub struct GpuMemory {
+    kind: MemoryKind,
+    device_addr: u64,
+    len: usize,
+    /// Counts the parameter blocks pointing into it.
+    keep: Keep,
+    gpu: Claim,
+    /// The NvSciBuf buffer it maps, if any.
+    buffer: Option<Claim>,
+}
+
+// SAFETY: driver handles and addresses; host memory is only touched through the checked
+// copies below (`write_bytes` takes `&mut self`, so CPU writes never race CPU reads).
 unsafe impl Send for GpuMemory {}
 // SAFETY: as above.
 unsafe impl Sync for GpuMemory {}
 
 impl GpuMemory {
     /// Import an NvSciBuf buffer (`sil`, `orin`).
-    pub fn import(buf: &BufObj, context: Context) -> Result<Self> {
+    pub(crate) fn import(gpu: &Gpu, buf: &BufObj, context: Context) -> Result<Self> {
+        let keep = Keep::new()?;
         let desc = cu::CUDA_EXTERNAL_MEMORY_HANDLE_DESC {
             r#type: cu::CU_EXTERNAL_MEMORY_HANDLE_TYPE_NVSCIBUF,
             handle: cu::CUDA_EXTERNAL_MEMORY_HANDLE_DESC_handle {
@@ -423,14 +720,22 @@ impl GpuMemory {
             unsafe { cu::cuDestroyExternalMemory(raw) };
             return Err(e);
         }
-        Ok(GpuMemory::External { raw, device_addr })
+        Ok(GpuMemory {
+            kind: MemoryKind::External { raw },
+            device_addr,
+            len: buf.size() as usize,
+            keep,
+            gpu: gpu.keep.hold().into(),
+            buffer: Some(buf.hold().into()),
+        })
     }
 
     /// Register a SIL buffer's memory with the GPU (`rig`). SIL buffers are page-aligned
     /// and padded to whole pages, so no two registrations share a page.
-    pub fn register(buf: &BufObj, context: Context) -> Result<Self> {
+    pub(crate) fn register(gpu: &Gpu, buf: &BufObj, context: Context) -> Result<Self> {
+        let keep = Keep::new()?;
         let (host, len) = crate::engine::platform::sil_buffer_memory(buf, context)?;
-        // SAFETY: the buffer's memory stays allocated until it is freed, after `release`.
+        // SAFETY: the buffer's memory stays allocated while this registration holds it.
         unsafe {
             check(
                 "cuMemHostRegister",
@@ -442,17 +747,28 @@ impl GpuMemory {
                 context,
             )?;
             let mut device_addr = 0;
-            check(
+            if let Err(e) = check(
                 "cuMemHostGetDevicePointer",
                 cu::cuMemHostGetDevicePointer_v2(&mut device_addr, host, 0),
                 context,
-            )?;
-            Ok(GpuMemory::Registered { host, device_addr })
+            ) {
+                cu::cuMemHostUnregister(host);
+                return Err(e);
+            }
+            Ok(GpuMemory {
+                kind: MemoryKind::Registered { host },
+                device_addr,
+                len: len as usize,
+                keep,
+                gpu: gpu.keep.hold().into(),
+                buffer: Some(buf.hold().into()),
+            })
         }
     }
 
-    /// Allocate pinned, device-mapped host memory, zero-filled.
-    pub fn pinned(len: u64, context: Context) -> Result<Self> {
+    /// Allocate `len` bytes of pinned, device-mapped host memory, zero-filled.
+    pub fn pinned(gpu: &Gpu, len: u64, context: Context) -> Result<Self> {
+        let keep = Keep::new()?;
         let mut host = ptr::null_mut();
         // SAFETY: valid out-pointers; the memory is freed in `release`.
         unsafe {
@@ -475,29 +791,31 @@ impl GpuMemory {
                 cu::cuMemFreeHost(host);
                 return Err(e);
             }
-            Ok(GpuMemory::Pinned {
-                host: host.cast(),
-                len: len as usize,
+            Ok(GpuMemory {
+                kind: MemoryKind::Pinned { host: host.cast() },
                 device_addr,
+                len: len as usize,
+                keep,
+                gpu: gpu.keep.hold().into(),
+                buffer: None,
             })
         }
     }
 
-    /// The device address.
-    pub fn device_addr(&self) -> u64 {
-        match *self {
-            GpuMemory::External { device_addr, .. }
-            | GpuMemory::Registered { device_addr, .. }
-            | GpuMemory::Pinned { device_addr, .. } => device_addr,
-        }
+    /// Size in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether it is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
     }
 
     /// Read the `index`-th u64 of pinned memory that the GPU writes (timer stamps).
     pub fn read_u64(&self, index: usize) -> Option<u64> {
-        let GpuMemory::Pinned { host, len, .. } = *self else {
-            return None;
-        };
-        if (index + 1) * 8 > len {
+        let (host, len) = self.pinned_host()?;
+        if index.checked_add(1)?.checked_mul(8)? > len {
             return None;
         }
         // SAFETY: in bounds (checked), 8-aligned (page-aligned allocation, index·8), and the
@@ -507,50 +825,60 @@ impl GpuMemory {
 
     /// Copy `src` into pinned memory at `offset` (for tests and tools: no GPU work may be
     /// using the range, or it reads a mix of old and new bytes).
-    pub fn write_bytes(&self, offset: usize, src: &[u8]) -> Result<()> {
-        let (host, _) = self.pinned_range(offset, src.len())?;
+    pub fn write_bytes(&mut self, offset: usize, src: &[u8]) -> Result<()> {
+        let host = self.pinned_range(offset, src.len())?;
         // SAFETY: the range lies inside the live allocation (checked); no Rust reference to
-        // pinned memory exists, so `src` cannot overlap it.
+        // pinned memory exists, so `src` cannot overlap it; `&mut self` excludes other CPU
+        // copies of this memory.
         unsafe { core::ptr::copy_nonoverlapping(src.as_ptr(), host.add(offset), src.len()) };
         Ok(())
     }
 
     /// Copy pinned memory at `offset` into `dst` (after the GPU work writing it finished).
     pub fn read_bytes(&self, offset: usize, dst: &mut [u8]) -> Result<()> {
-        let (host, _) = self.pinned_range(offset, dst.len())?;
-        // SAFETY: as in `write_bytes`.
+        let host = self.pinned_range(offset, dst.len())?;
+        // SAFETY: as in `write_bytes`; CPU writes need `&mut self`, so none runs now.
         unsafe { core::ptr::copy_nonoverlapping(host.add(offset), dst.as_mut_ptr(), dst.len()) };
         Ok(())
     }
 
-    fn pinned_range(&self, offset: usize, n: usize) -> Result<(*mut u8, usize)> {
-        let GpuMemory::Pinned { host, len, .. } = *self else {
-            return Err(Error::Platform {
-                what: "not pinned host memory",
-            });
-        };
+    fn pinned_range(&self, offset: usize, n: usize) -> Result<*mut u8> {
+        let (host, len) = self.pinned_host().ok_or(Error::Platform {
+            what: "not pinned host memory",
+        })?;
         if offset.checked_add(n).is_none_or(|end| end > len) {
             return Err(Error::BufferTooSmall {
                 buffer: "pinned memory",
-                need: (offset + n) as u64,
+                need: (offset as u64).saturating_add(n as u64),
                 have: len as u64,
             });
         }
-        Ok((host, len))
+        Ok(host)
     }
 
-    /// Host address of pinned memory.
-    pub fn pinned_host(&self) -> Option<*mut u8> {
-        match *self {
-            GpuMemory::Pinned { host, .. } => Some(host),
+    /// Host address and length of pinned memory (for the CPU views of pinned buffers).
+    pub(super) fn pinned_host(&self) -> Option<(*mut u8, usize)> {
+        match self.kind {
+            MemoryKind::Pinned { host } => Some((host, self.len)),
             _ => None,
         }
     }
 
-    /// Release the import, registration or allocation.
+    /// Release the import, registration or allocation. Refused ([`Error::Shutdown`], the
+    /// memory stays) while a [`ParamBlock`] points into it.
     pub fn release(self, context: Context) -> Result<()> {
-        match self {
-            GpuMemory::External { raw, device_addr } => {
+        let GpuMemory {
+            kind,
+            device_addr,
+            keep,
+            gpu,
+            buffer,
+            ..
+        } = self;
+        // Refused: still mapped, and the dropped claims keep the context and buffer too.
+        keep.release(context)?;
+        let result = match kind {
+            MemoryKind::External { raw } => {
                 // SAFETY: the mapping and the import were made in `import`; released once.
                 let status = unsafe { cu::cuMemFree_v2(device_addr) };
                 let unmap = check("cuMemFree", status, context);
@@ -560,26 +888,32 @@ impl GpuMemory {
                 unmap.and(destroy)
             }
             // SAFETY: registered in `register`; unregistered once.
-            GpuMemory::Registered { host, .. } => check(
+            MemoryKind::Registered { host } => check(
                 "cuMemHostUnregister",
                 unsafe { cu::cuMemHostUnregister(host) },
                 context,
             ),
             // SAFETY: allocated in `pinned`; freed once.
-            GpuMemory::Pinned { host, .. } => check(
+            MemoryKind::Pinned { host } => check(
                 "cuMemFreeHost",
                 unsafe { cu::cuMemFreeHost(host.cast()) },
                 context,
             ),
+        };
+        gpu.release();
+        if let Some(b) = buffer {
+            b.release();
         }
+        result
     }
 }
 
-/// A non-blocking stream (the default stream is never used).
+/// A non-blocking stream (the default stream is never used). It keeps the context alive.
 #[derive(Debug)]
 pub struct Stream {
     raw: cu::CUstream,
     engine: &'static str,
+    gpu: Hold,
 }
 
 // SAFETY: stream handles are usable from any thread with the context current; orin-exec
@@ -589,13 +923,17 @@ unsafe impl Send for Stream {}
 unsafe impl Sync for Stream {}
 
 impl Stream {
-    /// Create a non-blocking stream.
-    pub fn create(engine: &'static str) -> Result<Self> {
+    /// Create a non-blocking stream in `gpu`'s context (current on this thread).
+    pub fn create(gpu: &Gpu, engine: &'static str) -> Result<Self> {
         let mut raw = ptr::null_mut();
         // SAFETY: valid out-pointer.
         let status = unsafe { cu::cuStreamCreate(&mut raw, cu::CU_STREAM_NON_BLOCKING.0) };
         check("cuStreamCreate", status, Context::Engine(engine))?;
-        Ok(Stream { raw, engine })
+        Ok(Stream {
+            raw,
+            engine,
+            gpu: gpu.keep.hold(),
+        })
     }
 
     fn ctx(&self) -> Context {
@@ -607,16 +945,22 @@ impl Stream {
         self.engine
     }
 
-    /// Launch a kernel with a prepared parameter block. Never allocates.
+    /// Launch `f` with a parameter block built for it. Never allocates.
     pub fn launch(
         &self,
-        f: Function,
+        f: &Function,
         grid: [u32; 3],
         block: [u32; 3],
         shared: u32,
         params: &ParamBlock,
         context: Context,
     ) -> Result<()> {
+        if !params.fits(f) {
+            return Err(Error::BadSchedule {
+                what: "the parameter block does not fit the kernel's parameter list",
+                context,
+            });
+        }
         let mut slots = params.values;
         let mut ptrs = [ptr::null_mut::<c_void>(); MAX_PARAMS];
         for (p, slot) in ptrs.iter_mut().zip(slots.iter_mut()) {
@@ -628,7 +972,10 @@ impl Stream {
             ptrs.as_mut_ptr()
         };
         // SAFETY: `ptrs` points at `slots`, which outlive the call (the driver copies the
-        // parameter values at enqueue time); the stream is a live non-default stream.
+        // parameter values at enqueue time); each slot holds 8 bytes and the kernel's
+        // parameters are 4 or 8 bytes each, as many as the block has (checked above); every
+        // pointer parameter is the address of memory the block keeps allocated; the function
+        // (kept loaded by `f`) and the stream are live.
         let status = unsafe {
             cu::cuLaunchKernel(
                 f.raw,
@@ -648,26 +995,27 @@ impl Stream {
     }
 
     /// Wait on a semaphore reaching `value` (the fence storage is used for external semaphores).
-    pub fn wait(
+    pub(crate) fn wait(
         &self,
         sem: &GpuSemaphore,
         value: u64,
         fence: &mut RawFence,
         context: Context,
     ) -> Result<()> {
-        match *sem {
-            GpuSemaphore::External(raw) => {
+        match sem.kind {
+            SemaphoreKind::External(raw) => {
                 let mut params: cu::CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS = zeroed_wait_params();
                 params.params.nvSciSync.fence = fence.as_mut_ptr();
                 let sems = [raw];
-                // SAFETY: the fence was filled for `value` by the caller and outlives the call.
+                // SAFETY: the fence is a library-written fence that outlives the call (the
+                // driver reads it at enqueue); the semaphore import is live.
                 let status = unsafe {
                     cu::cuWaitExternalSemaphoresAsync(sems.as_ptr(), &params, 1, self.raw)
                 };
                 check("cuWaitExternalSemaphoresAsync", status, context)
             }
-            GpuSemaphore::Counter { device_addr, .. } => {
-                // SAFETY: a mapped counter and a live stream.
+            SemaphoreKind::Counter { device_addr, .. } => {
+                // SAFETY: a mapped counter (kept registered by `sem`) and a live stream.
                 let status = unsafe {
                     cu::cuStreamWaitValue64_v2(
                         self.raw,
@@ -682,15 +1030,15 @@ impl Stream {
     }
 
     /// Signal a semaphore (to `value` for counters; +1 for external semaphores).
-    pub fn signal(
+    pub(crate) fn signal(
         &self,
         sem: &GpuSemaphore,
         value: u64,
         fence: &mut RawFence,
         context: Context,
     ) -> Result<()> {
-        match *sem {
-            GpuSemaphore::External(raw) => {
+        match sem.kind {
+            SemaphoreKind::External(raw) => {
                 let mut params: cu::CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS = zeroed_signal_params();
                 params.params.nvSciSync.fence = fence.as_mut_ptr();
                 let sems = [raw];
@@ -700,7 +1048,7 @@ impl Stream {
                 };
                 check("cuSignalExternalSemaphoresAsync", status, context)
             }
-            GpuSemaphore::Counter { device_addr, .. } => {
+            SemaphoreKind::Counter { device_addr, .. } => {
                 // SAFETY: a mapped counter and a live stream; the default flag orders earlier
                 // writes (the task's outputs) before the counter write.
                 let status = unsafe {
@@ -735,9 +1083,11 @@ impl Stream {
 
     /// Destroy the stream.
     pub fn destroy(self) -> Result<()> {
-        // SAFETY: created in `create`, destroyed once.
-        let status = unsafe { cu::cuStreamDestroy_v2(self.raw) };
-        check("cuStreamDestroy", status, Context::Engine(self.engine))
+        let Stream { raw, engine, gpu } = self;
+        // SAFETY: created in `create`, destroyed once (self is consumed).
+        let status = unsafe { cu::cuStreamDestroy_v2(raw) };
+        drop(gpu);
+        check("cuStreamDestroy", status, Context::Engine(engine))
     }
 }
 
@@ -750,4 +1100,138 @@ fn zeroed_wait_params() -> cu::CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS {
 fn zeroed_signal_params() -> cu::CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS {
     // SAFETY: as in `zeroed_wait_params`.
     unsafe { core::mem::zeroed() }
+}
+
+#[cfg(all(test, platform = "sil"))]
+mod tests {
+    use super::*;
+
+    const CTX: Context = Context::Platform;
+
+    fn load(gpu: &Gpu, name: &str) -> GpuModule {
+        let c = orin_exec_kernels::cubin(name, gpu.sm()).expect("a cubin for the SIL GPU");
+        GpuModule::load_image(gpu, c.name, &c.sha256, c.image).expect("load")
+    }
+
+    #[test]
+    fn a_launch_writes_through_a_checked_block() {
+        let gpu = Gpu::open(0).unwrap();
+        let timing = load(&gpu, "timing");
+        let stamp = timing.function("stamp_globaltimer", CTX).unwrap();
+        assert_eq!(stamp.param_count(), 1);
+        let mut slots = GpuMemory::pinned(&gpu, 64, CTX).unwrap();
+        slots.write_bytes(0, &[0; 64]).unwrap();
+        let stream = Stream::create(&gpu, "test").unwrap();
+        let at_1 = ParamBlock::builder(&stamp)
+            .memory_at(&slots, 8)
+            .unwrap()
+            .finish()
+            .unwrap();
+        stream
+            .launch(&stamp, [1; 3], [1; 3], 0, &at_1, CTX)
+            .unwrap();
+        stream.synchronize().unwrap();
+        assert_eq!(slots.read_u64(0), Some(0));
+        assert_ne!(slots.read_u64(1), Some(0));
+        assert_eq!(slots.read_u64(8), None);
+        // Children first, then every parent closes.
+        drop(at_1);
+        slots.release(CTX).unwrap();
+        stream.destroy().unwrap();
+        drop(stamp);
+        timing.unload().unwrap();
+        gpu.close().unwrap();
+    }
+
+    #[test]
+    fn blocks_take_only_what_the_kernel_declares() {
+        let gpu = Gpu::open(0).unwrap();
+        let selftest = load(&gpu, "selftest");
+        // fill_pattern_u32(uint32_t* dst, uint32_t n, uint32_t seed)
+        let fill = selftest.function("fill_pattern_u32", CTX).unwrap();
+        let saxpy = selftest.function("saxpy_f32", CTX).unwrap();
+        let out = GpuMemory::pinned(&gpu, 256, CTX).unwrap();
+        let bad = |r: Result<ParamBuilder<'_>>| assert!(r.is_err());
+        // A number is never a pointer, whatever its width.
+        bad(ParamBlock::builder(&fill).u64(0x1000));
+        bad(ParamBlock::builder(&fill).u32(0x1000));
+        // Values of the wrong size, and pointers outside the memory.
+        bad(ParamBlock::builder(&fill).memory(&out).unwrap().u64(4));
+        bad(ParamBlock::builder(&fill).memory_at(&out, 256));
+        // Too few and too many.
+        let short = ParamBlock::builder(&fill)
+            .memory(&out)
+            .unwrap()
+            .u32(64)
+            .unwrap();
+        assert!(short.finish().is_err());
+        let full = ParamBlock::builder(&fill)
+            .memory(&out)
+            .unwrap()
+            .u32(64)
+            .unwrap()
+            .u32(7)
+            .unwrap();
+        bad(ParamBlock::builder(&fill)
+            .memory(&out)
+            .unwrap()
+            .u32(64)
+            .unwrap()
+            .u32(7)
+            .unwrap()
+            .u32(8));
+        let block = full.finish().unwrap();
+        // A block fits only a kernel with its parameter list.
+        let stream = Stream::create(&gpu, "test").unwrap();
+        assert!(
+            stream
+                .launch(&saxpy, [1; 3], [1; 3], 0, &block, CTX)
+                .is_err()
+        );
+        assert!(
+            stream
+                .launch(&fill, [1; 3], [1; 3], 0, &ParamBlock::empty(), CTX)
+                .is_err()
+        );
+        stream
+            .launch(&fill, [1; 3], [64, 1, 1], 0, &block, CTX)
+            .unwrap();
+        stream.synchronize().unwrap();
+        drop(block);
+        out.release(CTX).unwrap();
+        stream.destroy().unwrap();
+        drop((fill, saxpy));
+        selftest.unload().unwrap();
+        gpu.close().unwrap();
+    }
+
+    #[test]
+    fn parents_refuse_to_close_under_live_children() {
+        let gpu = Gpu::open(0).unwrap();
+        let timing = load(&gpu, "timing");
+        let stamp = timing.function("stamp_globaltimer", CTX).unwrap();
+        let slots = GpuMemory::pinned(&gpu, 64, CTX).unwrap();
+        let block = ParamBlock::builder(&stamp)
+            .memory(&slots)
+            .unwrap()
+            .finish()
+            .unwrap();
+        // Each refusal leaves the parent open (leaked), so its children stay valid.
+        let refused = Err(Error::Shutdown { context: CTX });
+        assert_eq!(slots.release(CTX), refused);
+        assert_eq!(
+            timing.unload(),
+            Err(Error::Shutdown {
+                context: Context::Cubin("timing")
+            })
+        );
+        let stream = Stream::create(&gpu, "test").unwrap();
+        assert_eq!(gpu.close(), refused);
+        // The kernel, its memory and the stream still work.
+        stream
+            .launch(&stamp, [1; 3], [1; 3], 0, &block, CTX)
+            .unwrap();
+        stream.synchronize().unwrap();
+        stream.destroy().unwrap();
+    }
 }

@@ -2,13 +2,21 @@
 //! elsewhere; the code is the same.
 //!
 //! Objects are released explicitly (`free`, `close`) by the runtime's ordered shutdown, never
-//! in `Drop`: the order matters (fences before objects, engine imports before both).
+//! in `Drop`: the order matters (fences before objects, engine imports before both). The order
+//! is also checked (the engine's `keep` module): a module counts its attribute lists, objects
+//! and wait contexts, an object or buffer counts the engine imports made from it, and
+//! `close`/`free` of a parent with children left refuses (the parent stays open, so its
+//! children stay valid).
+//!
+//! Raw handles never leave the engine layer: the fields are private and the `raw()` getters
+//! are visible to the engine modules only.
 
 use core::ffi::c_void;
 use core::ptr;
 
 use nvsci_sys as ns;
 
+use crate::engine::keep::{Claim, Hold, Keep};
 use crate::error::{Context, Error, Result, Status};
 use crate::table::{BufferKind, TensorType};
 
@@ -20,6 +28,7 @@ pub(crate) fn check(call: &'static str, status: ns::NvSciError, context: Context
 #[derive(Debug)]
 pub struct SyncModule {
     raw: ns::NvSciSyncModule,
+    keep: Keep,
 }
 
 // SAFETY: NvSciSync modules may be used from any thread (the library serialises internally).
@@ -30,22 +39,22 @@ unsafe impl Sync for SyncModule {}
 impl SyncModule {
     /// Open the module.
     pub fn open() -> Result<Self> {
+        let keep = Keep::new()?;
         let mut raw = ptr::null_mut();
         // SAFETY: `raw` is a valid out-pointer.
         let status = unsafe { ns::NvSciSyncModuleOpen(&mut raw) };
         check("NvSciSyncModuleOpen", status, Context::Platform)?;
-        Ok(SyncModule { raw })
+        Ok(SyncModule { raw, keep })
     }
 
-    /// The raw handle.
-    pub fn raw(&self) -> ns::NvSciSyncModule {
-        self.raw
-    }
-
-    /// Close the module (after every object made from it is freed).
-    pub fn close(self) {
-        // SAFETY: the handle came from NvSciSyncModuleOpen and is closed once (self is consumed).
-        unsafe { ns::NvSciSyncModuleClose(self.raw) }
+    /// Close the module. Refused ([`Error::Shutdown`], the module stays open) while an
+    /// attribute list, object or wait context made from it is alive.
+    pub fn close(self) -> Result<()> {
+        self.keep.release(Context::Platform)?;
+        // SAFETY: the handle came from NvSciSyncModuleOpen and is closed once (self is
+        // consumed); no child handle is left (checked above).
+        unsafe { ns::NvSciSyncModuleClose(self.raw) };
+        Ok(())
     }
 }
 
@@ -65,6 +74,7 @@ pub enum CpuRole {
 #[derive(Debug)]
 pub struct SyncAttrList {
     raw: ns::NvSciSyncAttrList,
+    module: Hold,
 }
 
 impl SyncAttrList {
@@ -74,11 +84,14 @@ impl SyncAttrList {
         // SAFETY: valid module handle and out-pointer.
         let status = unsafe { ns::NvSciSyncAttrListCreate(module.raw, &mut raw) };
         check("NvSciSyncAttrListCreate", status, context)?;
-        Ok(SyncAttrList { raw })
+        Ok(SyncAttrList {
+            raw,
+            module: module.keep.hold(),
+        })
     }
 
     /// The raw handle (for engine calls that fill a list, e.g. `cudlaGetNvSciSyncAttributes`).
-    pub fn raw(&self) -> ns::NvSciSyncAttrList {
+    pub(super) fn raw(&self) -> ns::NvSciSyncAttrList {
         self.raw
     }
 
@@ -142,12 +155,30 @@ impl SyncAttrList {
 
 /// Reconcile the lists (signaler first) and allocate the object; the lists stay owned by the
 /// caller. A failed reconciliation frees the conflict list and reports the status.
-pub fn reconcile_and_alloc(lists: &[ns::NvSciSyncAttrList], context: Context) -> Result<SyncObj> {
+pub fn reconcile_and_alloc(lists: &[SyncAttrList], context: Context) -> Result<SyncObj> {
+    const MAX_LISTS: usize = 8;
+    let first = lists.first().ok_or(Error::Platform {
+        what: "no attribute list to reconcile",
+    })?;
+    let mut raw_lists: heapless::Vec<ns::NvSciSyncAttrList, MAX_LISTS> = heapless::Vec::new();
+    for l in lists {
+        raw_lists.push(l.raw).map_err(|_| Error::Capacity {
+            what: "attribute lists per semaphore",
+            limit: MAX_LISTS as u32,
+        })?;
+    }
+    let keep = Keep::new()?;
     let mut reconciled = ptr::null_mut();
     let mut conflict = ptr::null_mut();
-    // SAFETY: `lists` holds valid unreconciled lists; the out-pointers are valid.
+    // SAFETY: `raw_lists` holds live unreconciled lists (borrowed from `lists`); the
+    // out-pointers are valid.
     let status = unsafe {
-        ns::NvSciSyncAttrListReconcile(lists.as_ptr(), lists.len(), &mut reconciled, &mut conflict)
+        ns::NvSciSyncAttrListReconcile(
+            raw_lists.as_ptr(),
+            raw_lists.len(),
+            &mut reconciled,
+            &mut conflict,
+        )
     };
     if !conflict.is_null() {
         // SAFETY: the conflict list was produced by the failed reconcile and is ours to free.
@@ -160,13 +191,20 @@ pub fn reconcile_and_alloc(lists: &[ns::NvSciSyncAttrList], context: Context) ->
     // SAFETY: the object keeps what it needs; the reconciled list is ours to free.
     unsafe { ns::NvSciSyncAttrListFree(reconciled) };
     check("NvSciSyncObjAlloc", status, context)?;
-    Ok(SyncObj { raw })
+    Ok(SyncObj {
+        raw,
+        keep,
+        module: Claim::from(first.module.clone()),
+    })
 }
 
 /// An NvSciSync object with deterministic fences.
 #[derive(Debug)]
 pub struct SyncObj {
     raw: ns::NvSciSyncObj,
+    /// Counts the engine imports of this object.
+    keep: Keep,
+    module: Claim,
 }
 
 // SAFETY: NvSciSync objects are thread-safe handles; the library serialises signal/fence calls.
@@ -181,17 +219,27 @@ pub const PRIMITIVE_ID: u64 = 0;
 
 impl SyncObj {
     /// The raw handle.
-    pub fn raw(&self) -> ns::NvSciSyncObj {
+    pub(super) fn raw(&self) -> ns::NvSciSyncObj {
         self.raw
+    }
+
+    /// Count an engine import of this object: the object cannot be freed while it exists.
+    pub(super) fn hold(&self) -> Hold {
+        self.keep.hold()
     }
 
     /// A second handle to the same object (for a CPU worker thread).
     pub fn dup(&self, context: Context) -> Result<SyncObj> {
+        let keep = Keep::new()?;
         let mut raw = ptr::null_mut();
         // SAFETY: live object handle; valid out-pointer.
         let status = unsafe { ns::NvSciSyncObjDup(self.raw, &mut raw) };
         check("NvSciSyncObjDup", status, context)?;
-        Ok(SyncObj { raw })
+        Ok(SyncObj {
+            raw,
+            keep,
+            module: self.module.clone(),
+        })
     }
 
     /// CPU signal: +1.
@@ -209,16 +257,24 @@ impl SyncObj {
         check("NvSciSyncFenceUpdateFence", status, context)
     }
 
-    /// Free the object (after every fence on it was cleared and every engine import released).
-    pub fn free(self) {
-        // SAFETY: the object came from NvSciSyncObjAlloc and is freed once (self is consumed).
-        unsafe { ns::NvSciSyncObjFree(self.raw) }
+    /// Free the object (fences filled from it keep their own reference). Refused
+    /// ([`Error::Shutdown`], the object stays allocated) while an engine import of it exists.
+    pub fn free(self) -> Result<()> {
+        let SyncObj { raw, keep, module } = self;
+        // Refused: still allocated, and the dropped claim keeps the module open too.
+        keep.release(Context::Semaphore("semaphore"))?;
+        // SAFETY: the object came from NvSciSyncObjAlloc/Dup and is freed once (self is
+        // consumed); no engine import of it is left (checked above).
+        unsafe { ns::NvSciSyncObjFree(raw) };
+        module.release();
+        Ok(())
     }
 }
 
-/// An `NvSciSyncFence` owned by the runtime (48 bytes, all zero when cleared).
+/// An `NvSciSyncFence` owned by the runtime (48 bytes, all zero when cleared). Only the
+/// library writes it; it holds its own reference to the object it was filled from.
 #[derive(Debug)]
-pub struct RawFence(pub(crate) ns::NvSciSyncFence);
+pub struct RawFence(ns::NvSciSyncFence);
 
 // SAFETY: a fence is plain data plus a reference count kept by the thread-safe library.
 unsafe impl Send for RawFence {}
@@ -236,7 +292,7 @@ impl RawFence {
     }
 
     /// Pointer for engine structs (`CudlaFence.fence`, CUDA wait/signal params).
-    pub fn as_mut_ptr(&mut self) -> *mut c_void {
+    pub(super) fn as_mut_ptr(&mut self) -> *mut c_void {
         (&mut self.0 as *mut ns::NvSciSyncFence).cast()
     }
 
@@ -264,6 +320,7 @@ pub enum Waited {
 #[derive(Debug)]
 pub struct CpuWaitContext {
     raw: ns::NvSciSyncCpuWaitContext,
+    _module: Hold,
 }
 
 // SAFETY: a wait context may move between threads; it is used by one thread at a time (&mut).
@@ -276,7 +333,10 @@ impl CpuWaitContext {
         // SAFETY: valid module and out-pointer.
         let status = unsafe { ns::NvSciSyncCpuWaitContextAlloc(module.raw, &mut raw) };
         check("NvSciSyncCpuWaitContextAlloc", status, Context::Platform)?;
-        Ok(CpuWaitContext { raw })
+        Ok(CpuWaitContext {
+            raw,
+            _module: module.keep.hold(),
+        })
     }
 
     /// Wait up to `timeout_us` (0 = just check) for the fence.
@@ -302,6 +362,7 @@ impl CpuWaitContext {
 #[derive(Debug)]
 pub struct BufModule {
     raw: ns::NvSciBufModule,
+    keep: Keep,
 }
 
 // SAFETY: NvSciBuf modules are thread-safe library handles.
@@ -312,17 +373,21 @@ unsafe impl Sync for BufModule {}
 impl BufModule {
     /// Open the module.
     pub fn open() -> Result<Self> {
+        let keep = Keep::new()?;
         let mut raw = ptr::null_mut();
         // SAFETY: valid out-pointer.
         let status = unsafe { ns::NvSciBufModuleOpen(&mut raw) };
         check("NvSciBufModuleOpen", status, Context::Platform)?;
-        Ok(BufModule { raw })
+        Ok(BufModule { raw, keep })
     }
 
-    /// Close the module (after every buffer is freed).
-    pub fn close(self) {
-        // SAFETY: opened by NvSciBufModuleOpen, closed once.
-        unsafe { ns::NvSciBufModuleClose(self.raw) }
+    /// Close the module. Refused ([`Error::Shutdown`], the module stays open) while a buffer
+    /// allocated from it is alive.
+    pub fn close(self) -> Result<()> {
+        self.keep.release(Context::Platform)?;
+        // SAFETY: opened by NvSciBufModuleOpen, closed once; no buffer is left (checked).
+        unsafe { ns::NvSciBufModuleClose(self.raw) };
+        Ok(())
     }
 }
 
@@ -345,6 +410,9 @@ pub struct BufObj {
     raw: ns::NvSciBufObj,
     cpu: *mut u8,
     size: u64,
+    /// Counts the engine imports and mappings of this buffer.
+    keep: Keep,
+    module: Claim,
 }
 
 // SAFETY: the handle is a thread-safe library object; the CPU mapping is only dereferenced
@@ -365,17 +433,24 @@ fn data_type(t: TensorType) -> ns::NvSciBufAttrValDataType {
 impl BufObj {
     /// Create, reconcile and allocate a buffer.
     pub fn alloc(module: &BufModule, spec: &BufSpec, context: Context) -> Result<Self> {
+        let keep = Keep::new()?;
         let mut list = ptr::null_mut();
         // SAFETY: valid module and out-pointer.
         let status = unsafe { ns::NvSciBufAttrListCreate(module.raw, &mut list) };
         check("NvSciBufAttrListCreate", status, context)?;
-        let result = Self::alloc_from(list, spec, context);
+        let result = Self::alloc_from(list, spec, context, keep, module.keep.hold());
         // SAFETY: the list is ours; the object (if any) keeps what it needs.
         unsafe { ns::NvSciBufAttrListFree(list) };
         result
     }
 
-    fn alloc_from(list: ns::NvSciBufAttrList, spec: &BufSpec, context: Context) -> Result<Self> {
+    fn alloc_from(
+        list: ns::NvSciBufAttrList,
+        spec: &BufSpec,
+        context: Context,
+        keep: Keep,
+        module: Hold,
+    ) -> Result<Self> {
         let pair = |key, value: *const c_void, len: usize| ns::NvSciBufAttrKeyValuePair {
             key,
             value,
@@ -501,13 +576,16 @@ impl BufObj {
             raw,
             cpu: ptr::null_mut(),
             size,
+            keep,
+            module: Claim::from(module),
         };
         if cpu {
             let mut p = ptr::null_mut();
             // SAFETY: live object allocated with CPU access and read-write permission.
             let status = unsafe { ns::NvSciBufObjGetCpuPtr(raw, &mut p) };
             if let Err(e) = check("NvSciBufObjGetCpuPtr", status, context) {
-                obj.free();
+                // Nothing was imported yet, so the free cannot be refused.
+                let _ = obj.free();
                 return Err(e);
             }
             obj.cpu = p.cast();
@@ -516,8 +594,14 @@ impl BufObj {
     }
 
     /// The raw handle.
-    pub fn raw(&self) -> ns::NvSciBufObj {
+    pub(super) fn raw(&self) -> ns::NvSciBufObj {
         self.raw
+    }
+
+    /// Count an engine import or mapping of this buffer: it cannot be freed while that
+    /// exists.
+    pub(super) fn hold(&self) -> Hold {
+        self.keep.hold()
     }
 
     /// Size requested from the schedule (the allocation may be larger).
@@ -525,14 +609,88 @@ impl BufObj {
         self.size
     }
 
-    /// CPU address, if it was allocated with CPU access.
-    pub fn cpu_addr(&self) -> Option<*mut u8> {
+    /// The CPU mapping (at least [`BufObj::size`] bytes, live until the buffer is freed), if
+    /// it was allocated with CPU access.
+    pub(super) fn cpu_ptr(&self) -> Option<*mut u8> {
         (!self.cpu.is_null()).then_some(self.cpu)
     }
 
-    /// Free the buffer (after every engine import was released).
-    pub fn free(self) {
-        // SAFETY: allocated by NvSciBufAttrListReconcileAndObjAlloc; freed once.
-        unsafe { ns::NvSciBufObjFree(self.raw) }
+    /// Free the buffer. Refused ([`Error::Shutdown`], the buffer stays allocated) while a GPU
+    /// or DLA import of it exists.
+    pub fn free(self) -> Result<()> {
+        let BufObj {
+            raw, keep, module, ..
+        } = self;
+        // Refused: still allocated, and the dropped claim keeps the module open too.
+        keep.release(Context::Buffer("buffer"))?;
+        // SAFETY: allocated by NvSciBufAttrListReconcileAndObjAlloc; freed once (self is
+        // consumed); no engine import is left (checked above).
+        unsafe { ns::NvSciBufObjFree(raw) };
+        module.release();
+        Ok(())
+    }
+}
+
+#[cfg(all(test, any(platform = "sil", platform = "rig")))]
+mod tests {
+    use super::*;
+
+    const CTX: Context = Context::Platform;
+
+    #[test]
+    fn a_module_closes_only_after_its_lists_objects_and_contexts() {
+        let module = SyncModule::open().unwrap();
+        let mut signaler = SyncAttrList::create(&module, CTX).unwrap();
+        signaler.require_deterministic(CTX).unwrap();
+        signaler.cpu(CpuRole::Signaler, CTX).unwrap();
+        let mut waiter = SyncAttrList::create(&module, CTX).unwrap();
+        waiter.require_deterministic(CTX).unwrap();
+        waiter.cpu(CpuRole::WaiterNoTimestamps, CTX).unwrap();
+        let lists = [signaler, waiter];
+        let obj = reconcile_and_alloc(&lists, CTX).unwrap();
+        let dup = obj.dup(CTX).unwrap();
+        let mut wait = CpuWaitContext::alloc(&module).unwrap();
+        for l in lists {
+            l.free();
+        }
+        // The object, its duplicate and the wait context still hold the module: they work.
+        let mut fence = RawFence::cleared();
+        obj.signal(CTX).unwrap();
+        dup.fence_at(1, &mut fence, CTX).unwrap();
+        assert_eq!(wait.wait(&fence, 0, CTX), Ok(Waited::Reached));
+        fence.clear();
+        obj.free().unwrap();
+        dup.free().unwrap();
+        wait.free();
+        module.close().unwrap();
+    }
+
+    #[test]
+    fn a_refused_close_leaves_the_children_usable() {
+        let module = SyncModule::open().unwrap();
+        let mut list = SyncAttrList::create(&module, CTX).unwrap();
+        assert_eq!(module.close(), Err(Error::Shutdown { context: CTX }));
+        list.require_deterministic(CTX).unwrap();
+        list.free();
+        let buffers = BufModule::open().unwrap();
+        let spec = BufSpec {
+            kind: BufferKind::Raw {
+                size: 64,
+                align: 64,
+            },
+            cpu_access: true,
+            as_tensor: false,
+            gpu_uuid: None,
+        };
+        let buf = BufObj::alloc(&buffers, &spec, Context::Buffer("b")).unwrap();
+        assert_eq!(buffers.close(), Err(Error::Shutdown { context: CTX }));
+        assert!(buf.cpu_ptr().is_some());
+        assert_eq!(buf.size(), 64);
+        buf.free().unwrap();
+    }
+
+    #[test]
+    fn nothing_to_reconcile_is_an_error() {
+        assert!(reconcile_and_alloc(&[], CTX).is_err());
     }
 }

@@ -86,14 +86,18 @@ pub fn request_fifo(priority: i32) -> bool {
     unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_FIFO, &param) == 0 }
 }
 
-/// Make sure the CUDA driver never JIT-compiles and loads modules eagerly: set
-/// `CUDA_DISABLE_PTX_JIT=1` and `CUDA_MODULE_LOADING=EAGER` if they are unset, and refuse
-/// contradicting values. Must run before the driver is initialised.
-pub fn enforce_cuda_environment() -> Result<()> {
-    for (name, want) in [
-        ("CUDA_DISABLE_PTX_JIT", "1"),
-        ("CUDA_MODULE_LOADING", "EAGER"),
-    ] {
+/// The CUDA driver settings orin-exec runs with: never JIT-compile PTX, load every module
+/// eagerly (the driver reads them once, at `cuInit`).
+const CUDA_ENVIRONMENT: [(&str, &str); 2] = [
+    ("CUDA_DISABLE_PTX_JIT", "1"),
+    ("CUDA_MODULE_LOADING", "EAGER"),
+];
+
+/// Whether every CUDA variable has its value (`Ok(false)`: one is unset); a contradicting
+/// value is an error.
+fn cuda_environment_set() -> Result<bool> {
+    let mut all = true;
+    for (name, want) in CUDA_ENVIRONMENT {
         match std::env::var(name) {
             Ok(v) if v == want => {}
             Ok(_) => {
@@ -105,14 +109,73 @@ pub fn enforce_cuda_environment() -> Result<()> {
                     },
                 });
             }
-            Err(_) => {
-                // SAFETY: set before the CUDA driver (the only reader) is initialised; the
-                // runtime's init phase runs before it starts any thread of its own.
-                unsafe { std::env::set_var(name, want) };
-            }
+            Err(_) => all = false,
+        }
+    }
+    Ok(all)
+}
+
+/// Make sure the CUDA driver never JIT-compiles and loads modules eagerly: set
+/// `CUDA_DISABLE_PTX_JIT=1` and `CUDA_MODULE_LOADING=EAGER` if they are unset, and refuse
+/// contradicting values. Must run before the driver is initialised.
+///
+/// [`require_cuda_environment`] does the same without `unsafe` where it can prove the
+/// condition below; call this one at the top of `main` when threads start before the runtime.
+///
+/// # Safety
+///
+/// No other thread may read or write the environment during the call (the contract of
+/// [`std::env::set_var`]: C code such as the CUDA driver reads it without Rust's lock). Call
+/// it before the program starts any thread, e.g. first thing in `main`.
+pub unsafe fn enforce_cuda_environment() -> Result<()> {
+    if cuda_environment_set()? {
+        return Ok(());
+    }
+    for (name, want) in CUDA_ENVIRONMENT {
+        if std::env::var_os(name).is_none() {
+            // SAFETY: the caller guarantees that no other thread touches the environment.
+            unsafe { std::env::set_var(name, want) };
         }
     }
     Ok(())
+}
+
+/// Check the CUDA environment before the driver is initialised (what
+/// [`enforce_cuda_environment`] sets), without `unsafe`:
+///
+/// * both variables set as required: fine; a contradicting value: an error;
+/// * a variable unset: set it if this thread is the process's only thread (Linux,
+///   `/proc/self/task`), since then nothing else can read the environment meanwhile;
+/// * otherwise, on `sil`: fine, the SIL driver has no JIT and loads modules eagerly anyway;
+///   on `rig` and `orin`: an error (set the variables in the environment, or call
+///   [`enforce_cuda_environment`] before starting threads).
+pub fn require_cuda_environment() -> Result<()> {
+    if cuda_environment_set()? {
+        return Ok(());
+    }
+    if only_thread() {
+        // SAFETY: this is the process's only thread, so no other thread reads or writes the
+        // environment during the call (and only this thread could start one).
+        return unsafe { enforce_cuda_environment() };
+    }
+    if cfg!(platform = "sil") {
+        return Ok(());
+    }
+    Err(Error::Platform {
+        what: "CUDA_DISABLE_PTX_JIT=1 and CUDA_MODULE_LOADING=EAGER are not both set and other \
+               threads run: set them in the environment, or call the unsafe \
+               os::enforce_cuda_environment before starting threads",
+    })
+}
+
+/// Whether the calling thread is the only thread of the process.
+fn only_thread() -> bool {
+    if cfg!(target_os = "linux") {
+        std::fs::read_dir("/proc/self/task").is_ok_and(|tasks| tasks.take(2).count() == 1)
+    } else {
+        // No cheap proof elsewhere (QNX): assume other threads.
+        false
+    }
 }
 
 /// Find out, without changing this process's settings, whether `SCHED_FIFO` and memory

@@ -111,14 +111,14 @@ pub mod sil {
     }
 
     /// Signal as an engine with an explicit timestamp (virtual-time CPU tasks).
-    pub fn signal_at(obj: &SyncObj, timestamp_ns: u64, context: Context) -> Result<()> {
+    pub(crate) fn signal_at(obj: &SyncObj, timestamp_ns: u64, context: Context) -> Result<()> {
         // SAFETY: live object.
         let status = unsafe { ns::sil::NvSciSyncSilObjSignalEngine(obj.raw(), timestamp_ns) };
         check("NvSciSyncSilObjSignalEngine", status, context)
     }
 
     /// Nanosecond timestamp of the signal that produced `value`.
-    pub fn signal_timestamp_ns(obj: &SyncObj, value: u64, context: Context) -> Result<u64> {
+    pub(crate) fn signal_timestamp_ns(obj: &SyncObj, value: u64, context: Context) -> Result<u64> {
         let mut ts = 0;
         // SAFETY: live object, valid out-pointer.
         let s = unsafe { ns::sil::NvSciSyncSilObjGetSignalTimestamp(obj.raw(), value, &mut ts) };
@@ -126,8 +126,9 @@ pub mod sil {
         Ok(ts)
     }
 
-    /// The semaphore's counter (alone in its page), for mapping into a GPU.
-    pub fn counter(obj: &SyncObj, context: Context) -> Result<*mut u64> {
+    /// The semaphore's counter (alone in its page, live as long as the object), for mapping
+    /// into a GPU.
+    pub(in crate::engine) fn counter(obj: &SyncObj, context: Context) -> Result<*mut u64> {
         let mut p = core::ptr::null_mut();
         // SAFETY: live object, valid out-pointer.
         let status = unsafe { ns::sil::NvSciSyncSilObjGetCounter(obj.raw(), &mut p) };
@@ -135,8 +136,12 @@ pub mod sil {
         Ok(p)
     }
 
-    /// A buffer's backing memory (page-aligned, whole pages), for host registration.
-    pub fn buffer_memory(buf: &BufObj, context: Context) -> Result<(*mut core::ffi::c_void, u64)> {
+    /// A buffer's backing memory (page-aligned, whole pages, live as long as the buffer), for
+    /// host registration.
+    pub(in crate::engine) fn buffer_memory(
+        buf: &BufObj,
+        context: Context,
+    ) -> Result<(*mut core::ffi::c_void, u64)> {
         let (mut p, mut size) = (core::ptr::null_mut(), 0);
         // SAFETY: live buffer, valid out-pointers.
         let status = unsafe { ns::sil::NvSciBufSilObjGetMemory(buf.raw(), &mut p, &mut size) };
@@ -168,7 +173,7 @@ pub mod sil {
     pub fn advance_to(_ns: u64) {}
 
     /// Not available on this platform.
-    pub fn signal_at(
+    pub(crate) fn signal_at(
         _obj: &crate::engine::nvsci::SyncObj,
         _ts: u64,
         _context: Context,
@@ -177,7 +182,7 @@ pub mod sil {
     }
 
     /// Not available on this platform.
-    pub fn signal_timestamp_ns(
+    pub(crate) fn signal_timestamp_ns(
         _obj: &crate::engine::nvsci::SyncObj,
         _value: u64,
         _context: Context,
@@ -188,7 +193,7 @@ pub mod sil {
 
 /// The SIL semaphore counter (`rig` maps it into the GPU).
 #[cfg(any(platform = "sil", platform = "rig"))]
-pub(crate) fn sil_counter(
+pub(super) fn sil_counter(
     obj: &crate::engine::nvsci::SyncObj,
     context: Context,
 ) -> Result<*mut u64> {
@@ -197,7 +202,7 @@ pub(crate) fn sil_counter(
 
 /// Not on `orin`: the GPU imports NvSciSync objects there.
 #[cfg(not(any(platform = "sil", platform = "rig")))]
-pub(crate) fn sil_counter(
+pub(super) fn sil_counter(
     _obj: &crate::engine::nvsci::SyncObj,
     _context: Context,
 ) -> Result<*mut u64> {
@@ -208,7 +213,7 @@ pub(crate) fn sil_counter(
 
 /// A SIL buffer's memory (`rig` host-registers it).
 #[cfg(any(platform = "sil", platform = "rig"))]
-pub(crate) fn sil_buffer_memory(
+pub(super) fn sil_buffer_memory(
     buf: &crate::engine::nvsci::BufObj,
     context: Context,
 ) -> Result<(*mut core::ffi::c_void, u64)> {
@@ -217,7 +222,7 @@ pub(crate) fn sil_buffer_memory(
 
 /// Not on `orin`: the GPU imports NvSciBuf buffers there.
 #[cfg(not(any(platform = "sil", platform = "rig")))]
-pub(crate) fn sil_buffer_memory(
+pub(super) fn sil_buffer_memory(
     _buf: &crate::engine::nvsci::BufObj,
     _context: Context,
 ) -> Result<(*mut core::ffi::c_void, u64)> {
@@ -231,7 +236,102 @@ pub(crate) fn sil_buffer_memory(
 pub mod dla_sil {
     use cudla_sys as cd;
 
-    pub use cd::sil::{cudlaSilFault as Fault, cudlaSilTimingModel as TimingModel};
+    use crate::error::{Error, Result};
+
+    pub use cd::sil::cudlaSilFault as Fault;
+
+    /// Histogram bins a timing model may have (the SIL's limit).
+    pub const MAX_BINS: usize = 32;
+
+    /// A SIL DLA's execution-time model. The C struct it becomes points at the histogram's
+    /// arrays; those live in this value, and the pointers are made only for the call that
+    /// reads them.
+    ///
+    /// ```
+    /// use orin_exec::engine::platform::dla_sil::TimingModel;
+    ///
+    /// let fixed = TimingModel::fixed(2_000_000, 1);
+    /// let uniform = TimingModel::uniform(1_000_000, 3_000_000, 7);
+    /// let histogram = TimingModel::histogram(1_000_000, &[(2_000_000, 9), (5_000_000, 1)], 7)?;
+    /// assert_ne!(fixed, uniform);
+    /// assert_eq!(histogram.bins(), 2);
+    /// # Ok::<(), orin_exec::Error>(())
+    /// ```
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct TimingModel {
+        kind: u32,
+        min_ns: u64,
+        max_ns: u64,
+        upper_ns: heapless::Vec<u64, MAX_BINS>,
+        weights: heapless::Vec<u32, MAX_BINS>,
+        seed: u64,
+    }
+
+    impl TimingModel {
+        /// Every task takes `ns`.
+        pub const fn fixed(ns: u64, seed: u64) -> Self {
+            Self::simple(cd::sil::CUDLA_SIL_TIMING_FIXED, ns, 0, seed)
+        }
+
+        /// Uniform in `[min_ns, max_ns]`; the same seed gives the same sequence.
+        pub const fn uniform(min_ns: u64, max_ns: u64, seed: u64) -> Self {
+            Self::simple(cd::sil::CUDLA_SIL_TIMING_UNIFORM, min_ns, max_ns, seed)
+        }
+
+        const fn simple(kind: u32, min_ns: u64, max_ns: u64, seed: u64) -> Self {
+            TimingModel {
+                kind,
+                min_ns,
+                max_ns,
+                upper_ns: heapless::Vec::new(),
+                weights: heapless::Vec::new(),
+                seed,
+            }
+        }
+
+        /// A histogram from `min_ns`: each bin is (upper edge in ns, relative weight);
+        /// 1 to [`MAX_BINS`] bins.
+        pub fn histogram(min_ns: u64, bins: &[(u64, u32)], seed: u64) -> Result<Self> {
+            let mut model = Self::simple(cd::sil::CUDLA_SIL_TIMING_HISTOGRAM, min_ns, 0, seed);
+            let too_many = Error::Capacity {
+                what: "timing model bins",
+                limit: MAX_BINS as u32,
+            };
+            if bins.is_empty() {
+                return Err(Error::Platform {
+                    what: "a histogram timing model needs at least one bin",
+                });
+            }
+            for &(upper, weight) in bins {
+                model.upper_ns.push(upper).map_err(|_| too_many)?;
+                model.weights.push(weight).map_err(|_| too_many)?;
+            }
+            Ok(model)
+        }
+
+        /// Number of histogram bins (0 for fixed and uniform models).
+        pub fn bins(&self) -> usize {
+            self.upper_ns.len()
+        }
+
+        /// The C struct, pointing into `self` (valid while `self` is borrowed).
+        pub(crate) fn to_c(&self) -> cd::sil::cudlaSilTimingModel {
+            let (upper, weights) = if self.upper_ns.is_empty() {
+                (core::ptr::null(), core::ptr::null())
+            } else {
+                (self.upper_ns.as_ptr(), self.weights.as_ptr())
+            };
+            cd::sil::cudlaSilTimingModel {
+                kind: self.kind,
+                numBins: self.upper_ns.len() as u32,
+                minNs: self.min_ns,
+                maxNs: self.max_ns,
+                binUpperNs: upper,
+                binWeights: weights,
+                seed: self.seed,
+            }
+        }
+    }
 
     /// Injected fault kinds.
     pub const HANG: u32 = 1;

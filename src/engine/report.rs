@@ -44,7 +44,7 @@ impl PlatformReport {
             == cudla_sys::cudlaSuccess)
             .then_some(count);
         let (mut cuda_driver, mut gpu_sm, mut gpu_name) = (None, None, [0u8; 64]);
-        if os::enforce_cuda_environment().is_ok()
+        if os::require_cuda_environment().is_ok()
             && let Ok(gpu) = Gpu::open(0)
         {
             cuda_driver = Some(gpu.driver_version());

@@ -16,7 +16,7 @@ use crate::exec::board::{Board, RunStatus};
 use crate::exec::health::HealthMonitor;
 use crate::exec::plan::FramePlan;
 use crate::exec::runtime::SafeStop;
-use crate::exec::state::{State, Submit};
+use crate::exec::state::{Stamps, State, Submit};
 use crate::exec::worker::{Shared, TaskFault, Trace};
 use crate::limits::{FENCE_HISTORY, MAX_COPIES, MAX_WAITS};
 use crate::table::{Action, BufferId, FaultKind, ModeId, Schedule, TaskId};
@@ -847,15 +847,16 @@ pub(crate) fn submit_task(
                 if let Some(stamps) = stamps.as_ref() {
                     let slot =
                         (*stamp * FENCE_HISTORY + (f % FENCE_HISTORY as u64) as usize) * 2 + which;
-                    let mut p = ParamBlock::new();
-                    p.push(stamps.memory.device_addr() + 8 * slot as u64)?;
-                    st.launch(stamps.function, [1; 3], [1; 3], 0, &p, context)?;
+                    let p = ParamBlock::builder(&stamps.function)
+                        .memory_at(&stamps.memory, 8 * slot as u64)?
+                        .finish()?;
+                    st.launch(&stamps.function, [1; 3], [1; 3], 0, &p, context)?;
                 }
                 Ok(())
             };
             stamp_at(0)?;
             if !noop {
-                st.launch(*function, *grid, *block, *shared, &params[copy], context)?;
+                st.launch(function, *grid, *block, *shared, &params[copy], context)?;
             }
             stamp_at(1)?;
             let gsem = gpu_sems[id.0 as usize].as_ref().ok_or(Error::Phase {
@@ -927,8 +928,10 @@ pub(crate) fn release_engines(st: &mut State) -> Result<()> {
         }
         rt.eof.clear();
         rt.monitor.clear();
+        // Its parameter blocks hold the GPU memory released below.
+        rt.submit = Submit::Cpu;
         while let Some((di, p)) = rt.dla_imports.pop() {
-            if let Some(d) = st.dlas.get(di) {
+            if let Some(d) = st.dlas.get_mut(di) {
                 keep(d.device.unregister(p, Context::Semaphore("task")));
             }
         }
@@ -940,7 +943,7 @@ pub(crate) fn release_engines(st: &mut State) -> Result<()> {
     }
     for c in st.copies.iter_mut() {
         while let Some((di, p)) = c.dla.pop() {
-            if let Some(d) = st.dlas.get(di) {
+            if let Some(d) = st.dlas.get_mut(di) {
                 keep(d.device.unregister(p, Context::Buffer("buffer")));
             }
         }
@@ -951,19 +954,26 @@ pub(crate) fn release_engines(st: &mut State) -> Result<()> {
     // 3. Buffers and semaphores.
     for c in st.copies.iter_mut() {
         if let Some(o) = c.obj.take() {
-            o.free();
+            keep(o.free());
         }
     }
     st.copies.clear();
     while let Some(s) = st.sems.pop() {
-        s.free();
+        keep(s.free());
     }
     st.gpu_sems.clear();
     st.tasks.clear();
     // 4. Modules, streams, devices.
     if let Some(stamps) = st.stamps.take() {
-        keep(stamps.memory.release(Context::Cubin("timing")));
-        keep(stamps.module.unload());
+        let Stamps {
+            module,
+            function,
+            memory,
+            ..
+        } = stamps;
+        keep(memory.release(Context::Cubin("timing")));
+        drop(function);
+        keep(module.unload());
     }
     while let Some(m) = st.modules.pop() {
         keep(m.unload());
@@ -982,10 +992,10 @@ pub(crate) fn release_engines(st: &mut State) -> Result<()> {
         w.free();
     }
     if let Some(m) = st.buf_module.take() {
-        m.close();
+        keep(m.close());
     }
     if let Some(m) = st.sync_module.take() {
-        m.close();
+        keep(m.close());
     }
     first
 }

@@ -134,7 +134,7 @@ impl Init {
         self.state.buf_module = Some(BufModule::open()?);
         self.state.wait = Some(CpuWaitContext::alloc(self.sync_module()?)?);
         if uses(EngineKind::Gpu) {
-            os::enforce_cuda_environment()?;
+            os::require_cuda_environment()?;
             self.open_gpu()?;
         }
         self.open_dlas()?;
@@ -155,7 +155,7 @@ impl Init {
         let gpu = Gpu::open(self.config.gpu_ordinal)?;
         let sm = gpu.sm();
         for c in self.s.cubins {
-            let m = GpuModule::load(c, sm)?;
+            let m = GpuModule::load(&gpu, c)?;
             let limit = self.state.modules.capacity() as u32;
             self.state.modules.push(m).map_err(|m| {
                 let _ = m.unload();
@@ -167,7 +167,7 @@ impl Init {
         }
         for (i, e) in self.s.engines.iter().enumerate() {
             if e.kind == EngineKind::Gpu {
-                let stream = Stream::create(e.name)?;
+                let stream = Stream::create(&gpu, e.name)?;
                 let limit = self.state.streams.capacity() as u32;
                 self.state
                     .streams
@@ -189,7 +189,7 @@ impl Init {
                 module: "timing",
                 sm,
             })?;
-            let module = GpuModule::load_image("timing", sm, &c.sha256, c.image)?;
+            let module = GpuModule::load_image(&gpu, "timing", &c.sha256, c.image)?;
             let function = module.function("stamp_globaltimer", Context::Cubin("timing"))?;
             let gpu_tasks = self
                 .s
@@ -198,7 +198,7 @@ impl Init {
                 .filter(|t| matches!(t.work, Work::Gpu(_)))
                 .count();
             let slots = 2 * FENCE_HISTORY * gpu_tasks.max(1);
-            let memory = GpuMemory::pinned((slots * 8) as u64, Context::Cubin("timing"))?;
+            let memory = GpuMemory::pinned(&gpu, (slots * 8) as u64, Context::Cubin("timing"))?;
             self.state.stamps = Some(Stamps {
                 module,
                 function,
@@ -288,9 +288,12 @@ impl Init {
                     dla: heapless::Vec::new(),
                 };
                 if let BufferKind::Pinned { size } = b.kind {
-                    let mem = GpuMemory::pinned(size, context)?;
-                    if let Some(host) = mem.pinned_host() {
-                        *view = BufferView::new(host, size as usize);
+                    let gpu = self.state.gpu.as_ref().ok_or(Error::Phase {
+                        what: "GPU not open",
+                    })?;
+                    let mem = GpuMemory::pinned(gpu, size, context)?;
+                    if let Some(v) = BufferView::of_pinned(&mem) {
+                        *view = v;
                     }
                     copy.gpu = Some(mem);
                 } else {
@@ -304,25 +307,28 @@ impl Init {
                         what: "NvSciBuf not open",
                     })?;
                     let obj = BufObj::alloc(buf_module, &spec, context)?;
-                    if let Some(p) = obj.cpu_addr() {
-                        if !(p as u64).is_multiple_of(b.kind.align()) {
-                            let addr = p as u64;
-                            obj.free();
+                    if let Some(v) = BufferView::of_buffer(&obj) {
+                        if !v.addr().is_multiple_of(b.kind.align()) {
+                            let addr = v.addr();
+                            let _ = obj.free();
                             return Err(Error::BufferMisaligned {
                                 buffer: b.name,
                                 align: b.kind.align(),
                                 addr,
                             });
                         }
-                        *view = BufferView::new(p, b.kind.size() as usize);
+                        *view = v;
                     }
                     if on_gpu {
+                        let gpu = self.state.gpu.as_ref().ok_or(Error::Phase {
+                            what: "GPU not open",
+                        })?;
                         copy.gpu = Some(match GPU_SYNC {
-                            GpuSyncMode::External => GpuMemory::import(&obj, context)?,
-                            GpuSyncMode::Counter => GpuMemory::register(&obj, context)?,
+                            GpuSyncMode::External => GpuMemory::import(gpu, &obj, context)?,
+                            GpuSyncMode::Counter => GpuMemory::register(gpu, &obj, context)?,
                         });
                     }
-                    for (di, dla) in self.state.dlas.iter().enumerate() {
+                    for (di, dla) in self.state.dlas.iter_mut().enumerate() {
                         let read_only = s.tasks.iter().any(|t| {
                             matches!(t.work, Work::Dla(d) if d.loadable.0 == dla.loadable)
                                 && t.reads.contains(&id)
@@ -462,8 +468,7 @@ impl Init {
                         .fill_sync_attributes(&mut l, false, context)?;
                     add(l, &mut lists)?;
                 }
-                let raw: heapless::Vec<_, 4> = lists.iter().map(SyncAttrList::raw).collect();
-                crate::engine::nvsci::reconcile_and_alloc(&raw, context)
+                crate::engine::nvsci::reconcile_and_alloc(&lists, context)
             })();
             while let Some(l) = lists.pop() {
                 l.free();
@@ -506,9 +511,12 @@ impl Init {
                     })?;
                 }
                 if kind == EngineKind::Gpu || gpu_waits {
+                    let gpu = self.state.gpu.as_ref().ok_or(Error::Phase {
+                        what: "GPU not open",
+                    })?;
                     gpu_sem = Some(match GPU_SYNC {
-                        GpuSyncMode::External => GpuSemaphore::import(&sem, context)?,
-                        GpuSyncMode::Counter => GpuSemaphore::map_counter(&sem, context)?,
+                        GpuSyncMode::External => GpuSemaphore::import(gpu, &sem, context)?,
+                        GpuSyncMode::Counter => GpuSemaphore::map_counter(gpu, &sem, context)?,
                     });
                 }
                 rt.submit = self.submission(id)?;
@@ -536,7 +544,7 @@ impl Init {
                     what: "DLA task without device",
                     context: Context::Task(t.name),
                 })?;
-                let none = DlaPtr(core::ptr::null_mut());
+                let none = DlaPtr::NONE;
                 let mut inputs = [[none; MAX_TENSORS]; MAX_COPIES];
                 let mut outputs = [[none; MAX_TENSORS]; MAX_COPIES];
                 for copy in 0..MAX_COPIES {
@@ -590,28 +598,27 @@ impl Init {
                             context,
                         })?;
                 let function = module.function(g.kernel, context)?;
-                let mut params = [ParamBlock::new(); MAX_COPIES];
+                let mut params = [const { ParamBlock::empty() }; MAX_COPIES];
                 for (copy, block) in params.iter_mut().enumerate() {
+                    let mut b = ParamBlock::builder(&function);
                     for p in g.params {
-                        let v = match *p {
-                            Param::Buffer(b) => {
-                                let mult = s.buffers[b.0 as usize].multiplicity as usize;
+                        b = match *p {
+                            Param::Buffer(buf) => {
+                                let mult = s.buffers[buf.0 as usize].multiplicity as usize;
                                 let c = &self.state.copies
-                                    [copy_index(self.offsets, b.0 as usize, copy % mult)];
-                                c.gpu.as_ref().map(GpuMemory::device_addr).ok_or(
-                                    Error::BadSchedule {
-                                        what: "kernel parameter buffer not mapped into the GPU",
-                                        context: Context::Buffer(s.buffers[b.0 as usize].name),
-                                    },
-                                )?
+                                    [copy_index(self.offsets, buf.0 as usize, copy % mult)];
+                                b.memory(c.gpu.as_ref().ok_or(Error::BadSchedule {
+                                    what: "kernel parameter buffer not mapped into the GPU",
+                                    context: Context::Buffer(s.buffers[buf.0 as usize].name),
+                                })?)?
                             }
-                            Param::U32(v) => v as u64,
-                            Param::I32(v) => v as u32 as u64,
-                            Param::U64(v) => v,
-                            Param::F32(v) => v.to_bits() as u64,
+                            Param::U32(v) => b.u32(v)?,
+                            Param::I32(v) => b.i32(v)?,
+                            Param::U64(v) => b.u64(v)?,
+                            Param::F32(v) => b.f32(v)?,
                         };
-                        block.push(v)?;
                     }
+                    *block = b.finish()?;
                 }
                 let stamp = s.tasks[..id.0 as usize]
                     .iter()
@@ -694,11 +701,12 @@ impl Init {
         let mut best = (u64::MAX, 0i64);
         for _ in 0..32 {
             stamps.memory.write_bytes(0, &[0; 8])?;
-            let mut p = ParamBlock::new();
-            p.push(stamps.memory.device_addr())?;
+            let p = ParamBlock::builder(&stamps.function)
+                .memory(&stamps.memory)?
+                .finish()?;
             let before = os::monotonic_ns();
             first.stream.launch(
-                stamps.function,
+                &stamps.function,
                 [1; 3],
                 [1; 3],
                 0,

@@ -261,7 +261,7 @@ impl Worker {
         }
         self.fence.clear();
         for s in self.sems.iter_mut().filter_map(Option::take) {
-            s.free();
+            let _ = s.free();
         }
         self.wait.free();
         Ok(())

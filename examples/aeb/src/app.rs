@@ -104,15 +104,7 @@ pub fn init(
 /// The SIL DLA's timing model: uniform from [`DLA_MIN_NS`] to [`DLA_MAX_NS`] per frame.
 #[cfg(any(feature = "sil", feature = "rig"))]
 pub fn dla_timing(seed: u64) -> orin_exec::engine::platform::dla_sil::TimingModel {
-    orin_exec::engine::platform::dla_sil::TimingModel {
-        kind: 1,
-        numBins: 0,
-        minNs: DLA_MIN_NS,
-        maxNs: DLA_MAX_NS,
-        binUpperNs: std::ptr::null(),
-        binWeights: std::ptr::null(),
-        seed,
-    }
+    orin_exec::engine::platform::dla_sil::TimingModel::uniform(DLA_MIN_NS, DLA_MAX_NS, seed)
 }
 
 /// Start draining the trace of `exec` into `path` every 20 ms.
