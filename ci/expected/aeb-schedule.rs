@@ -586,8 +586,8 @@ static TIMELINE: [TimelineEntry; 8] = [
     },
 ];
 
-/// The runtime's static storage, sized to this schedule: 8 tasks, 7 buffers with 8 copies in all, 2 CPU workers.
-pub type Storage = ::orin_exec::exec::Storage<8, 7, 8, 2>;
+/// The runtime's static storage, sized to this schedule: 8 tasks, 7 buffers with 8 copies in all, 2 CPU workers, and a trace ring of 2048 records (64 frames of at most 24 records).
+pub type Storage = ::orin_exec::exec::Storage<8, 7, 8, 2, 2048>;
 
 /// Per CPU task, the context of one run: only the buffers the task declares,
 /// read-only for `reads`, writable for `writes`.

@@ -339,8 +339,8 @@ static TIMELINE: [TimelineEntry; 4] = [
     },
 ];
 
-/// The runtime's static storage, sized to this schedule: 4 tasks, 3 buffers with 4 copies in all, 2 CPU workers.
-pub type Storage = ::orin_exec::exec::Storage<4, 3, 4, 2>;
+/// The runtime's static storage, sized to this schedule: 4 tasks, 3 buffers with 4 copies in all, 2 CPU workers, and a trace ring of 1024 records (64 frames of at most 15 records).
+pub type Storage = ::orin_exec::exec::Storage<4, 3, 4, 2, 1024>;
 
 /// Per CPU task, the context of one run: only the buffers the task declares,
 /// read-only for `reads`, writable for `writes`.

@@ -31,9 +31,10 @@ use std::time::Instant;
 use orin_exec::engine::gpu::{Function, Gpu, GpuModule, ParamBlock, Stream};
 use orin_exec::engine::os;
 use orin_exec::error::Context;
-use orin_exec::exec::{Builder, Config, TaskFault, Trace};
+use orin_exec::exec::{Builder, Config, TaskFault};
 use orin_exec::table::Schedule;
 use orin_exec::trace::Event;
+use orin_exec::trace::TraceLog;
 use orin_exec::trace::ring::Pop;
 use serde::Serialize;
 
@@ -383,7 +384,7 @@ type Times = HashMap<(u16, u64, bool), u64>;
 /// Take every record out of the trace ring: task start/end times, and the frames in which a
 /// task was skipped (a CPU task its worker reached after the deadline is skipped, with no
 /// fault).
-fn drain(ring: &Trace, times: &mut Times, skipped: &mut HashSet<u64>) {
+fn drain(ring: &TraceLog, times: &mut Times, skipped: &mut HashSet<u64>) {
     loop {
         match ring.pop() {
             Pop::Record(r) => match r.event {

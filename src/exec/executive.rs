@@ -17,9 +17,10 @@ use crate::exec::health::HealthMonitor;
 use crate::exec::plan::FramePlan;
 use crate::exec::runtime::SafeStop;
 use crate::exec::state::{Stamps, State, Submit};
-use crate::exec::worker::{Shared, TaskFault, Trace};
+use crate::exec::worker::{Shared, TaskFault};
 use crate::limits::{FENCE_HISTORY, MAX_COPIES, MAX_WAITS};
 use crate::table::{Action, BufferId, FaultKind, ModeId, Schedule, TaskId};
+use crate::trace::TraceLog;
 use crate::trace::record::NO_TASK;
 use crate::trace::{Event, Record};
 
@@ -185,7 +186,7 @@ impl Executive {
     }
 
     /// The trace ring (drain it from another thread with [`crate::trace::TraceRing::pop`]).
-    pub fn trace(&self) -> &'static Trace {
+    pub fn trace(&self) -> &'static TraceLog {
         self.shared.trace
     }
 
@@ -868,7 +869,7 @@ pub(crate) fn submit_task(
 }
 
 /// Stop the workers, then release every engine object (also used when init fails).
-pub(crate) fn release_state(st: &mut State, board: &Board) -> Result<()> {
+pub(crate) fn release_state(st: &mut State, board: &Board<'_>) -> Result<()> {
     board.request_stop();
     let mut first: Result<()> = Ok(());
     for w in st.workers.iter() {

@@ -25,4 +25,4 @@ pub use executive::{Executive, FaultRecord, FrameReport, Injection, TaskCounters
 #[cfg(feature = "std")]
 pub use runtime::{Builder, Config, Initialized, SafeStop, Storage};
 #[cfg(feature = "std")]
-pub use worker::{CpuTask, TaskFault, Trace};
+pub use worker::{CpuTask, TRACE_CAPACITY, TaskFault};

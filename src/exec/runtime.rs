@@ -28,7 +28,7 @@ use crate::engine::os::{self, RealtimeStatus};
 use crate::engine::platform::Clock;
 use crate::error::{Error, Result};
 use crate::exec::bind::BodySet;
-use crate::exec::board::Board;
+use crate::exec::board::{Board, TaskRow};
 use crate::exec::executive::{Executive, Sealed, TaskCounters};
 use crate::exec::health::{FaultCounts, HealthMonitor};
 use crate::exec::init::{Init, Workers, check_table, spawn_workers};
@@ -36,10 +36,11 @@ use crate::exec::state::{
     BufferCopy, DlaEntry, State, StreamEntry, Submit, TaskRt, WorkerHandle, copy_index,
     copy_offsets,
 };
-use crate::exec::worker::{CauseSlot, CpuTask, Shared, Trace, WorkerTask};
+use crate::exec::worker::{CauseSlot, CpuTask, Shared, TRACE_CAPACITY, WorkerTask};
 use crate::mem::AccessLedger;
 use crate::table::FaultKind;
 use crate::table::{BufferId, EngineKind, Schedule, TaskId};
+use crate::trace::{TraceLog, TraceRing};
 use heapless::vec::VecView;
 
 /// Default for [`Config::virtual_wait_cap_us`].
@@ -93,16 +94,19 @@ pub struct SafeStop {
 /// Static storage for one runtime, sized to its schedule: put it in a `static` (e.g. a
 /// `StaticCell`). The schedule generator emits the type for a schedule
 /// (`schedule::Storage`); the parameters are the schedule's tasks (at most 64: task sets are
-/// 64-bit masks), buffers, buffer copies (the sum of the multiplicities) and CPU workers.
-/// Init checks that the schedule fits and says which table does not.
+/// 64-bit masks), buffers, buffer copies (the sum of the multiplicities), CPU workers, and the
+/// trace ring's capacity in records. Init checks that the schedule fits and says which table
+/// does not.
 pub struct Storage<
     const TASKS: usize,
     const BUFFERS: usize,
     const COPIES: usize,
     const WORKERS: usize,
+    const TRACE: usize = TRACE_CAPACITY,
 > {
-    board: Board,
-    trace: Trace,
+    board: Board<'static>,
+    rows: [TaskRow; TASKS],
+    trace: TraceRing<TRACE>,
     before: [u64; TASKS],
     offsets: [u16; BUFFERS],
     views: [BufferView; COPIES],
@@ -125,22 +129,33 @@ pub struct Storage<
     worker_sems: [[Option<SyncObj>; TASKS]; WORKERS],
 }
 
-impl<const TASKS: usize, const BUFFERS: usize, const COPIES: usize, const WORKERS: usize> Default
-    for Storage<TASKS, BUFFERS, COPIES, WORKERS>
+impl<
+    const TASKS: usize,
+    const BUFFERS: usize,
+    const COPIES: usize,
+    const WORKERS: usize,
+    const TRACE: usize,
+> Default for Storage<TASKS, BUFFERS, COPIES, WORKERS, TRACE>
 {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<const TASKS: usize, const BUFFERS: usize, const COPIES: usize, const WORKERS: usize>
-    Storage<TASKS, BUFFERS, COPIES, WORKERS>
+impl<
+    const TASKS: usize,
+    const BUFFERS: usize,
+    const COPIES: usize,
+    const WORKERS: usize,
+    const TRACE: usize,
+> Storage<TASKS, BUFFERS, COPIES, WORKERS, TRACE>
 {
     /// Empty storage (usable in a `static` initialiser).
     pub const fn new() -> Self {
         Storage {
-            board: Board::new(),
-            trace: Trace::new(),
+            board: Board::new(&[]),
+            rows: [const { TaskRow::new() }; TASKS],
+            trace: TraceRing::new(),
             before: [0; TASKS],
             offsets: [0; BUFFERS],
             views: [BufferView::NONE; COPIES],
@@ -170,8 +185,8 @@ impl<const TASKS: usize, const BUFFERS: usize, const COPIES: usize, const WORKER
 
 /// The tables of a [`Storage`], as views of any size.
 pub(crate) struct Parts {
-    pub board: &'static Board,
-    pub trace: &'static Trace,
+    pub board: &'static Board<'static>,
+    pub trace: &'static TraceLog,
     pub before: &'static mut [u64],
     pub offsets: &'static mut [u16],
     pub views: &'static mut [BufferView],
@@ -193,12 +208,18 @@ pub(crate) struct Parts {
     pub worker_sems: &'static mut [Option<SyncObj>],
 }
 
-impl<const TASKS: usize, const BUFFERS: usize, const COPIES: usize, const WORKERS: usize>
-    Storage<TASKS, BUFFERS, COPIES, WORKERS>
+impl<
+    const TASKS: usize,
+    const BUFFERS: usize,
+    const COPIES: usize,
+    const WORKERS: usize,
+    const TRACE: usize,
+> Storage<TASKS, BUFFERS, COPIES, WORKERS, TRACE>
 {
     fn parts(&'static mut self) -> Parts {
         let Storage {
             board,
+            rows,
             trace,
             before,
             offsets,
@@ -219,6 +240,7 @@ impl<const TASKS: usize, const BUFFERS: usize, const COPIES: usize, const WORKER
             worker_tasks,
             worker_sems,
         } = self;
+        board.set_rows(rows);
         Parts {
             board,
             trace,
@@ -262,9 +284,10 @@ impl Builder {
         const BUFFERS: usize,
         const COPIES: usize,
         const WORKERS: usize,
+        const TRACE: usize,
     >(
         schedule: &'static Schedule,
-        storage: &'static mut Storage<TASKS, BUFFERS, COPIES, WORKERS>,
+        storage: &'static mut Storage<TASKS, BUFFERS, COPIES, WORKERS, TRACE>,
     ) -> Self {
         let parts = storage.parts();
         let error = fit(schedule, &parts).err();

@@ -16,7 +16,7 @@ use crate::exec::board::{Board, CpuResult, RunStatus};
 use crate::exec::state::copy_index;
 use crate::mem::AccessLedger;
 use crate::table::{BufferId, Schedule, TaskId};
-use crate::trace::{Event, Record, TraceRing};
+use crate::trace::{Event, Record, TraceLog};
 
 /// A CPU task body as the executive calls it: with the run-time-checked [`CpuCtx`].
 ///
@@ -92,18 +92,15 @@ impl CauseSlot {
     }
 }
 
-/// Trace ring capacity (records).
+/// Trace ring capacity (records) of a [`Storage`](crate::exec::Storage) that does not say.
 pub const TRACE_CAPACITY: usize = 1 << 13;
-
-/// The trace ring type the runtime writes.
-pub type Trace = TraceRing<TRACE_CAPACITY>;
 
 /// Everything a worker shares with the executive.
 #[derive(Clone, Copy)]
 pub(crate) struct Shared {
     pub schedule: &'static Schedule,
-    pub board: &'static Board,
-    pub trace: &'static Trace,
+    pub board: &'static Board<'static>,
+    pub trace: &'static TraceLog,
     pub ledger: AccessLedger<'static>,
     /// Each buffer's first copy in `views`.
     pub offsets: &'static [u16],

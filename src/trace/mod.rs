@@ -8,4 +8,4 @@ pub mod record;
 pub mod ring;
 
 pub use record::{Event, Record};
-pub use ring::TraceRing;
+pub use ring::{TraceLog, TraceRing};

@@ -1,8 +1,7 @@
 //! The CPU tasks of the AEB slice.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
 use orin_exec::exec::TaskFault;
+use orin_exec::sync::SeqLock;
 
 use crate::schedule::{body, cx};
 
@@ -23,13 +22,6 @@ pub struct Decision {
     pub stale: bool,
 }
 
-/// One slot of a [`FrameLog`]: the frame it holds (`u64::MAX`: none, or being written) and
-/// its words.
-struct Slot<const W: usize> {
-    frame: AtomicU64,
-    words: [AtomicU64; W],
-}
-
 impl<const W: usize, const SLOTS: usize> Default for FrameLog<W, SLOTS> {
     fn default() -> Self {
         Self::new()
@@ -37,43 +29,33 @@ impl<const W: usize, const SLOTS: usize> Default for FrameLog<W, SLOTS> {
 }
 
 /// `W` words per frame for the last `SLOTS` frames, written by a task on its worker and read
-/// by the main thread after the frame (no locks, no allocation).
+/// by the main thread after the frame (no locks, no allocation): one [`SeqLock`] per slot,
+/// versioned by the frame, so a read never mixes two frames' words.
 pub struct FrameLog<const W: usize, const SLOTS: usize = 256> {
-    slots: [Slot<W>; SLOTS],
+    slots: [SeqLock<W>; SLOTS],
 }
 
 impl<const W: usize, const SLOTS: usize> FrameLog<W, SLOTS> {
     /// An empty log.
     pub const fn new() -> Self {
         FrameLog {
-            slots: [const {
-                Slot {
-                    frame: AtomicU64::new(u64::MAX),
-                    words: [const { AtomicU64::new(0) }; W],
-                }
-            }; SLOTS],
+            slots: [const { SeqLock::new() }; SLOTS],
         }
     }
 
-    /// Record the words of `frame` (replacing those of the frame `SLOTS` before it).
+    fn slot(&self, frame: u64) -> &SeqLock<W> {
+        &self.slots[(frame % SLOTS as u64) as usize]
+    }
+
+    /// Record the words of `frame` (replacing those of the frame `SLOTS` before it). A frame
+    /// is recorded once: a second record of it, or one older than the slot holds, is ignored.
     pub fn record(&self, frame: u64, words: [u64; W]) {
-        let slot = &self.slots[frame as usize % SLOTS];
-        slot.frame.store(u64::MAX, Ordering::Release);
-        for (w, v) in slot.words.iter().zip(words) {
-            w.store(v, Ordering::Relaxed);
-        }
-        slot.frame.store(frame, Ordering::Release);
+        self.slot(frame).write(frame, words);
     }
 
     /// The words of `frame`, if they were recorded and are still in the log.
     pub fn get(&self, frame: u64) -> Option<[u64; W]> {
-        let slot = &self.slots[frame as usize % SLOTS];
-        if slot.frame.load(Ordering::Acquire) != frame {
-            return None;
-        }
-        Some(std::array::from_fn(|i| {
-            slot.words[i].load(Ordering::Relaxed)
-        }))
+        self.slot(frame).read(frame)
     }
 }
 
@@ -276,5 +258,71 @@ impl body::ConservativeDecision for ConservativeDecision {
             },
         );
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod frame_log_tests {
+    use super::*;
+
+    #[test]
+    fn a_frame_reads_back_until_its_slot_is_reused() {
+        let log: FrameLog<2, 4> = FrameLog::new();
+        assert_eq!(log.get(1), None);
+        log.record(1, [10, 11]);
+        assert_eq!(log.get(1), Some([10, 11]));
+        assert_eq!(log.get(5), None, "same slot, another frame");
+        log.record(5, [50, 51]);
+        assert_eq!(log.get(1), None, "replaced by the frame SLOTS later");
+        assert_eq!(log.get(5), Some([50, 51]));
+        log.record(1, [12, 13]);
+        assert_eq!(
+            log.get(5),
+            Some([50, 51]),
+            "an older frame never comes back"
+        );
+    }
+
+    #[test]
+    fn decisions_round_trip() {
+        let log = DecisionLog::new();
+        let d = Decision {
+            brake: true,
+            distance_mm: -1,
+            fallback: false,
+            implausible: true,
+            stale: true,
+        };
+        log.record(3, d);
+        assert_eq!(log.get(3), Some(d));
+        assert_eq!(log.get(4), None);
+    }
+
+    /// A worker records frames while the main thread reads the most recent ones (whose slots
+    /// the worker is about to reuse): every read is one frame's words, never a mix.
+    #[test]
+    fn concurrent_reads_are_whole() {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static LOG: FrameLog<3, 8> = FrameLog::new();
+        static RECORDED: AtomicU64 = AtomicU64::new(0);
+        const FRAMES: u64 = 20_000;
+        let words = |f: u64| [f, f * 3 + 1, !f];
+        let writer = std::thread::spawn(move || {
+            for f in 0..FRAMES {
+                LOG.record(f, words(f));
+                RECORDED.store(f, Ordering::Relaxed);
+            }
+        });
+        while !writer.is_finished() {
+            let newest = RECORDED.load(Ordering::Relaxed);
+            for frame in newest.saturating_sub(7)..=newest {
+                if let Some(got) = LOG.get(frame) {
+                    assert_eq!(got, words(frame), "a mix of two frames");
+                }
+            }
+        }
+        writer.join().unwrap();
+        assert_eq!(LOG.get(FRAMES - 1), Some(words(FRAMES - 1)));
+        assert_eq!(LOG.get(FRAMES - 9), None);
     }
 }

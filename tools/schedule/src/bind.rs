@@ -38,22 +38,42 @@ fn buffer_field(name: &str) -> Ident {
     }
 }
 
+/// Frames of trace records the ring holds while its drainer is late.
+const TRACE_FRAMES: usize = 64;
+
+/// Trace records one frame can produce: its release, two per CPU task (start, end) and three
+/// per accelerator task (submit, start, end), and room for a few faults and reactions.
+fn trace_records_per_frame(model: &Model) -> usize {
+    let per_task: usize = model
+        .tasks
+        .iter()
+        .map(|t| match model.engines[t.engine].kind {
+            Kind::Cpu => 2,
+            _ => 3,
+        })
+        .sum();
+    1 + per_task + 4
+}
+
 /// The runtime's storage sized to the schedule: `rt::exec::Storage<tasks, buffers, copies,
-/// CPU workers>`.
+/// CPU workers, trace records>`.
 fn storage(model: &Model, rt: &syn::Path) -> TokenStream {
     let tasks = model.tasks.len();
     let buffers = model.buffers.len();
     let copies: usize = model.buffers.iter().map(|b| b.multiplicity as usize).sum();
     let workers = model.engines.iter().filter(|e| e.kind == Kind::Cpu).count();
+    let per_frame = trace_records_per_frame(model);
+    let trace = (per_frame * TRACE_FRAMES).next_power_of_two().max(256);
     let doc = format!(
         " The runtime's static storage, sized to this schedule: {tasks} tasks, {buffers} \
-         buffers with {copies} copies in all, {workers} CPU workers."
+         buffers with {copies} copies in all, {workers} CPU workers, and a trace ring of \
+         {trace} records ({TRACE_FRAMES} frames of at most {per_frame} records)."
     );
-    let [tasks, buffers, copies, workers] =
-        [tasks, buffers, copies, workers].map(proc_macro2::Literal::usize_unsuffixed);
+    let [tasks, buffers, copies, workers, trace] =
+        [tasks, buffers, copies, workers, trace].map(proc_macro2::Literal::usize_unsuffixed);
     quote! {
         #[doc = #doc]
-        pub type Storage = #rt::exec::Storage<#tasks, #buffers, #copies, #workers>;
+        pub type Storage = #rt::exec::Storage<#tasks, #buffers, #copies, #workers, #trace>;
     }
 }
 

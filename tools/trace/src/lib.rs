@@ -15,7 +15,7 @@ use serde::Serialize;
 use orin_exec::table::{EngineKind, FaultKind, Schedule};
 use orin_exec::trace::record::NO_TASK;
 use orin_exec::trace::ring::Pop;
-use orin_exec::trace::{Event, Record, TraceRing};
+use orin_exec::trace::{Event, Record, TraceLog};
 
 /// What a trace file says about the schedule it was recorded with, so reports need nothing
 /// else.
@@ -108,8 +108,8 @@ pub struct Drainer {
 
 impl Drainer {
     /// Start draining `ring` into `path`; the file starts with `meta`.
-    pub fn start<const N: usize>(
-        ring: &'static TraceRing<N>,
+    pub fn start(
+        ring: &'static TraceLog,
         meta: &TraceMeta,
         path: &Path,
         period: Duration,
