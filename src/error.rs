@@ -12,6 +12,22 @@
 //!     "buffer `image` is held by dla0 (task `detector`): its fence has not been reached"
 //! );
 //! ```
+//!
+//! The kind of an error is always a value to match on, never text: which table ran out
+//! ([`Table`]), how the schedule is inconsistent ([`ScheduleFault`]), which platform fact
+//! does not hold ([`PlatformFact`]), what the current phase forbids ([`Phase`]) and which
+//! contract of the engine layer a call broke ([`Misuse`]).
+//!
+//! ```
+//! use orin_exec::{Error, error::Table};
+//! let e = Error::Capacity { table: Table::CpuWorkers, limit: 4 };
+//! let grow = match e {
+//!     Error::Capacity { table: Table::CpuWorkers, limit } => Some(limit * 2),
+//!     _ => None,
+//! };
+//! assert_eq!(grow, Some(8));
+//! assert_eq!(e.to_string(), "capacity exceeded: at most 4 CPU workers");
+//! ```
 
 use core::fmt;
 
@@ -179,6 +195,310 @@ impl fmt::Display for TensorMismatch {
     }
 }
 
+/// A static table of the runtime whose capacity ran out (see [`Error::Capacity`]).
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Table {
+    /// Engines of the schedule.
+    Engines,
+    /// Modes of the schedule.
+    Modes,
+    /// Tasks of the schedule (or of the tables given to hold them).
+    Tasks,
+    /// Waits (dependencies) of one task.
+    WaitsPerTask,
+    /// Frames a dependency may lag behind (bounded by the fence history).
+    DependencyLag,
+    /// Buffers of the schedule.
+    Buffers,
+    /// Copies of all buffers together.
+    BufferCopies,
+    /// CPU worker threads.
+    CpuWorkers,
+    /// Loaded GPU modules.
+    Cubins,
+    /// GPU streams.
+    GpuStreams,
+    /// Open DLA device handles.
+    DlaDevices,
+    /// DLA imports of one buffer copy.
+    DlaImportsPerBuffer,
+    /// DLA imports of one completion semaphore.
+    DlaImportsPerSemaphore,
+    /// DLA device handles that wait on or signal one semaphore.
+    DlaHandlesPerSemaphore,
+    /// Imports registered with one DLA device handle.
+    ImportsPerDlaDevice,
+    /// Input or output tensors of one DLA loadable.
+    DlaTensors,
+    /// Pre-fences of one DLA submission.
+    DlaPreFences,
+    /// NvSciSync attribute lists reconciled for one semaphore.
+    AttributeListsPerSemaphore,
+    /// NvSciBuf attributes of one buffer.
+    BufferAttributes,
+    /// Open engine objects that have children (modules, contexts, buffers).
+    EngineParents,
+    /// Bytes in a kernel name.
+    KernelNameBytes,
+    /// Parameters of one kernel.
+    KernelParams,
+    /// Bins of a SIL timing model.
+    TimingModelBins,
+    /// Fault injections waiting for their frame.
+    PendingInjections,
+}
+
+impl fmt::Display for Table {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Table::Engines => "engines",
+            Table::Modes => "modes",
+            Table::Tasks => "tasks",
+            Table::WaitsPerTask => "waits per task",
+            Table::DependencyLag => "frames of dependency lag",
+            Table::Buffers => "buffers",
+            Table::BufferCopies => "buffer copies",
+            Table::CpuWorkers => "CPU workers",
+            Table::Cubins => "cubins",
+            Table::GpuStreams => "GPU streams",
+            Table::DlaDevices => "DLA device handles",
+            Table::DlaImportsPerBuffer => "DLA imports per buffer",
+            Table::DlaImportsPerSemaphore => "DLA imports per semaphore",
+            Table::DlaHandlesPerSemaphore => "DLA handles per semaphore",
+            Table::ImportsPerDlaDevice => "imports per DLA device handle",
+            Table::DlaTensors => "input or output tensors per DLA loadable",
+            Table::DlaPreFences => "DLA pre-fences",
+            Table::AttributeListsPerSemaphore => "attribute lists per semaphore",
+            Table::BufferAttributes => "buffer attributes",
+            Table::EngineParents => {
+                "open engine objects with children (modules, contexts, buffers)"
+            }
+            Table::KernelNameBytes => "bytes in a kernel name",
+            Table::KernelParams => "kernel parameters",
+            Table::TimingModelBins => "timing model bins",
+            Table::PendingInjections => "pending injections",
+        })
+    }
+}
+
+/// How the schedule tables are inconsistent (see [`Error::BadSchedule`]). The validator
+/// rejects all of these; the runtime checks again rather than trust its input.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum ScheduleFault {
+    /// The period is zero or the schedule has no mode.
+    ZeroPeriodOrNoMode,
+    /// A task names an engine that is not in the engine table.
+    EngineOutOfRange,
+    /// A task waits on a later task in the same frame, or on one that does not exist.
+    DependencyOutOfOrder,
+    /// A task names a buffer that is not in the buffer table.
+    BufferOutOfRange,
+    /// A task's deadline lies beyond the period.
+    DeadlineBeyondPeriod,
+    /// A buffer's multiplicity is not 1, 2 or 4.
+    BadMultiplicity,
+    /// A DLA task names a loadable that is not in the loadable table.
+    LoadableOutOfRange,
+    /// A GPU task names a cubin that is not in the cubin table.
+    CubinOutOfRange,
+    /// A DLA task runs on an engine that has no DLA device.
+    DlaTaskWithoutDevice,
+    /// A GPU task runs on an engine that has no stream.
+    GpuTaskWithoutStream,
+    /// A buffer bound to a DLA tensor was not imported into that DLA.
+    TensorBufferNotImported,
+    /// A buffer passed as a kernel parameter is not mapped into the GPU.
+    ParamBufferNotOnGpu,
+    /// A GPU task depends on a task whose semaphore the GPU cannot see.
+    DependencyNotOnGpu,
+    /// A CPU worker has no semaphore handle for a dependency of its tasks.
+    NoSemaphoreForDependency,
+    /// A CPU worker has no semaphore handle for one of its own tasks.
+    NoSemaphoreForCpuTask,
+    /// The kernel is not an entry point of its cubin.
+    KernelNotInCubin,
+    /// The kernel's parameters are not all 4 or 8 bytes, or differ from the declared signature.
+    KernelParamsUnsupported,
+}
+
+impl fmt::Display for ScheduleFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ScheduleFault::ZeroPeriodOrNoMode => "zero period or no mode",
+            ScheduleFault::EngineOutOfRange => "engine index out of range",
+            ScheduleFault::DependencyOutOfOrder => "dependency out of order",
+            ScheduleFault::BufferOutOfRange => "buffer index out of range",
+            ScheduleFault::DeadlineBeyondPeriod => "deadline beyond the period",
+            ScheduleFault::BadMultiplicity => "buffer multiplicity must be 1, 2 or 4",
+            ScheduleFault::LoadableOutOfRange => "loadable index out of range",
+            ScheduleFault::CubinOutOfRange => "cubin index out of range",
+            ScheduleFault::DlaTaskWithoutDevice => "DLA task without device",
+            ScheduleFault::GpuTaskWithoutStream => "GPU task without stream",
+            ScheduleFault::TensorBufferNotImported => "DLA tensor buffer not imported",
+            ScheduleFault::ParamBufferNotOnGpu => "kernel parameter buffer not mapped into the GPU",
+            ScheduleFault::DependencyNotOnGpu => "dependency not visible to the GPU",
+            ScheduleFault::NoSemaphoreForDependency => "no semaphore handle for a dependency",
+            ScheduleFault::NoSemaphoreForCpuTask => "no semaphore handle for a CPU task",
+            ScheduleFault::KernelNotInCubin => "the kernel is not an entry point of its cubin",
+            ScheduleFault::KernelParamsUnsupported => {
+                "kernel parameters must be 4 or 8 bytes and match the declared signature"
+            }
+        })
+    }
+}
+
+/// A platform fact that does not hold (see [`Error::Platform`]).
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum PlatformFact {
+    /// The schedule uses a PVA engine, which the runtime does not drive yet.
+    PvaUnsupported,
+    /// The OS refused to start a CPU worker thread.
+    WorkerThreadNotStarted,
+    /// `CUDA_DISABLE_PTX_JIT` has a value other than `1` (PTX could be JIT-compiled).
+    PtxJitNotDisabled,
+    /// `CUDA_MODULE_LOADING` has a value other than `EAGER` (modules could load lazily).
+    ModuleLoadingNotEager,
+    /// The CUDA variables are not both set and other threads run, so they cannot be set
+    /// safely.
+    CudaEnvironmentNotSet,
+    /// Virtual time and the SIL extensions exist only on the `sil` platform.
+    SilOnly,
+    /// Semaphore counters are mapped into the GPU only on the `rig` platform.
+    CountersOnlyOnRig,
+    /// Buffers are host-registered only on the `rig` platform.
+    HostRegistrationOnlyOnRig,
+}
+
+impl fmt::Display for PlatformFact {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            PlatformFact::PvaUnsupported => {
+                "the PVA engine is not supported yet (schedule a GPU task instead)"
+            }
+            PlatformFact::WorkerThreadNotStarted => "could not start a CPU worker thread",
+            PlatformFact::PtxJitNotDisabled => {
+                "CUDA_DISABLE_PTX_JIT is set to something other than 1"
+            }
+            PlatformFact::ModuleLoadingNotEager => {
+                "CUDA_MODULE_LOADING is set to something other than EAGER"
+            }
+            PlatformFact::CudaEnvironmentNotSet => {
+                "CUDA_DISABLE_PTX_JIT=1 and CUDA_MODULE_LOADING=EAGER are not both set and other \
+                 threads run: set them in the environment, or call the unsafe \
+                 os::enforce_cuda_environment before starting threads"
+            }
+            PlatformFact::SilOnly => {
+                "virtual time and SIL extensions exist only on the sil platform"
+            }
+            PlatformFact::CountersOnlyOnRig => "semaphore counters are mapped only on the rig",
+            PlatformFact::HostRegistrationOnlyOnRig => {
+                "buffers are host-registered only on the rig"
+            }
+        })
+    }
+}
+
+/// What the runtime could not do in its current phase or state (see [`Error::Phase`]).
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Phase {
+    /// The NvSciSync module is not open (init has not opened it, or shutdown closed it).
+    NvSciSyncNotOpen,
+    /// The NvSciBuf module is not open.
+    NvSciBufNotOpen,
+    /// The GPU is not open.
+    GpuNotOpen,
+    /// The executive's CPU wait context is not allocated.
+    NoWaitContext,
+    /// The executive made a safe stop: it runs no more frames.
+    SafeStopped,
+    /// A fault injection names a frame that is already planned.
+    InjectionIntoPlannedFrame,
+    /// A task is submitted in a frame for which it has no planned fence value.
+    TaskNotPlanned,
+    /// A CPU task's fence was reached but its worker posted no result for the frame.
+    CpuResultMissing,
+    /// A DLA task's completion semaphore was not imported into its DLA.
+    DlaSemaphoreNotImported,
+    /// A GPU task's completion semaphore was not imported into the GPU.
+    GpuSemaphoreMissing,
+    /// A CPU worker fell more than `PLAN_HISTORY` frames behind: the plan of its frame is gone.
+    WorkerLostStep,
+}
+
+impl fmt::Display for Phase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Phase::NvSciSyncNotOpen => "NvSciSync module not open",
+            Phase::NvSciBufNotOpen => "NvSciBuf module not open",
+            Phase::GpuNotOpen => "GPU not open",
+            Phase::NoWaitContext => "no wait context",
+            Phase::SafeStopped => "the executive made a safe stop",
+            Phase::InjectionIntoPlannedFrame => "injection into a frame that is already planned",
+            Phase::TaskNotPlanned => "task not planned",
+            Phase::CpuResultMissing => "CPU result missing",
+            Phase::DlaSemaphoreNotImported => "DLA semaphore not imported",
+            Phase::GpuSemaphoreMissing => "GPU semaphore missing",
+            Phase::WorkerLostStep => {
+                "a CPU worker fell more than PLAN_HISTORY frames behind and lost step"
+            }
+        })
+    }
+}
+
+/// A call of the engine layer that breaks its contract (see [`Error::Misuse`]).
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Misuse {
+    /// A DLA token that is not a live import of this DLA device (forged, foreign or
+    /// unregistered).
+    NotALiveDlaImport,
+    /// A semaphore import bound as a DLA tensor.
+    SemaphoreAsTensor,
+    /// A buffer import given as the semaphore a DLA task signals.
+    BufferAsSignal,
+    /// A kernel parameter's value does not match the kernel's parameter list.
+    ParamValueMismatch,
+    /// A parameter block was finished before every kernel parameter had a value.
+    ParamMissing,
+    /// A parameter block launched with a kernel it was not built for.
+    ParamBlockMismatch,
+    /// Reconciling NvSciSync attributes with no attribute list.
+    NoAttributeList,
+    /// Host copies into or out of GPU memory that is not pinned host memory.
+    NotPinnedHost,
+    /// A histogram timing model without bins.
+    EmptyTimingHistogram,
+}
+
+impl fmt::Display for Misuse {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Misuse::NotALiveDlaImport => "not a live import of this DLA device",
+            Misuse::SemaphoreAsTensor => "a semaphore import bound as a DLA tensor",
+            Misuse::BufferAsSignal => "a DLA task signals a semaphore import, not a buffer import",
+            Misuse::ParamValueMismatch => {
+                "a kernel parameter's value does not match the kernel's parameter list"
+            }
+            Misuse::ParamMissing => "a kernel parameter has no value",
+            Misuse::ParamBlockMismatch => {
+                "the parameter block does not fit the kernel's parameter list"
+            }
+            Misuse::NoAttributeList => "no attribute list to reconcile",
+            Misuse::NotPinnedHost => "not pinned host memory",
+            Misuse::EmptyTimingHistogram => "a histogram timing model needs at least one bin",
+        })
+    }
+}
+
 /// Everything that can go wrong in orin-exec.
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -328,27 +648,29 @@ pub enum Error {
     },
     /// A static capacity was exceeded.
     Capacity {
-        /// What ran out.
-        what: &'static str,
-        /// The limit.
+        /// The table that ran out.
+        table: Table,
+        /// Its capacity.
         limit: u32,
     },
     /// The schedule tables are inconsistent (they should come from the validator).
     BadSchedule {
         /// What is wrong.
-        what: &'static str,
+        fault: ScheduleFault,
         /// Where.
         context: Context,
     },
     /// A platform fact does not hold (e.g. JIT not disabled, feature unsupported).
-    Platform {
-        /// What does not hold.
-        what: &'static str,
-    },
-    /// A call is not allowed in the current phase (e.g. after `shutdown`).
-    Phase {
-        /// What was attempted.
-        what: &'static str,
+    Platform(PlatformFact),
+    /// A call is not allowed in the current phase (e.g. after a safe stop).
+    Phase(Phase),
+    /// A call of the engine layer breaks its contract (a stale DLA token, a parameter block
+    /// of another kernel, ...).
+    Misuse {
+        /// Which contract.
+        misuse: Misuse,
+        /// What it was about.
+        context: Context,
     },
     /// Teardown could not finish cleanly; resources of this context may be leaked.
     Shutdown {
@@ -468,14 +790,17 @@ impl fmt::Display for Error {
                 f,
                 "the task bodies were generated for schedule `{schedule}`, not this one"
             ),
-            Error::Capacity { what, limit } => {
-                write!(f, "capacity exceeded: at most {limit} {what}")
+            Error::Capacity { table, limit } => {
+                write!(f, "capacity exceeded: at most {limit} {table}")
             }
-            Error::BadSchedule { what, context } => {
-                write!(f, "inconsistent schedule table: {what} ({context})")
+            Error::BadSchedule { fault, context } => {
+                write!(f, "inconsistent schedule table: {fault} ({context})")
             }
-            Error::Platform { what } => write!(f, "platform check failed: {what}"),
-            Error::Phase { what } => write!(f, "not allowed in this phase: {what}"),
+            Error::Platform(fact) => write!(f, "platform check failed: {fact}"),
+            Error::Phase(phase) => write!(f, "not allowed in this phase: {phase}"),
+            Error::Misuse { misuse, context } => {
+                write!(f, "engine API misuse: {misuse} ({context})")
+            }
             Error::Shutdown { context } => {
                 write!(f, "shutdown incomplete: {context} could not be released")
             }
@@ -487,3 +812,186 @@ impl core::error::Error for Error {}
 
 /// Shorthand for results of this crate.
 pub type Result<T> = core::result::Result<T, Error>;
+
+#[cfg(test)]
+mod tests {
+    use std::string::ToString;
+
+    use super::*;
+
+    /// What a caller does with an error: the kind is matched, never a string.
+    fn retryable_after_init(e: Error) -> bool {
+        matches!(
+            e,
+            Error::Phase(Phase::NvSciSyncNotOpen | Phase::NvSciBufNotOpen | Phase::GpuNotOpen)
+        )
+    }
+
+    #[test]
+    fn kinds_are_matched_and_displayed() {
+        let full = Error::Capacity {
+            table: Table::BufferCopies,
+            limit: 8,
+        };
+        assert!(matches!(
+            full,
+            Error::Capacity {
+                table: Table::BufferCopies,
+                limit: 8
+            }
+        ));
+        assert_ne!(
+            full,
+            Error::Capacity {
+                table: Table::Buffers,
+                limit: 8
+            }
+        );
+        assert_eq!(
+            full.to_string(),
+            "capacity exceeded: at most 8 buffer copies"
+        );
+
+        let bad = Error::BadSchedule {
+            fault: ScheduleFault::DeadlineBeyondPeriod,
+            context: Context::Task("planner"),
+        };
+        assert!(matches!(
+            bad,
+            Error::BadSchedule {
+                fault: ScheduleFault::DeadlineBeyondPeriod,
+                context: Context::Task("planner"),
+            }
+        ));
+        assert_eq!(
+            bad.to_string(),
+            "inconsistent schedule table: deadline beyond the period (task `planner`)"
+        );
+
+        let stopped = Error::Phase(Phase::SafeStopped);
+        assert!(!retryable_after_init(stopped));
+        assert!(retryable_after_init(Error::Phase(Phase::GpuNotOpen)));
+        assert_eq!(
+            stopped.to_string(),
+            "not allowed in this phase: the executive made a safe stop"
+        );
+
+        let jit = Error::Platform(PlatformFact::PtxJitNotDisabled);
+        assert_eq!(
+            jit.to_string(),
+            "platform check failed: CUDA_DISABLE_PTX_JIT is set to something other than 1"
+        );
+
+        let stale = Error::Misuse {
+            misuse: Misuse::NotALiveDlaImport,
+            context: Context::Engine("dla0"),
+        };
+        assert!(matches!(
+            stale,
+            Error::Misuse {
+                misuse: Misuse::NotALiveDlaImport,
+                ..
+            }
+        ));
+        assert_eq!(
+            stale.to_string(),
+            "engine API misuse: not a live import of this DLA device (engine `dla0`)"
+        );
+    }
+
+    /// Every kind has a message of its own (a copy-paste slip would give two the same text).
+    #[test]
+    fn kind_messages_are_distinct() {
+        fn distinct<T: fmt::Display>(kinds: &[T]) {
+            let texts: std::vec::Vec<_> = kinds.iter().map(T::to_string).collect();
+            for (i, t) in texts.iter().enumerate() {
+                assert!(!t.is_empty());
+                assert!(!texts[..i].contains(t), "`{t}` twice");
+            }
+        }
+        use Table as T;
+        distinct(&[
+            T::Engines,
+            T::Modes,
+            T::Tasks,
+            T::WaitsPerTask,
+            T::DependencyLag,
+            T::Buffers,
+            T::BufferCopies,
+            T::CpuWorkers,
+            T::Cubins,
+            T::GpuStreams,
+            T::DlaDevices,
+            T::DlaImportsPerBuffer,
+            T::DlaImportsPerSemaphore,
+            T::DlaHandlesPerSemaphore,
+            T::ImportsPerDlaDevice,
+            T::DlaTensors,
+            T::DlaPreFences,
+            T::AttributeListsPerSemaphore,
+            T::BufferAttributes,
+            T::EngineParents,
+            T::KernelNameBytes,
+            T::KernelParams,
+            T::TimingModelBins,
+            T::PendingInjections,
+        ]);
+        use ScheduleFault as S;
+        distinct(&[
+            S::ZeroPeriodOrNoMode,
+            S::EngineOutOfRange,
+            S::DependencyOutOfOrder,
+            S::BufferOutOfRange,
+            S::DeadlineBeyondPeriod,
+            S::BadMultiplicity,
+            S::LoadableOutOfRange,
+            S::CubinOutOfRange,
+            S::DlaTaskWithoutDevice,
+            S::GpuTaskWithoutStream,
+            S::TensorBufferNotImported,
+            S::ParamBufferNotOnGpu,
+            S::DependencyNotOnGpu,
+            S::NoSemaphoreForDependency,
+            S::NoSemaphoreForCpuTask,
+            S::KernelNotInCubin,
+            S::KernelParamsUnsupported,
+        ]);
+        use PlatformFact as F;
+        distinct(&[
+            F::PvaUnsupported,
+            F::WorkerThreadNotStarted,
+            F::PtxJitNotDisabled,
+            F::ModuleLoadingNotEager,
+            F::CudaEnvironmentNotSet,
+            F::SilOnly,
+            F::CountersOnlyOnRig,
+            F::HostRegistrationOnlyOnRig,
+        ]);
+        use Phase as P;
+        distinct(&[
+            P::NvSciSyncNotOpen,
+            P::NvSciBufNotOpen,
+            P::GpuNotOpen,
+            P::NoWaitContext,
+            P::SafeStopped,
+            P::InjectionIntoPlannedFrame,
+            P::TaskNotPlanned,
+            P::CpuResultMissing,
+            P::DlaSemaphoreNotImported,
+            P::GpuSemaphoreMissing,
+            P::WorkerLostStep,
+        ]);
+        use Misuse as M;
+        distinct(&[
+            M::NotALiveDlaImport,
+            M::SemaphoreAsTensor,
+            M::BufferAsSignal,
+            M::ParamValueMismatch,
+            M::ParamMissing,
+            M::ParamBlockMismatch,
+            M::NoAttributeList,
+            M::NotPinnedHost,
+            M::EmptyTimingHistogram,
+        ]);
+    }
+}

@@ -168,7 +168,7 @@ struct Kernels {
 struct Harness {
     gpu: Gpu,
     modules: Vec<GpuModule>,
-    stream: Option<Stream>,
+    stream: Stream,
     k: Kernels,
     cubins: Vec<(&'static str, String)>,
 }
@@ -205,7 +205,7 @@ impl Harness {
         Ok(Harness {
             gpu,
             modules,
-            stream: Some(stream),
+            stream,
             k,
             cubins,
         })
@@ -227,27 +227,29 @@ impl Harness {
         params: &ParamBlock,
         what: &'static str,
     ) -> orin_exec::Result<()> {
-        let stream = self.stream.as_ref().ok_or(orin_exec::Error::Platform {
-            what: "stream already destroyed",
-        })?;
-        stream.launch(f, grid, block, 0, params, Context::Cubin(what))?;
-        stream.synchronize()
+        self.stream
+            .launch(f, grid, block, 0, params, Context::Cubin(what))?;
+        self.stream.synchronize()
     }
 
-    fn close(mut self) -> orin_exec::Result<()> {
-        let mut first = Ok(());
-        if let Some(s) = self.stream.take() {
-            first = first.and(s.destroy());
-        }
+    fn close(self) -> orin_exec::Result<()> {
+        let Harness {
+            gpu,
+            modules,
+            stream,
+            k,
+            ..
+        } = self;
+        let mut first = stream.destroy();
         // The kernel handles keep their modules loaded.
-        drop(self.k);
-        for m in self.modules.drain(..) {
+        drop(k);
+        for m in modules {
             let r = m.unload();
             if first.is_ok() {
                 first = r;
             }
         }
-        let r = self.gpu.close();
+        let r = gpu.close();
         first.and(r)
     }
 }
@@ -750,9 +752,7 @@ fn stamp(h: &Harness, bufs: &mut Buffers, opts: &Options) -> orin_exec::Result<K
     const BURST: usize = 256;
     // A burst: 256 launches into consecutive slots, one synchronisation.
     bufs.c.write_words(0, &[0u64; BURST]);
-    let stream = h.stream.as_ref().ok_or(orin_exec::Error::Platform {
-        what: "stream already destroyed",
-    })?;
+    let stream = &h.stream;
     for i in 0..BURST {
         let p = ParamBlock::builder(&h.k.stamp)
             .memory_at(bufs.c.memory(), 8 * i as u64)?

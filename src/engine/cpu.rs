@@ -12,7 +12,7 @@ use core::marker::PhantomData;
 
 use crate::engine::gpu::GpuMemory;
 use crate::engine::nvsci::BufObj;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Table};
 use crate::limits::MAX_BUFFERS;
 use crate::table::{BufferId, TaskId};
 
@@ -167,7 +167,7 @@ impl<'a> CpuCtx<'a> {
             Ok(1 << buffer.0)
         } else {
             Err(Error::Capacity {
-                what: "buffers",
+                table: Table::Buffers,
                 limit: MAX_BUFFERS as u32,
             })
         }

@@ -23,7 +23,7 @@ use sha2::{Digest, Sha256};
 
 use crate::engine::keep::Hold;
 use crate::engine::nvsci::{BufObj, RawFence, SyncAttrList, SyncObj};
-use crate::error::{Context, Error, Result, Status, TensorMismatch};
+use crate::error::{Context, Error, Misuse, Result, Status, Table, TensorMismatch};
 use crate::limits::{MAX_TENSORS, MAX_WAITS};
 use crate::table::{LoadableDesc, TensorSpec};
 
@@ -265,7 +265,7 @@ impl DlaDevice {
     ) -> Result<()> {
         if count as usize > MAX_TENSORS {
             return Err(Error::Capacity {
-                what: "tensors per loadable",
+                table: Table::DlaTensors,
                 limit: MAX_TENSORS as u32,
             });
         }
@@ -329,7 +329,7 @@ impl DlaDevice {
     fn room_for_import(&self) -> Result<()> {
         if self.imports.is_full() {
             return Err(Error::Capacity {
-                what: "imports per DLA device handle",
+                table: Table::ImportsPerDlaDevice,
                 limit: MAX_IMPORTS as u32,
             });
         }
@@ -357,8 +357,9 @@ impl DlaDevice {
         {
             return Ok(i);
         }
-        Err(Error::Phase {
-            what: "not a live import of this DLA device",
+        Err(Error::Misuse {
+            misuse: Misuse::NotALiveDlaImport,
+            context: Context::Engine(self.engine),
         })
     }
 
@@ -386,8 +387,9 @@ impl DlaDevice {
                     });
                 }
                 Imported::Semaphore => {
-                    return Err(Error::Phase {
-                        what: "a semaphore import bound as a DLA tensor",
+                    return Err(Error::Misuse {
+                        misuse: Misuse::SemaphoreAsTensor,
+                        context: Context::Engine(self.engine),
                     });
                 }
             }
@@ -455,8 +457,9 @@ impl DlaDevice {
         self.check_bound(s.inputs, &self.input_sizes)?;
         self.check_bound(s.outputs, &self.output_sizes)?;
         if self.imports[self.lookup(s.signal)?].what != Imported::Semaphore {
-            return Err(Error::Phase {
-                what: "a DLA task signals a semaphore import, not a buffer",
+            return Err(Error::Misuse {
+                misuse: Misuse::BufferAsSignal,
+                context: Context::Engine(self.engine),
             });
         }
         let fence = |f: &mut RawFence| cd::CudlaFence {
@@ -466,7 +469,7 @@ impl DlaDevice {
         let mut pre: heapless::Vec<cd::CudlaFence, MAX_WAITS> = heapless::Vec::new();
         for w in s.waits.iter_mut() {
             pre.push(fence(w)).map_err(|_| Error::Capacity {
-                what: "DLA pre-fences",
+                table: Table::DlaPreFences,
                 limit: MAX_WAITS as u32,
             })?;
         }
@@ -485,13 +488,13 @@ impl DlaDevice {
         let mut outputs: heapless::Vec<*mut u64, MAX_TENSORS> = heapless::Vec::new();
         for p in s.inputs {
             inputs.push(p.raw).map_err(|_| Error::Capacity {
-                what: "DLA tensors",
+                table: Table::DlaTensors,
                 limit: MAX_TENSORS as u32,
             })?;
         }
         for p in s.outputs {
             outputs.push(p.raw).map_err(|_| Error::Capacity {
-                what: "DLA tensors",
+                table: Table::DlaTensors,
                 limit: MAX_TENSORS as u32,
             })?;
         }
@@ -679,14 +682,24 @@ mod tests {
         };
         assert!(matches!(
             submit(&[DlaPtr::NONE], p),
-            Err(Error::Phase { .. })
+            Err(Error::Misuse {
+                misuse: Misuse::NotALiveDlaImport,
+                ..
+            })
         ));
         assert!(matches!(
             submit(&[small], p),
             Err(Error::BufferTooSmall { need: 3072, .. })
         ));
         assert!(matches!(submit(&[p, p], p), Err(Error::Tensor { .. })));
-        assert!(matches!(submit(&[p], p), Err(Error::Phase { .. })));
+        // A buffer import as the signal.
+        assert!(matches!(
+            submit(&[p], p),
+            Err(Error::Misuse {
+                misuse: Misuse::BufferAsSignal,
+                ..
+            })
+        ));
         assert!(other.unregister(p, ctx).is_err());
         dla.unregister(small, ctx).unwrap();
         small_buf.free().unwrap();
@@ -696,7 +709,13 @@ mod tests {
             other => panic!("freed under a DLA import: {other:?}"),
         };
         dla.unregister(p, ctx).unwrap();
-        assert!(dla.unregister(p, ctx).is_err());
+        assert!(matches!(
+            dla.unregister(p, ctx),
+            Err(Error::Misuse {
+                misuse: Misuse::NotALiveDlaImport,
+                ..
+            })
+        ));
         buf.free().unwrap();
         dla.close().unwrap();
         other.close().unwrap();

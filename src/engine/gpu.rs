@@ -73,7 +73,7 @@ use cuda_sys as cu;
 use crate::engine::dla::hash_matches;
 use crate::engine::keep::{Claim, Hold, Keep};
 use crate::engine::nvsci::{BufObj, RawFence, SyncAttrList, SyncObj};
-use crate::error::{Context, Error, Result, Status};
+use crate::error::{Context, Error, Misuse, Result, ScheduleFault, Status, Table};
 use crate::limits::MAX_PARAMS;
 use crate::table::CubinDesc;
 
@@ -296,7 +296,7 @@ impl GpuModule {
         let mut name = [0u8; 128];
         if kernel.len() >= name.len() {
             return Err(Error::Capacity {
-                what: "bytes in a kernel name",
+                table: Table::KernelNameBytes,
                 limit: 127,
             });
         }
@@ -362,13 +362,13 @@ impl Signature {
     /// in an 8-byte slot.
     fn of(module: &'static str, image: &'static [u8], sm: u32, kernel: &str) -> Result<Self> {
         let unsupported = Error::BadSchedule {
-            what: "kernel parameters must be 4 or 8 bytes and match the declared signature",
+            fault: ScheduleFault::KernelParamsUnsupported,
             context: Context::Cubin(module),
         };
         let info =
             cubin_check::check_cubin(image, sm).map_err(|cause| Error::Cubin { module, cause })?;
         let k = info.kernel(kernel).ok_or(Error::BadSchedule {
-            what: "the kernel is not an entry point of its cubin",
+            fault: ScheduleFault::KernelNotInCubin,
             context: Context::Cubin(module),
         })?;
         let declared = orin_exec_kernels::signature(kernel);
@@ -378,7 +378,7 @@ impl Signature {
         };
         if sig.len > MAX_PARAMS {
             return Err(Error::Capacity {
-                what: "kernel parameters",
+                table: Table::KernelParams,
                 limit: MAX_PARAMS as u32,
             });
         }
@@ -493,8 +493,8 @@ impl ParamBuilder<'_> {
         let i = self.block.len;
         let sig = &self.function.params;
         if i >= sig.len || sig.slots[i] != given {
-            return Err(Error::BadSchedule {
-                what: "a kernel parameter's value does not match the kernel's parameter list",
+            return Err(Error::Misuse {
+                misuse: Misuse::ParamValueMismatch,
                 context: Context::Cubin(self.function.kernel),
             });
         }
@@ -550,8 +550,8 @@ impl ParamBuilder<'_> {
     /// The block, once every parameter has a value.
     pub fn finish(self) -> Result<ParamBlock> {
         if self.block.len != self.function.params.len {
-            return Err(Error::BadSchedule {
-                what: "a kernel parameter has no value",
+            return Err(Error::Misuse {
+                misuse: Misuse::ParamMissing,
                 context: Context::Cubin(self.function.kernel),
             });
         }
@@ -843,8 +843,9 @@ impl GpuMemory {
     }
 
     fn pinned_range(&self, offset: usize, n: usize) -> Result<*mut u8> {
-        let (host, len) = self.pinned_host().ok_or(Error::Platform {
-            what: "not pinned host memory",
+        let (host, len) = self.pinned_host().ok_or(Error::Misuse {
+            misuse: Misuse::NotPinnedHost,
+            context: Context::Buffer("pinned memory"),
         })?;
         if offset.checked_add(n).is_none_or(|end| end > len) {
             return Err(Error::BufferTooSmall {
@@ -956,8 +957,8 @@ impl Stream {
         context: Context,
     ) -> Result<()> {
         if !params.fits(f) {
-            return Err(Error::BadSchedule {
-                what: "the parameter block does not fit the kernel's parameter list",
+            return Err(Error::Misuse {
+                misuse: Misuse::ParamBlockMismatch,
                 context,
             });
         }
@@ -1164,7 +1165,13 @@ mod tests {
             .unwrap()
             .u32(64)
             .unwrap();
-        assert!(short.finish().is_err());
+        assert!(matches!(
+            short.finish(),
+            Err(Error::Misuse {
+                misuse: Misuse::ParamMissing,
+                ..
+            })
+        ));
         let full = ParamBlock::builder(&fill)
             .memory(&out)
             .unwrap()
@@ -1183,16 +1190,17 @@ mod tests {
         let block = full.finish().unwrap();
         // A block fits only a kernel with its parameter list.
         let stream = Stream::create(&gpu, "test").unwrap();
-        assert!(
-            stream
-                .launch(&saxpy, [1; 3], [1; 3], 0, &block, CTX)
-                .is_err()
-        );
-        assert!(
-            stream
-                .launch(&fill, [1; 3], [1; 3], 0, &ParamBlock::empty(), CTX)
-                .is_err()
-        );
+        let mismatch = |r: Result<()>| {
+            assert!(matches!(
+                r,
+                Err(Error::Misuse {
+                    misuse: Misuse::ParamBlockMismatch,
+                    context: CTX,
+                })
+            ))
+        };
+        mismatch(stream.launch(&saxpy, [1; 3], [1; 3], 0, &block, CTX));
+        mismatch(stream.launch(&fill, [1; 3], [1; 3], 0, &ParamBlock::empty(), CTX));
         stream
             .launch(&fill, [1; 3], [64, 1, 1], 0, &block, CTX)
             .unwrap();

@@ -26,7 +26,7 @@
 use core::mem::ManuallyDrop;
 use core::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 
-use crate::error::{Context, Error, Result};
+use crate::error::{Context, Error, Result, Table};
 
 /// Slots in the table: parents alive at once, over every runtime in the process. A runtime
 /// uses a few dozen (modules, the GPU context, one per buffer copy and semaphore).
@@ -61,7 +61,7 @@ impl Keep {
             }
         }
         Err(Error::Capacity {
-            what: "open engine objects with children (modules, contexts, buffers)",
+            table: Table::EngineParents,
             limit: SLOTS as u32,
         })
     }

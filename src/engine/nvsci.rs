@@ -17,7 +17,7 @@ use core::ptr;
 use nvsci_sys as ns;
 
 use crate::engine::keep::{Claim, Hold, Keep};
-use crate::error::{Context, Error, Result, Status};
+use crate::error::{Context, Error, Misuse, Result, Status, Table};
 use crate::table::{BufferKind, TensorType};
 
 pub(crate) fn check(call: &'static str, status: ns::NvSciError, context: Context) -> Result<()> {
@@ -157,13 +157,14 @@ impl SyncAttrList {
 /// caller. A failed reconciliation frees the conflict list and reports the status.
 pub fn reconcile_and_alloc(lists: &[SyncAttrList], context: Context) -> Result<SyncObj> {
     const MAX_LISTS: usize = 8;
-    let first = lists.first().ok_or(Error::Platform {
-        what: "no attribute list to reconcile",
+    let first = lists.first().ok_or(Error::Misuse {
+        misuse: Misuse::NoAttributeList,
+        context,
     })?;
     let mut raw_lists: heapless::Vec<ns::NvSciSyncAttrList, MAX_LISTS> = heapless::Vec::new();
     for l in lists {
         raw_lists.push(l.raw).map_err(|_| Error::Capacity {
-            what: "attribute lists per semaphore",
+            table: Table::AttributeListsPerSemaphore,
             limit: MAX_LISTS as u32,
         })?;
     }
@@ -466,7 +467,7 @@ impl BufObj {
         let (dims64, align_per_dim, num_dims, dtype);
         let mut push = |p| {
             pairs.push(p).map_err(|_| Error::Capacity {
-                what: "buffer attributes",
+                table: Table::BufferAttributes,
                 limit: 12,
             })
         };
@@ -691,6 +692,12 @@ mod tests {
 
     #[test]
     fn nothing_to_reconcile_is_an_error() {
-        assert!(reconcile_and_alloc(&[], CTX).is_err());
+        assert!(matches!(
+            reconcile_and_alloc(&[], CTX),
+            Err(Error::Misuse {
+                misuse: Misuse::NoAttributeList,
+                context: CTX,
+            })
+        ));
     }
 }

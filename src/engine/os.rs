@@ -1,7 +1,7 @@
 //! The operating system: the monotonic clock, absolute sleeps, real-time scheduling and
 //! memory locking (Linux and QNX).
 
-use crate::error::{Error, Result};
+use crate::error::{Error, PlatformFact, Result};
 
 /// `CLOCK_MONOTONIC` in ns.
 pub fn monotonic_ns() -> u64 {
@@ -101,13 +101,11 @@ fn cuda_environment_set() -> Result<bool> {
         match std::env::var(name) {
             Ok(v) if v == want => {}
             Ok(_) => {
-                return Err(Error::Platform {
-                    what: if name == "CUDA_DISABLE_PTX_JIT" {
-                        "CUDA_DISABLE_PTX_JIT is set to something other than 1"
-                    } else {
-                        "CUDA_MODULE_LOADING is set to something other than EAGER"
-                    },
-                });
+                return Err(Error::Platform(if name == "CUDA_DISABLE_PTX_JIT" {
+                    PlatformFact::PtxJitNotDisabled
+                } else {
+                    PlatformFact::ModuleLoadingNotEager
+                }));
             }
             Err(_) => all = false,
         }
@@ -161,11 +159,7 @@ pub fn require_cuda_environment() -> Result<()> {
     if cfg!(platform = "sil") {
         return Ok(());
     }
-    Err(Error::Platform {
-        what: "CUDA_DISABLE_PTX_JIT=1 and CUDA_MODULE_LOADING=EAGER are not both set and other \
-               threads run: set them in the environment, or call the unsafe \
-               os::enforce_cuda_environment before starting threads",
-    })
+    Err(Error::Platform(PlatformFact::CudaEnvironmentNotSet))
 }
 
 /// Whether the calling thread is the only thread of the process.

@@ -155,9 +155,8 @@ pub mod sil {
 pub mod sil {
     use super::*;
 
-    const NOT_SIL: crate::error::Error = crate::error::Error::Platform {
-        what: "virtual time and SIL extensions exist only on the sil platform",
-    };
+    const NOT_SIL: crate::error::Error =
+        crate::error::Error::Platform(crate::error::PlatformFact::SilOnly);
 
     /// Not available on this platform.
     pub fn set_virtual(_enable: bool, _start_ns: u64) -> Result<()> {
@@ -206,9 +205,9 @@ pub(super) fn sil_counter(
     _obj: &crate::engine::nvsci::SyncObj,
     _context: Context,
 ) -> Result<*mut u64> {
-    Err(crate::error::Error::Platform {
-        what: "semaphore counters are mapped only on the rig",
-    })
+    Err(crate::error::Error::Platform(
+        crate::error::PlatformFact::CountersOnlyOnRig,
+    ))
 }
 
 /// A SIL buffer's memory (`rig` host-registers it).
@@ -226,9 +225,9 @@ pub(super) fn sil_buffer_memory(
     _buf: &crate::engine::nvsci::BufObj,
     _context: Context,
 ) -> Result<(*mut core::ffi::c_void, u64)> {
-    Err(crate::error::Error::Platform {
-        what: "buffers are host-registered only on the rig",
-    })
+    Err(crate::error::Error::Platform(
+        crate::error::PlatformFact::HostRegistrationOnlyOnRig,
+    ))
 }
 
 /// DLA fault injection and timing models (SIL cuDLA on `sil` and `rig`).
@@ -236,7 +235,7 @@ pub(super) fn sil_buffer_memory(
 pub mod dla_sil {
     use cudla_sys as cd;
 
-    use crate::error::{Error, Result};
+    use crate::error::{Context, Error, Misuse, Result, Table};
 
     pub use cd::sil::cudlaSilFault as Fault;
 
@@ -294,12 +293,13 @@ pub mod dla_sil {
         pub fn histogram(min_ns: u64, bins: &[(u64, u32)], seed: u64) -> Result<Self> {
             let mut model = Self::simple(cd::sil::CUDLA_SIL_TIMING_HISTOGRAM, min_ns, 0, seed);
             let too_many = Error::Capacity {
-                what: "timing model bins",
+                table: Table::TimingModelBins,
                 limit: MAX_BINS as u32,
             };
             if bins.is_empty() {
-                return Err(Error::Platform {
-                    what: "a histogram timing model needs at least one bin",
+                return Err(Error::Misuse {
+                    misuse: Misuse::EmptyTimingHistogram,
+                    context: Context::Platform,
                 });
             }
             for &(upper, weight) in bins {

@@ -11,7 +11,7 @@ use crate::engine::gpu::ParamBlock;
 use crate::engine::nvsci::Waited;
 use crate::engine::os::RealtimeStatus;
 use crate::engine::platform::Clock;
-use crate::error::{Context, Error, Holder, Result, Status};
+use crate::error::{Context, Error, Holder, Phase, Result, ScheduleFault, Status, Table};
 use crate::exec::board::{Board, RunStatus};
 use crate::exec::health::HealthMonitor;
 use crate::exec::plan::FramePlan;
@@ -129,10 +129,6 @@ pub struct Executive {
     realtime: Option<RealtimeStatus>,
     faults_in_frame: u32,
     recent: heapless::Deque<FaultRecord, 16>,
-}
-
-fn rt_err<T>(what: &'static str) -> Result<T> {
-    Err(Error::Phase { what })
 }
 
 /// What seal hands the executive.
@@ -271,9 +267,7 @@ impl Executive {
         } = &mut self.st;
         let rt = &mut tasks[id.0 as usize];
         sems[id.0 as usize].fence_at(value, &mut rt.monitor, context)?;
-        let wait = wait.as_mut().ok_or(Error::Phase {
-            what: "no wait context",
-        })?;
+        let wait = wait.as_mut().ok_or(Error::Phase(Phase::NoWaitContext))?;
         Ok(wait.wait(&rt.monitor, 0, context)? == Waited::Reached)
     }
 
@@ -296,7 +290,7 @@ impl Executive {
     /// planned yet).
     pub fn inject(&mut self, task: TaskId, frame: u64, injection: Injection) -> Result<()> {
         if self.planned_up_to.is_some_and(|p| frame <= p) {
-            return rt_err("injection into a frame that is already planned");
+            return Err(Error::Phase(Phase::InjectionIntoPlannedFrame));
         }
         self.pending
             .push(Pending {
@@ -305,7 +299,7 @@ impl Executive {
                 injection,
             })
             .map_err(|_| Error::Capacity {
-                what: "pending injections",
+                table: Table::PendingInjections,
                 limit: 16,
             })
     }
@@ -323,7 +317,7 @@ impl Executive {
     /// Run one major frame: release it at its absolute time, submit, monitor, react.
     pub fn step(&mut self) -> Result<FrameReport> {
         if self.stopped {
-            return rt_err("the executive made a safe stop");
+            return Err(Error::Phase(Phase::SafeStopped));
         }
         let s = self.shared.schedule;
         let f = self.next;
@@ -472,9 +466,11 @@ impl Executive {
         if let Submit::Dla { device, .. } = self.st.tasks[id.0 as usize].submit {
             self.apply_dla_injection(id, f, device)?;
         }
-        let value = self.shared.board.fence(id, f).ok_or(Error::Phase {
-            what: "task not planned",
-        })?;
+        let value = self
+            .shared
+            .board
+            .fence(id, f)
+            .ok_or(Error::Phase(Phase::TaskNotPlanned))?;
         // Dependencies planned in their frame (the others are dropped: they order nothing).
         let mut waits: heapless::Vec<(TaskId, u64), MAX_WAITS> = heapless::Vec::new();
         for w in t.waits {
@@ -482,7 +478,7 @@ impl Executive {
                 && let Some(v) = self.shared.board.fence(w.task, df)
             {
                 waits.push((w.task, v)).map_err(|_| Error::Capacity {
-                    what: "waits",
+                    table: Table::WaitsPerTask,
                     limit: MAX_WAITS as u32,
                 })?;
             }
@@ -571,9 +567,7 @@ impl Executive {
         } = &mut self.st;
         let rt = &mut tasks[id.0 as usize];
         sems[id.0 as usize].fence_at(value, &mut rt.monitor, context)?;
-        let wait = wait.as_mut().ok_or(Error::Phase {
-            what: "no wait context",
-        })?;
+        let wait = wait.as_mut().ok_or(Error::Phase(Phase::NoWaitContext))?;
         Ok(wait.wait(&rt.monitor, timeout_us, context)? == Waited::Reached)
     }
 
@@ -584,9 +578,11 @@ impl Executive {
         let context = Context::Task(s.task(id).name);
         match self.st.tasks[id.0 as usize].submit {
             Submit::Cpu => {
-                let r = self.shared.board.result(id, f).ok_or(Error::Phase {
-                    what: "CPU result missing",
-                })?;
+                let r = self
+                    .shared
+                    .board
+                    .result(id, f)
+                    .ok_or(Error::Phase(Phase::CpuResultMissing))?;
                 Ok((r.start_ns, r.end_ns, r.status))
             }
             Submit::Dla { .. } => {
@@ -813,9 +809,7 @@ pub(crate) fn submit_task(
                 .iter()
                 .find(|(d, _)| d == device)
                 .map(|(_, p)| *p)
-                .ok_or(Error::Phase {
-                    what: "DLA semaphore not imported",
-                })?;
+                .ok_or(Error::Phase(Phase::DlaSemaphoreNotImported))?;
             dlas[*device].device.submit(Submission {
                 inputs: &inputs[copy][..*n_in],
                 outputs: &outputs[copy][..*n_out],
@@ -839,7 +833,7 @@ pub(crate) fn submit_task(
                 let gsem = gpu_sems[dep.0 as usize]
                     .as_ref()
                     .ok_or(Error::BadSchedule {
-                        what: "dependency not visible to the GPU",
+                        fault: ScheduleFault::DependencyNotOnGpu,
                         context,
                     })?;
                 st.wait(gsem, *v, &mut rt.waits[k], context)?;
@@ -860,9 +854,9 @@ pub(crate) fn submit_task(
                 st.launch(function, *grid, *block, *shared, &params[copy], context)?;
             }
             stamp_at(1)?;
-            let gsem = gpu_sems[id.0 as usize].as_ref().ok_or(Error::Phase {
-                what: "GPU semaphore missing",
-            })?;
+            let gsem = gpu_sems[id.0 as usize]
+                .as_ref()
+                .ok_or(Error::Phase(Phase::GpuSemaphoreMissing))?;
             st.signal(gsem, value, &mut rt.eof, context)
         }
     }

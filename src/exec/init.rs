@@ -11,7 +11,7 @@ use crate::engine::nvsci::{
 };
 use crate::engine::os;
 use crate::engine::platform::{GPU_SYNC, GpuSyncMode};
-use crate::error::{Context, Error, Result};
+use crate::error::{Context, Error, Phase, PlatformFact, Result, ScheduleFault, Table};
 use crate::exec::runtime::{Config, DLA_ALIGN, WARMUP_TIMEOUT_US};
 use crate::exec::state::copy_index;
 use crate::exec::state::*;
@@ -21,21 +21,21 @@ use crate::sync::SemaphoreLedger;
 use crate::table::{BufferId, BufferKind, EngineId, EngineKind, Param, Schedule, TaskId, Work};
 
 pub(crate) fn check_table(s: &Schedule) -> Result<()> {
-    let cap = |what, n: usize, limit: usize| {
+    let cap = |table, n: usize, limit: usize| {
         if n > limit {
             Err(Error::Capacity {
-                what,
+                table,
                 limit: limit as u32,
             })
         } else {
             Ok(())
         }
     };
-    cap("engines", s.engines.len(), MAX_ENGINES)?;
-    cap("modes", s.modes.len(), MAX_MODES)?;
+    cap(Table::Engines, s.engines.len(), MAX_ENGINES)?;
+    cap(Table::Modes, s.modes.len(), MAX_MODES)?;
     if s.period_ns == 0 || s.modes.is_empty() {
         return Err(Error::BadSchedule {
-            what: "zero period or no mode",
+            fault: ScheduleFault::ZeroPeriodOrNoMode,
             context: Context::Platform,
         });
     }
@@ -43,21 +43,21 @@ pub(crate) fn check_table(s: &Schedule) -> Result<()> {
         let context = Context::Task(t.name);
         if s.engines.get(t.engine.0 as usize).is_none() {
             return Err(Error::BadSchedule {
-                what: "engine index out of range",
+                fault: ScheduleFault::EngineOutOfRange,
                 context,
             });
         }
-        cap("waits per task", t.waits.len(), MAX_WAITS)?;
+        cap(Table::WaitsPerTask, t.waits.len(), MAX_WAITS)?;
         for w in t.waits {
             if w.task.0 as usize >= s.tasks.len() || (w.lag == 0 && w.task.0 as usize >= i) {
                 return Err(Error::BadSchedule {
-                    what: "dependency out of order",
+                    fault: ScheduleFault::DependencyOutOfOrder,
                     context,
                 });
             }
             if w.lag as usize + 2 > FENCE_HISTORY {
                 return Err(Error::Capacity {
-                    what: "frames of dependency lag",
+                    table: Table::DependencyLag,
                     limit: FENCE_HISTORY as u32 - 2,
                 });
             }
@@ -65,14 +65,14 @@ pub(crate) fn check_table(s: &Schedule) -> Result<()> {
         for b in t.reads.iter().chain(t.writes) {
             if b.0 as usize >= s.buffers.len() {
                 return Err(Error::BadSchedule {
-                    what: "buffer index out of range",
+                    fault: ScheduleFault::BufferOutOfRange,
                     context,
                 });
             }
         }
         if t.deadline_ns > s.period_ns {
             return Err(Error::BadSchedule {
-                what: "deadline beyond the period",
+                fault: ScheduleFault::DeadlineBeyondPeriod,
                 context,
             });
         }
@@ -82,7 +82,7 @@ pub(crate) fn check_table(s: &Schedule) -> Result<()> {
         // must divide MAX_COPIES (1, 2 or 4).
         if b.multiplicity == 0 || !MAX_COPIES.is_multiple_of(b.multiplicity as usize) {
             return Err(Error::BadSchedule {
-                what: "buffer multiplicity must be 1, 2 or 4",
+                fault: ScheduleFault::BadMultiplicity,
                 context: Context::Buffer(b.name),
             });
         }
@@ -126,9 +126,7 @@ impl Init {
                 .any(|t| s.engines[t.engine.0 as usize].kind == k)
         };
         if uses(EngineKind::Pva) {
-            return Err(Error::Platform {
-                what: "the PVA engine is not supported yet (schedule a GPU task instead)",
-            });
+            return Err(Error::Platform(PlatformFact::PvaUnsupported));
         }
         self.state.sync_module = Some(SyncModule::open()?);
         self.state.buf_module = Some(BufModule::open()?);
@@ -146,9 +144,10 @@ impl Init {
     }
 
     fn sync_module(&self) -> Result<&SyncModule> {
-        self.state.sync_module.as_ref().ok_or(Error::Phase {
-            what: "NvSciSync module not open",
-        })
+        self.state
+            .sync_module
+            .as_ref()
+            .ok_or(Error::Phase(Phase::NvSciSyncNotOpen))
     }
 
     fn open_gpu(&mut self) -> Result<()> {
@@ -160,7 +159,7 @@ impl Init {
             self.state.modules.push(m).map_err(|m| {
                 let _ = m.unload();
                 Error::Capacity {
-                    what: "cubins",
+                    table: Table::Cubins,
                     limit,
                 }
             })?;
@@ -178,7 +177,7 @@ impl Init {
                     .map_err(|e| {
                         let _ = e.stream.destroy();
                         Error::Capacity {
-                            what: "GPU streams",
+                            table: Table::GpuStreams,
                             limit,
                         }
                     })?;
@@ -227,7 +226,7 @@ impl Init {
                 .loadables
                 .get(d.loadable.0 as usize)
                 .ok_or(Error::BadSchedule {
-                    what: "loadable index out of range",
+                    fault: ScheduleFault::LoadableOutOfRange,
                     context: Context::Task(t.name),
                 })?;
             let device = DlaDevice::open(e.instance, e.name, desc)?;
@@ -242,7 +241,7 @@ impl Init {
                 .map_err(|d| {
                     let _ = d.device.close();
                     Error::Capacity {
-                        what: "DLA device handles",
+                        table: Table::DlaDevices,
                         limit,
                     }
                 })?;
@@ -279,7 +278,7 @@ impl Init {
                 let index = copy_index(self.offsets, bi, c);
                 let limit = views.len() as u32;
                 let view = views.get_mut(index).ok_or(Error::Capacity {
-                    what: "buffer copies",
+                    table: Table::BufferCopies,
                     limit,
                 })?;
                 let mut copy = BufferCopy {
@@ -288,9 +287,11 @@ impl Init {
                     dla: heapless::Vec::new(),
                 };
                 if let BufferKind::Pinned { size } = b.kind {
-                    let gpu = self.state.gpu.as_ref().ok_or(Error::Phase {
-                        what: "GPU not open",
-                    })?;
+                    let gpu = self
+                        .state
+                        .gpu
+                        .as_ref()
+                        .ok_or(Error::Phase(Phase::GpuNotOpen))?;
                     let mem = GpuMemory::pinned(gpu, size, context)?;
                     if let Some(v) = BufferView::of_pinned(&mem) {
                         *view = v;
@@ -303,9 +304,11 @@ impl Init {
                         as_tensor: on_dla && !on_gpu && matches!(b.kind, BufferKind::Tensor { .. }),
                         gpu_uuid: if on_gpu { uuid } else { None },
                     };
-                    let buf_module = self.state.buf_module.as_ref().ok_or(Error::Phase {
-                        what: "NvSciBuf not open",
-                    })?;
+                    let buf_module = self
+                        .state
+                        .buf_module
+                        .as_ref()
+                        .ok_or(Error::Phase(Phase::NvSciBufNotOpen))?;
                     let obj = BufObj::alloc(buf_module, &spec, context)?;
                     if let Some(v) = BufferView::of_buffer(&obj) {
                         if !v.addr().is_multiple_of(b.kind.align()) {
@@ -320,9 +323,11 @@ impl Init {
                         *view = v;
                     }
                     if on_gpu {
-                        let gpu = self.state.gpu.as_ref().ok_or(Error::Phase {
-                            what: "GPU not open",
-                        })?;
+                        let gpu = self
+                            .state
+                            .gpu
+                            .as_ref()
+                            .ok_or(Error::Phase(Phase::GpuNotOpen))?;
                         copy.gpu = Some(match GPU_SYNC {
                             GpuSyncMode::External => GpuMemory::import(gpu, &obj, context)?,
                             GpuSyncMode::Counter => GpuMemory::register(gpu, &obj, context)?,
@@ -342,7 +347,7 @@ impl Init {
                         if used {
                             let p = dla.device.import_memory(&obj, read_only, context)?;
                             copy.dla.push((di, p)).map_err(|_| Error::Capacity {
-                                what: "DLA imports per buffer",
+                                table: Table::DlaImportsPerBuffer,
                                 limit: 4,
                             })?;
                         }
@@ -352,7 +357,7 @@ impl Init {
                 // Copies are pushed buffer by buffer, so the table index is `copy_index`.
                 let limit = self.state.copies.capacity() as u32;
                 self.state.copies.push(copy).map_err(|_| Error::Capacity {
-                    what: "buffer copies",
+                    table: Table::BufferCopies,
                     limit,
                 })?;
             }
@@ -417,7 +422,7 @@ impl Init {
             let mut lists: heapless::Vec<SyncAttrList, 4> = heapless::Vec::new();
             let add = |l: SyncAttrList, lists: &mut heapless::Vec<SyncAttrList, 4>| {
                 lists.push(l).map_err(|_| Error::Capacity {
-                    what: "attribute lists per semaphore",
+                    table: Table::AttributeListsPerSemaphore,
                     limit: 4,
                 })
             };
@@ -432,9 +437,7 @@ impl Init {
                         .state
                         .gpu
                         .as_ref()
-                        .ok_or(Error::Phase {
-                            what: "GPU not open",
-                        })?
+                        .ok_or(Error::Phase(Phase::GpuNotOpen))?
                         .fill_sync_attributes(&mut signaler, true, context)?,
                     _ => signaler.cpu(CpuRole::Signaler, context)?,
                 }
@@ -462,9 +465,7 @@ impl Init {
                     self.state
                         .gpu
                         .as_ref()
-                        .ok_or(Error::Phase {
-                            what: "GPU not open",
-                        })?
+                        .ok_or(Error::Phase(Phase::GpuNotOpen))?
                         .fill_sync_attributes(&mut l, false, context)?;
                     add(l, &mut lists)?;
                 }
@@ -496,7 +497,7 @@ impl Init {
                     && !handles.contains(&di)
                 {
                     handles.push(di).map_err(|_| Error::Capacity {
-                        what: "DLA handles per semaphore",
+                        table: Table::DlaHandlesPerSemaphore,
                         limit: 4,
                     })?;
                 }
@@ -506,14 +507,16 @@ impl Init {
                 for di in handles {
                     let p = self.state.dlas[di].device.import_semaphore(&sem, context)?;
                     rt.dla_imports.push((di, p)).map_err(|_| Error::Capacity {
-                        what: "DLA imports",
+                        table: Table::DlaImportsPerSemaphore,
                         limit: 4,
                     })?;
                 }
                 if kind == EngineKind::Gpu || gpu_waits {
-                    let gpu = self.state.gpu.as_ref().ok_or(Error::Phase {
-                        what: "GPU not open",
-                    })?;
+                    let gpu = self
+                        .state
+                        .gpu
+                        .as_ref()
+                        .ok_or(Error::Phase(Phase::GpuNotOpen))?;
                     gpu_sem = Some(match GPU_SYNC {
                         GpuSyncMode::External => GpuSemaphore::import(gpu, &sem, context)?,
                         GpuSyncMode::Counter => GpuSemaphore::map_counter(gpu, &sem, context)?,
@@ -523,7 +526,7 @@ impl Init {
                 Ok(())
             })();
             let full = Error::Capacity {
-                what: "tasks",
+                table: Table::Tasks,
                 limit: MAX_TASKS as u32,
             };
             self.state.sems.push(sem).map_err(|_| full)?;
@@ -541,7 +544,7 @@ impl Init {
             Work::Cpu => Ok(Submit::Cpu),
             Work::Dla(d) => {
                 let device = self.dla_index(id).ok_or(Error::BadSchedule {
-                    what: "DLA task without device",
+                    fault: ScheduleFault::DlaTaskWithoutDevice,
                     context: Context::Task(t.name),
                 })?;
                 let none = DlaPtr::NONE;
@@ -562,7 +565,7 @@ impl Init {
                                 .find(|(di, _)| *di == device)
                                 .map(|(_, p)| *p)
                                 .ok_or(Error::BadSchedule {
-                                    what: "DLA tensor buffer not imported",
+                                    fault: ScheduleFault::TensorBufferNotImported,
                                     context: Context::Buffer(
                                         s.buffers[bind.buffer.0 as usize].name,
                                     ),
@@ -586,7 +589,7 @@ impl Init {
                     .iter()
                     .position(|e| e.engine == t.engine)
                     .ok_or(Error::BadSchedule {
-                        what: "GPU task without stream",
+                        fault: ScheduleFault::GpuTaskWithoutStream,
                         context,
                     })?;
                 let module =
@@ -594,7 +597,7 @@ impl Init {
                         .modules
                         .get(g.cubin.0 as usize)
                         .ok_or(Error::BadSchedule {
-                            what: "cubin index out of range",
+                            fault: ScheduleFault::CubinOutOfRange,
                             context,
                         })?;
                 let function = module.function(g.kernel, context)?;
@@ -608,7 +611,7 @@ impl Init {
                                 let c = &self.state.copies
                                     [copy_index(self.offsets, buf.0 as usize, copy % mult)];
                                 b.memory(c.gpu.as_ref().ok_or(Error::BadSchedule {
-                                    what: "kernel parameter buffer not mapped into the GPU",
+                                    fault: ScheduleFault::ParamBufferNotOnGpu,
                                     context: Context::Buffer(s.buffers[buf.0 as usize].name),
                                 })?)?
                             }
@@ -659,9 +662,7 @@ impl Init {
             sem.fence_at(1, &mut rt.monitor, context)?;
             let waited = wait
                 .as_mut()
-                .ok_or(Error::Phase {
-                    what: "no wait context",
-                })?
+                .ok_or(Error::Phase(Phase::NoWaitContext))?
                 .wait(&rt.monitor, WARMUP_TIMEOUT_US, context)?;
             if waited != Waited::Reached {
                 return Err(Error::FenceTimeout {
@@ -747,9 +748,10 @@ pub(crate) fn spawn_workers(
     workers: Workers,
     config: Config,
 ) -> Result<()> {
-    let module = state.sync_module.as_ref().ok_or(Error::Phase {
-        what: "NvSciSync not open",
-    })?;
+    let module = state
+        .sync_module
+        .as_ref()
+        .ok_or(Error::Phase(Phase::NvSciSyncNotOpen))?;
     let Workers {
         bodies,
         mut tasks,
@@ -764,7 +766,7 @@ pub(crate) fn spawn_workers(
         // This worker's chunks of the task and semaphore tables.
         let limit = state.workers.capacity() as u32;
         let full = Error::Capacity {
-            what: "CPU workers",
+            table: Table::CpuWorkers,
             limit,
         };
         if tasks.len() < per_worker || sems.len() < per_worker {
@@ -827,9 +829,7 @@ pub(crate) fn spawn_workers(
                 drop(started_in_thread);
                 worker.run()
             })
-            .map_err(|_| Error::Platform {
-                what: "could not start a CPU worker thread",
-            })?;
+            .map_err(|_| Error::Platform(PlatformFact::WorkerThreadNotStarted))?;
         started.wait();
         let thread = join.thread().clone();
         state

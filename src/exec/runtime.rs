@@ -26,7 +26,7 @@ use crate::engine::gpu::{GpuModule, GpuSemaphore};
 use crate::engine::nvsci::SyncObj;
 use crate::engine::os::{self, RealtimeStatus};
 use crate::engine::platform::Clock;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Table};
 use crate::exec::bind::BodySet;
 use crate::exec::board::{Board, TaskRow};
 use crate::exec::executive::{Executive, Sealed, TaskCounters};
@@ -475,10 +475,10 @@ impl Builder {
 
 /// Whether `schedule` fits the tables of `parts`; the first table that is too small.
 fn fit(schedule: &Schedule, parts: &Parts) -> Result<()> {
-    let need = |what, needed: usize, capacity: usize| {
+    let need = |table, needed: usize, capacity: usize| {
         if needed > capacity {
             Err(Error::Capacity {
-                what,
+                table,
                 limit: capacity as u32,
             })
         } else {
@@ -486,16 +486,16 @@ fn fit(schedule: &Schedule, parts: &Parts) -> Result<()> {
         }
     };
     let s = schedule;
-    need("tasks", s.tasks.len(), parts.bodies.len().min(64))?;
-    need("buffers", s.buffers.len(), parts.offsets.len())?;
+    need(Table::Tasks, s.tasks.len(), parts.bodies.len().min(64))?;
+    need(Table::Buffers, s.buffers.len(), parts.offsets.len())?;
     let copies: usize = s.buffers.iter().map(|b| b.multiplicity as usize).sum();
-    need("buffer copies", copies, parts.views.len())?;
+    need(Table::BufferCopies, copies, parts.views.len())?;
     let workers = s
         .engines
         .iter()
         .filter(|e| e.kind == EngineKind::Cpu)
         .count();
-    need("CPU workers", workers, parts.workers.capacity())
+    need(Table::CpuWorkers, workers, parts.workers.capacity())
 }
 
 /// The runtime after init, before seal: still allowed to touch buffers from the outside.

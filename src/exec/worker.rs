@@ -11,7 +11,7 @@ use std::thread;
 use crate::engine::cpu::{AccessGate, BufferView, CpuCtx};
 use crate::engine::nvsci::{CpuWaitContext, RawFence, SyncObj, Waited};
 use crate::engine::platform::{self, Clock};
-use crate::error::{Context, Error, Result};
+use crate::error::{Context, Error, Phase, Result, ScheduleFault};
 use crate::exec::board::{Board, CpuResult, RunStatus};
 use crate::exec::state::copy_index;
 use crate::mem::AccessLedger;
@@ -145,7 +145,7 @@ impl Gate<'_> {
     fn reached(&self, task: TaskId, value: u64, timeout_us: u64) -> Result<bool> {
         let context = Context::Semaphore(self.shared.schedule.task(task).name);
         let sem = self.sem(task).ok_or(Error::BadSchedule {
-            what: "no semaphore handle for a dependency",
+            fault: ScheduleFault::NoSemaphoreForDependency,
             context,
         })?;
         let mut fence = self.fence.borrow_mut();
@@ -266,9 +266,7 @@ impl Worker {
 
     fn frame(&mut self, frame: u64) -> Result<()> {
         let Some((plan, release)) = self.shared.board.plan(frame) else {
-            return Err(Error::Phase {
-                what: "a CPU worker fell more than PLAN_HISTORY frames behind and lost step",
-            });
+            return Err(Error::Phase(Phase::WorkerLostStep));
         };
         let shared = self.shared;
         for i in 0..self.tasks.len() {
@@ -414,7 +412,7 @@ impl Worker {
             .get(task.0 as usize)
             .and_then(Option::as_ref)
             .ok_or(Error::BadSchedule {
-                what: "no semaphore handle for a CPU task",
+                fault: ScheduleFault::NoSemaphoreForCpuTask,
                 context,
             })?;
         match self.shared.clock {

@@ -9,7 +9,7 @@
 //! The validator proved such an ordering exists; the ledger turns it into fences the CPU can
 //! check without blocking, so a mistake shows up as a typed error instead of a data race.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Table};
 use crate::table::{BufferId, EngineKind, Schedule, TaskId};
 
 /// Engine work that must be complete: `task` of frame `f - lag`.
@@ -91,7 +91,7 @@ impl<'a> AccessLedger<'a> {
         let tasks = schedule.tasks.len();
         if tasks > before.len().min(64) {
             return Err(Error::Capacity {
-                what: "tasks",
+                table: Table::Tasks,
                 limit: before.len().min(64) as u32,
             });
         }
