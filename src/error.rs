@@ -200,8 +200,6 @@ impl fmt::Display for TensorMismatch {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Table {
-    /// Engines of the schedule.
-    Engines,
     /// Modes of the schedule.
     Modes,
     /// Tasks of the schedule (or of the tables given to hold them).
@@ -253,7 +251,6 @@ pub enum Table {
 impl fmt::Display for Table {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Table::Engines => "engines",
             Table::Modes => "modes",
             Table::Tasks => "tasks",
             Table::WaitsPerTask => "waits per task",
@@ -815,6 +812,7 @@ pub type Result<T> = core::result::Result<T, Error>;
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
     use std::string::ToString;
 
     use super::*;
@@ -911,7 +909,6 @@ mod tests {
         }
         use Table as T;
         distinct(&[
-            T::Engines,
             T::Modes,
             T::Tasks,
             T::WaitsPerTask,

@@ -1,14 +1,13 @@
-//! Static capacities. Every table and queue of the runtime is sized by these constants, so the
-//! memory the runtime needs is known at build time. The schedule validator rejects schedules
-//! that exceed them.
+//! Per-item limits of the engines and of the runtime's data layout. The tables of one
+//! application are not sized here: the generated `Storage` sizes them to its schedule. What
+//! remains are limits per task, buffer or submission, and the width of the bit sets, which the
+//! schedule validator and `Schedule::check` enforce.
 
-/// Tasks per schedule (task sets are 64-bit masks).
-pub const MAX_TASKS: usize = 64;
-/// Engine instances per schedule.
-pub const MAX_ENGINES: usize = 16;
-/// Buffers per schedule.
-pub const MAX_BUFFERS: usize = 64;
-/// Copies of one buffer (multiplicity).
+/// Tasks per schedule and buffers per schedule: task and buffer sets are 64-bit masks; modes
+/// per schedule: mode sets are 32-bit masks (from `orin-exec-table`, which checks them).
+pub use crate::table::{MAX_BUFFERS, MAX_MODES, MAX_TASKS};
+
+/// Copies of one buffer (multiplicity): submission data is prepared per copy index.
 pub const MAX_COPIES: usize = 4;
 /// Fences one task waits for per frame (cuDLA allows 29 pre-fences).
 pub const MAX_WAITS: usize = 16;
@@ -16,13 +15,5 @@ pub const MAX_WAITS: usize = 16;
 pub const MAX_PARAMS: usize = 16;
 /// Tensors (inputs plus outputs) per loadable.
 pub const MAX_TENSORS: usize = 8;
-/// GPU modules per schedule.
-pub const MAX_CUBINS: usize = 8;
-/// DLA loadables per schedule (each one needs its own device handle per DLA core).
-pub const MAX_LOADABLES: usize = 8;
-/// CPU worker threads.
-pub const MAX_CPU_WORKERS: usize = 8;
 /// Frames of fence history kept per task (must exceed the largest dependency lag plus lookahead).
 pub const FENCE_HISTORY: usize = 8;
-/// Modes per schedule.
-pub const MAX_MODES: usize = 32;

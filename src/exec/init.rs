@@ -31,7 +31,6 @@ pub(crate) fn check_table(s: &Schedule) -> Result<()> {
             Ok(())
         }
     };
-    cap(Table::Engines, s.engines.len(), MAX_ENGINES)?;
     cap(Table::Modes, s.modes.len(), MAX_MODES)?;
     if s.period_ns == 0 || s.modes.is_empty() {
         return Err(Error::BadSchedule {
@@ -527,7 +526,7 @@ impl Init {
             })();
             let full = Error::Capacity {
                 table: Table::Tasks,
-                limit: MAX_TASKS as u32,
+                limit: self.state.tasks.capacity() as u32,
             };
             self.state.sems.push(sem).map_err(|_| full)?;
             self.state.gpu_sems.push(gpu_sem).map_err(|_| full)?;
