@@ -16,9 +16,7 @@
 //! with the manifest's flags and the build fails if any sha256 differs. Without it, the
 //! committed cubins are used after the checks above (no warning; `CUBIN_PROVENANCE` records it).
 
-#[path = "src/sig.rs"]
-#[allow(dead_code)]
-mod sig;
+use orin_exec_kernel_sig as sig;
 
 use sha2::{Digest, Sha256};
 use std::collections::BTreeSet;
@@ -304,7 +302,7 @@ fn check_entry(dir: &Path, e: &Entry) -> Result<Vec<u8>> {
     }
     for k in info.kernels() {
         let sig = sig::signature(k.name()).ok_or(format!(
-            "{}: kernel `{}` has no signature in src/sig.rs (SIGNATURES) and no reference model",
+            "{}: kernel `{}` has no signature in kernels/sig (SIGNATURES) and no reference model",
             e.file,
             k.name()
         ))?;

@@ -20,15 +20,14 @@
 mod aeb;
 pub mod fp;
 mod selftest;
-mod sig;
 mod timing;
 
 use core::fmt;
 
 pub use aeb::{Detection, PostprocessParams, aeb_postprocess, aeb_preprocess};
 pub use cubin_check::{CubinError, CubinInfo};
+pub use orin_exec_kernel_sig::{KernelSig, ParamKind, SIGNATURES, signature};
 pub use selftest::{fill_pattern_u32, pattern_u32, saxpy_f32};
-pub use sig::{KernelSig, ParamKind, SIGNATURES, signature};
 pub use timing::stamp_globaltimer;
 
 /// Why a reference model refused its arguments.

@@ -1,9 +1,10 @@
+#![no_std]
 //! Kernel signatures: how `cuLaunchKernel`'s `kernelParams` is laid out for each kernel.
 //!
-//! This file is self-contained (no `crate::` paths): `build.rs` includes it too, and checks
-//! every signature against the parameter layout recorded in each cubin (`EIATTR_KPARAM_INFO`:
-//! count and size of every parameter), so a signature that disagrees with the CUDA source
-//! fails the build.
+//! A crate of its own so that both `orin-exec-kernels` and its build script use it; the build
+//! script checks every signature against the parameter layout recorded in each cubin
+//! (`EIATTR_KPARAM_INFO`: count and size of every parameter), so a signature that disagrees
+//! with the CUDA source fails the build.
 
 /// The kind of one kernel parameter. `kernelParams[i]` points to a value of this kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
