@@ -377,47 +377,27 @@ impl Builder {
         let s = self.schedule;
         check_table(s)?;
         let init_start = os::monotonic_ns();
-        let Parts {
-            board,
-            trace,
-            before,
-            offsets,
-            views,
-            virtual_costs,
-            causes,
-            counters,
-            faults,
-            bodies,
-            tasks,
-            sems,
-            gpu_sems,
-            copies,
-            dlas,
-            streams,
-            modules,
-            workers,
-            worker_tasks,
-            worker_sems,
-        } = self.parts;
-        let ledger = AccessLedger::new(s, before)?;
-        copy_offsets(s, offsets);
+        let p = self.parts;
+        let board = p.board;
+        let ledger = AccessLedger::new(s, p.before)?;
+        copy_offsets(s, p.offsets);
         for (i, t) in s.tasks.iter().enumerate() {
             if self.virtual_costs_set & (1 << i) == 0 {
-                virtual_costs[i] = t.wcet_ns / 2;
+                p.virtual_costs[i] = t.wcet_ns / 2;
             }
         }
         let realtime = self.config.realtime_priority.map(os::request_realtime);
         // The clock starts first: warm-up timestamps and the engines' "free at" times are on it.
         let clock = Clock::start(self.config.virtual_clock, 1_000_000_000)?;
         let state = State {
-            tasks,
-            sems,
-            gpu_sems,
-            copies,
-            dlas,
-            streams,
-            modules,
-            workers,
+            tasks: p.tasks,
+            sems: p.sems,
+            gpu_sems: p.gpu_sems,
+            copies: p.copies,
+            dlas: p.dlas,
+            streams: p.streams,
+            modules: p.modules,
+            workers: p.workers,
             gpu: None,
             stamps: None,
             sync_module: None,
@@ -427,9 +407,10 @@ impl Builder {
         let mut init = Init {
             s,
             state,
-            offsets,
+            offsets: p.offsets,
             config: self.config,
         };
+        let views = p.views;
         let result = init.build(views);
         if let Err(e) = result {
             let _ = init.release_all();
@@ -440,19 +421,19 @@ impl Builder {
             virtual_wait_cap_us: self.config.virtual_wait_cap_us,
             schedule: s,
             board,
-            trace,
+            trace: p.trace,
             ledger,
             offsets: init.offsets,
             views,
             clock,
-            virtual_costs,
-            causes,
+            virtual_costs: p.virtual_costs,
+            causes: p.causes,
         };
         let mut state = init.state;
         let workers = Workers {
-            bodies,
-            tasks: worker_tasks,
-            sems: worker_sems,
+            bodies: p.bodies,
+            tasks: p.worker_tasks,
+            sems: p.worker_sems,
         };
         if let Err(e) = spawn_workers(s, &mut state, shared, workers, self.config) {
             board.request_stop();
@@ -463,8 +444,8 @@ impl Builder {
         Ok(Initialized {
             shared,
             state,
-            counters,
-            faults,
+            counters: p.counters,
+            faults: p.faults,
             clock,
             realtime,
             safe_state: self.safe_state,
