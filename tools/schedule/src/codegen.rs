@@ -317,7 +317,7 @@ impl Emitter<'_> {
             quote!(ModeDesc { name: #name })
         });
         let health = m.health.iter().map(|r| {
-            let fault = ident(r.fault.variant());
+            let fault = ident(&format!("{:?}", r.fault));
             let scope = match r.scope {
                 Scope::Task(t) => {
                     let t = self.task_ref(t);

@@ -249,48 +249,22 @@ impl Task {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Fault {
-    DeadlineMiss,
-    BudgetOverrun,
-    FenceTimeout,
-    EngineError,
-    TaskError,
-}
+/// The fault kinds of the health table: the runtime's own type, so names never drift.
+pub(crate) use orin_exec_table::FaultKind as Fault;
 
-impl Fault {
-    const NAMES: [&'static str; 5] = [
-        "deadline_miss",
-        "budget_overrun",
-        "fence_timeout",
-        "engine_error",
-        "task_error",
-    ];
-
-    fn parse(s: &str) -> Option<Fault> {
-        Some(match s {
-            "deadline_miss" => Fault::DeadlineMiss,
-            "budget_overrun" => Fault::BudgetOverrun,
-            "fence_timeout" => Fault::FenceTimeout,
-            "engine_error" => Fault::EngineError,
-            "task_error" => Fault::TaskError,
-            _ => return None,
-        })
+/// The names of every fault kind, as schedules write them.
+const FAULT_NAMES: [&str; Fault::ALL.len()] = {
+    let mut names = [""; Fault::ALL.len()];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = Fault::ALL[i].name();
+        i += 1;
     }
+    names
+};
 
-    pub fn name(self) -> &'static str {
-        Self::NAMES[self as usize]
-    }
-
-    pub fn variant(self) -> &'static str {
-        match self {
-            Fault::DeadlineMiss => "DeadlineMiss",
-            Fault::BudgetOverrun => "BudgetOverrun",
-            Fault::FenceTimeout => "FenceTimeout",
-            Fault::EngineError => "EngineError",
-            Fault::TaskError => "TaskError",
-        }
-    }
+fn parse_fault(s: &str) -> Option<Fault> {
+    Fault::ALL.into_iter().find(|k| k.name() == s)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -2270,12 +2244,12 @@ fn parse_health(
         let fault = match f.value("fault") {
             Some(v) => match p.ok(read::string(&p.src, v, "`fault`")) {
                 Some(s) => {
-                    let fault = Fault::parse(s);
+                    let fault = parse_fault(s);
                     if fault.is_none() {
                         p.err(&v.span, format!("unknown fault `{s}`")).did_you_mean(
                             s,
-                            Fault::NAMES,
-                            || format!("expected one of: {}", quoted(&Fault::NAMES)),
+                            FAULT_NAMES,
+                            || format!("expected one of: {}", quoted(&FAULT_NAMES)),
                         );
                     }
                     fault
