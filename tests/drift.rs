@@ -97,6 +97,7 @@ fn no_drift_on_the_virtual_clock_over_100k_frames() {
 }
 
 #[test]
+#[ignore = "real-time suite (wall-clock judgement; fails on a loaded host): `cargo test -- --ignored`"]
 fn no_drift_in_real_time_over_3000_frames_at_1ms() {
     let _serial = common::serial();
     let errors = release_errors(3000, false);
