@@ -248,6 +248,20 @@ pub enum Table {
     PendingInjections,
 }
 
+impl Table {
+    /// `Ok` when `needed` entries fit a table of `limit`, else the capacity error naming it.
+    pub(crate) fn fits(self, needed: usize, limit: usize) -> Result<()> {
+        if needed > limit {
+            Err(Error::Capacity {
+                table: self,
+                limit: limit as u32,
+            })
+        } else {
+            Ok(())
+        }
+    }
+}
+
 impl fmt::Display for Table {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {

@@ -181,7 +181,7 @@ impl Executive {
         self.shared.schedule
     }
 
-    /// The trace ring (drain it from another thread with [`crate::trace::TraceRing::pop`]).
+    /// The trace ring (drain it from another thread with [`crate::trace::ring::Ring::pop`]).
     pub fn trace(&self) -> &'static TraceLog {
         self.shared.trace
     }

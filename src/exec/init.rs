@@ -21,17 +21,7 @@ use crate::sync::SemaphoreLedger;
 use crate::table::{BufferId, BufferKind, EngineId, EngineKind, Param, Schedule, TaskId, Work};
 
 pub(crate) fn check_table(s: &Schedule) -> Result<()> {
-    let cap = |table, n: usize, limit: usize| {
-        if n > limit {
-            Err(Error::Capacity {
-                table,
-                limit: limit as u32,
-            })
-        } else {
-            Ok(())
-        }
-    };
-    cap(Table::Modes, s.modes.len(), MAX_MODES)?;
+    Table::Modes.fits(s.modes.len(), MAX_MODES)?;
     if s.period_ns == 0 || s.modes.is_empty() {
         return Err(Error::BadSchedule {
             fault: ScheduleFault::ZeroPeriodOrNoMode,
@@ -46,7 +36,7 @@ pub(crate) fn check_table(s: &Schedule) -> Result<()> {
                 context,
             });
         }
-        cap(Table::WaitsPerTask, t.waits.len(), MAX_WAITS)?;
+        Table::WaitsPerTask.fits(t.waits.len(), MAX_WAITS)?;
         for w in t.waits {
             if w.task.0 as usize >= s.tasks.len() || (w.lag == 0 && w.task.0 as usize >= i) {
                 return Err(Error::BadSchedule {

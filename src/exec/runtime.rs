@@ -37,6 +37,7 @@ use crate::exec::state::{
     copy_offsets,
 };
 use crate::exec::worker::{CauseSlot, CpuTask, Shared, TRACE_CAPACITY, WorkerTask};
+use crate::limits::MAX_TASKS;
 use crate::mem::AccessLedger;
 use crate::table::FaultKind;
 use crate::table::{BufferId, EngineKind, Schedule, TaskId};
@@ -456,27 +457,17 @@ impl Builder {
 
 /// Whether `schedule` fits the tables of `parts`; the first table that is too small.
 fn fit(schedule: &Schedule, parts: &Parts) -> Result<()> {
-    let need = |table, needed: usize, capacity: usize| {
-        if needed > capacity {
-            Err(Error::Capacity {
-                table,
-                limit: capacity as u32,
-            })
-        } else {
-            Ok(())
-        }
-    };
     let s = schedule;
-    need(Table::Tasks, s.tasks.len(), parts.bodies.len().min(64))?;
-    need(Table::Buffers, s.buffers.len(), parts.offsets.len())?;
+    Table::Tasks.fits(s.tasks.len(), parts.bodies.len().min(MAX_TASKS))?;
+    Table::Buffers.fits(s.buffers.len(), parts.offsets.len())?;
     let copies: usize = s.buffers.iter().map(|b| b.multiplicity as usize).sum();
-    need(Table::BufferCopies, copies, parts.views.len())?;
+    Table::BufferCopies.fits(copies, parts.views.len())?;
     let workers = s
         .engines
         .iter()
         .filter(|e| e.kind == EngineKind::Cpu)
         .count();
-    need(Table::CpuWorkers, workers, parts.workers.capacity())
+    Table::CpuWorkers.fits(workers, parts.workers.capacity())
 }
 
 /// The runtime after init, before seal: still allowed to touch buffers from the outside.

@@ -107,12 +107,11 @@ pub(crate) fn copy_index(offsets: &[u16], buffer: usize, copy: usize) -> usize {
         .map_or(usize::MAX, |&o| o as usize + copy)
 }
 
-/// Fill `offsets` with each buffer's first copy index; the total number of copies.
-pub(crate) fn copy_offsets(s: &Schedule, offsets: &mut [u16]) -> usize {
+/// Fill `offsets` with each buffer's first copy index.
+pub(crate) fn copy_offsets(s: &Schedule, offsets: &mut [u16]) {
     let mut next = 0usize;
     for (o, b) in offsets.iter_mut().zip(s.buffers.iter()) {
         *o = next as u16;
         next += b.multiplicity as usize;
     }
-    next
 }

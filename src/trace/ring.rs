@@ -276,15 +276,28 @@ mod tests {
                 })
             })
             .collect();
-        let (mut seen, mut lost) = (0u64, 0u64);
         let mut last = [None::<u64>; 4];
+        let (seen, lost) = drain_while_writing(&ring, writers, |r| {
+            // Each writer's records come out in its own order.
+            let w = r.frame as usize;
+            assert!(last[w].is_none_or(|p| r.value > p), "out of order");
+            assert_eq!(r.time_ns, r.value);
+            last[w] = Some(r.value);
+        });
+        assert_eq!(seen + lost, 4 * PER_WRITER);
+    }
+
+    /// Pop while `writers` run, then, once they are joined, until the ring is empty: every
+    /// record goes to `check`. The records seen and the records reported lost.
+    fn drain_while_writing<const N: usize>(
+        ring: &TraceRing<N>,
+        writers: Vec<std::thread::JoinHandle<()>>,
+        mut check: impl FnMut(&Record),
+    ) -> (u64, u64) {
+        let (mut seen, mut lost) = (0u64, 0u64);
         let mut take = |pop: Pop| match pop {
             Pop::Record(r) => {
-                // Each writer's records come out in its own order.
-                let w = r.frame as usize;
-                assert!(last[w].is_none_or(|p| r.value > p), "out of order");
-                assert_eq!(r.time_ns, r.value);
-                last[w] = Some(r.value);
+                check(&r);
                 seen += 1;
                 true
             }
@@ -299,12 +312,13 @@ mod tests {
                 std::thread::yield_now();
             }
         }
-        // `is_finished` does not synchronise: only after the joins are all pushes visible.
+        // `is_finished` does not synchronise: only after the joins are all pushes visible,
+        // and then each index is either readable or known lost.
         for w in writers {
             w.join().unwrap();
         }
         while take(ring.pop()) {}
-        assert_eq!(seen + lost, 4 * PER_WRITER);
+        (seen, lost)
     }
 
     /// A record whose fields all derive from `x`, so a mix of two pushes is detectable.
@@ -353,33 +367,13 @@ mod tests {
                 })
             })
             .collect();
-        let (mut seen, mut lost) = (0u64, 0u64);
         let mut last = [None::<u64>; WRITERS as usize];
-        let mut take = |pop: Pop| match pop {
-            Pop::Record(r) => {
-                assert_whole(&r);
-                let w = (r.time_ns / 1000) as usize;
-                assert!(last[w].is_none_or(|p| r.time_ns > p), "out of order");
-                last[w] = Some(r.time_ns);
-                seen += 1;
-                true
-            }
-            Pop::Lost(n) => {
-                lost += n;
-                true
-            }
-            Pop::Empty => false,
-        };
-        while !writers.iter().all(|w| w.is_finished()) {
-            if !take(ring.pop()) {
-                std::thread::yield_now();
-            }
-        }
-        for w in writers {
-            w.join().unwrap();
-        }
-        // With every writer done, each index is either readable or known lost.
-        while take(ring.pop()) {}
+        let (seen, lost) = drain_while_writing(&ring, writers, |r| {
+            assert_whole(r);
+            let w = (r.time_ns / 1000) as usize;
+            assert!(last[w].is_none_or(|p| r.time_ns > p), "out of order");
+            last[w] = Some(r.time_ns);
+        });
         assert_eq!(seen + lost, WRITERS * RECORDS);
         assert_eq!(ring.pushed(), WRITERS * RECORDS);
     }
