@@ -248,6 +248,8 @@ pub enum Table {
     PendingInjections,
 }
 
+// The hosted runtime's init is the only user.
+#[cfg(feature = "std")]
 impl Table {
     /// `Ok` when `needed` entries fit a table of `limit`, else the capacity error naming it.
     pub(crate) fn fits(self, needed: usize, limit: usize) -> Result<()> {
