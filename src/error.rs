@@ -444,6 +444,9 @@ pub enum Phase {
     GpuSemaphoreMissing,
     /// A CPU worker fell more than `PLAN_HISTORY` frames behind: the plan of its frame is gone.
     WorkerLostStep,
+    /// A fence was built before the semaphore's primitive id was taken from a fence of its
+    /// signaler (init does that first).
+    FenceIdUnknown,
 }
 
 impl fmt::Display for Phase {
@@ -462,6 +465,28 @@ impl fmt::Display for Phase {
             Phase::WorkerLostStep => {
                 "a CPU worker fell more than PLAN_HISTORY frames behind and lost step"
             }
+            Phase::FenceIdUnknown => {
+                "fence built before the semaphore's primitive id was known (init learns it)"
+            }
+        })
+    }
+}
+
+/// The part of a fence that [`Error::FenceDisagrees`] is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum FenceField {
+    /// The primitive id.
+    Id,
+    /// The value.
+    Value,
+}
+
+impl fmt::Display for FenceField {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FenceField::Id => "primitive id",
+            FenceField::Value => "value",
         })
     }
 }
@@ -685,6 +710,28 @@ pub enum Error {
         /// What it was about.
         context: Context,
     },
+    /// An NvSciSync object is not a deterministic semaphore. The runtime builds the fence of
+    /// every task and frame ahead from the frame number (+1 per signal), which only a
+    /// deterministic 64-bit semaphore allows; a sync point's values move with its signaler.
+    NotDeterministic {
+        /// The semaphore.
+        context: Context,
+        /// Whether the reconciled list has `RequireDeterministicFences`.
+        requested: bool,
+        /// The reconciled primitive type (`NvSciSyncAttrValPrimitiveType`; 0 if none).
+        primitive: u32,
+    },
+    /// A fence an engine returned differs from what the runtime computed.
+    FenceDisagrees {
+        /// Whose fence.
+        context: Context,
+        /// Which part differs.
+        field: FenceField,
+        /// What the runtime computed (or adopted earlier).
+        expected: u64,
+        /// What the fence holds.
+        got: u64,
+    },
     /// Teardown could not finish cleanly; resources of this context may be leaked.
     Shutdown {
         /// What could not be torn down.
@@ -814,6 +861,27 @@ impl fmt::Display for Error {
             Error::Misuse { misuse, context } => {
                 write!(f, "engine API misuse: {misuse} ({context})")
             }
+            Error::NotDeterministic {
+                context,
+                requested,
+                primitive,
+            } => write!(
+                f,
+                "{context}: the NvSciSync object is not a deterministic semaphore \
+                 (RequireDeterministicFences {}, primitive type {primitive}; needed: true and \
+                 4 = SysmemSemaphorePayload64b), so its fences cannot be built ahead from frame \
+                 numbers",
+                if *requested { "set" } else { "not set" }
+            ),
+            Error::FenceDisagrees {
+                context,
+                field,
+                expected,
+                got,
+            } => write!(
+                f,
+                "{context}: the engine's fence has {field} {got}, the runtime expected {expected}"
+            ),
             Error::Shutdown { context } => {
                 write!(f, "shutdown incomplete: {context} could not be released")
             }

@@ -130,10 +130,13 @@ pub struct Submission<'a> {
     pub outputs: &'a [DlaPtr],
     /// Pre-fences (already filled).
     pub waits: &'a mut [RawFence],
-    /// The imported completion semaphore this task signals.
+    /// The imported completion semaphore this task signals at its end.
     pub signal: DlaPtr,
     /// Storage for the EOF fence cuDLA writes.
     pub eof: &'a mut RawFence,
+    /// An imported semaphore signalled when the task starts (its SOF fence, whose
+    /// timestamp is the task's start), with storage for that fence.
+    pub start: Option<(DlaPtr, &'a mut RawFence)>,
     /// Run as a no-op (the fences keep their meaning).
     pub noop: bool,
 }
@@ -397,27 +400,23 @@ impl DlaDevice {
         Ok(())
     }
 
-    /// Import a buffer; `read_only` for inputs. The import keeps the buffer allocated.
-    pub fn import_memory(
-        &mut self,
-        buf: &BufObj,
-        read_only: bool,
-        context: Context,
-    ) -> Result<DlaPtr> {
+    /// Import a buffer. The import keeps the buffer allocated.
+    ///
+    /// The flags are `CUDLA_READ_WRITE_PERM` (0) for inputs too: cuDLA 1.2.1 documents
+    /// the flags as reserved, to be 0, and later versions read 0 as read-write, so 0 is the
+    /// one value every version accepts. Inputs stay read-only to the DLA because no task
+    /// binds them as outputs (the schedule's access ledger, checked at init).
+    pub fn import_memory(&mut self, buf: &BufObj, context: Context) -> Result<DlaPtr> {
         self.room_for_import()?;
         let desc = cd::cudlaExternalMemoryHandleDesc {
             extBufObject: buf.raw() as *const c_void,
             size: buf.size(),
         };
-        let flags = if read_only {
-            cd::CUDLA_READ_ONLY_PERM
-        } else {
-            cd::CUDLA_READ_WRITE_PERM
-        };
         let mut dev = ptr::null_mut();
         // SAFETY: live handle, a live NvSciBuf object and a valid out-pointer.
-        let status =
-            unsafe { cd::cudlaImportExternalMemory(self.handle, &desc, &mut dev, flags.0) };
+        let status = unsafe {
+            cd::cudlaImportExternalMemory(self.handle, &desc, &mut dev, cd::CUDLA_READ_WRITE_PERM.0)
+        };
         check("cudlaImportExternalMemory", status, context)?;
         let what = Imported::Memory { size: buf.size() };
         Ok(self.registered(dev, what, buf.hold()))
@@ -435,6 +434,11 @@ impl DlaDevice {
         let status = unsafe { cd::cudlaImportExternalSemaphore(self.handle, &desc, &mut dev, 0) };
         check("cudlaImportExternalSemaphore", status, context)?;
         Ok(self.registered(dev, Imported::Semaphore, obj.hold()))
+    }
+
+    /// Whether `p` is a live import of this device.
+    pub fn owns(&self, p: DlaPtr) -> bool {
+        self.lookup(p).is_ok()
     }
 
     /// Release an imported buffer or semaphore (a token of another device, or one already
@@ -456,16 +460,20 @@ impl DlaDevice {
         let context = Context::Engine(self.engine);
         self.check_bound(s.inputs, &self.input_sizes)?;
         self.check_bound(s.outputs, &self.output_sizes)?;
-        if self.imports[self.lookup(s.signal)?].what != Imported::Semaphore {
-            return Err(Error::Misuse {
-                misuse: Misuse::BufferAsSignal,
-                context: Context::Engine(self.engine),
-            });
+        let start_sem = s.start.as_ref().map(|(p, _)| *p);
+        for p in core::iter::once(s.signal).chain(start_sem) {
+            if self.imports[self.lookup(p)?].what != Imported::Semaphore {
+                return Err(Error::Misuse {
+                    misuse: Misuse::BufferAsSignal,
+                    context: Context::Engine(self.engine),
+                });
+            }
         }
-        let fence = |f: &mut RawFence| cd::CudlaFence {
+        let typed = |f: &mut RawFence, kind: cd::cudlaFenceType| cd::CudlaFence {
             fence: f.as_mut_ptr(),
-            r#type: cd::CUDLA_NVSCISYNC_FENCE,
+            r#type: kind,
         };
+        let fence = |f: &mut RawFence| typed(f, cd::CUDLA_NVSCISYNC_FENCE);
         let mut pre: heapless::Vec<cd::CudlaFence, MAX_WAITS> = heapless::Vec::new();
         for w in s.waits.iter_mut() {
             pre.push(fence(w)).map_err(|_| Error::Capacity {
@@ -477,12 +485,24 @@ impl DlaDevice {
             preFences: pre.as_ptr(),
             numEvents: pre.len() as u32,
         };
-        let sem = [s.signal.raw];
-        let mut eof = [fence(s.eof)];
+        // The EOF signal first, then the optional SOF one (cuDLA takes any number of
+        // semaphores in one signal list, cudla.h 1.5 `cudlaSubmitTask`).
+        let mut sems = [s.signal.raw, ptr::null_mut()];
+        let unused = cd::CudlaFence {
+            fence: ptr::null_mut(),
+            r#type: cd::CUDLA_NVSCISYNC_FENCE,
+        };
+        let mut signals = [fence(s.eof), unused];
+        let mut n_signals = 1;
+        if let Some((p, f)) = s.start {
+            sems[1] = p.raw;
+            signals[1] = typed(f, cd::CUDLA_NVSCISYNC_FENCE_SOF);
+            n_signals = 2;
+        }
         let mut signal_events = cd::cudlaSignalEvents {
-            devPtrs: sem.as_ptr(),
-            eofFences: eof.as_mut_ptr(),
-            numEvents: 1,
+            devPtrs: sems.as_ptr(),
+            eofFences: signals.as_mut_ptr(),
+            numEvents: n_signals,
         };
         let mut inputs: heapless::Vec<*const u64, MAX_TENSORS> = heapless::Vec::new();
         let mut outputs: heapless::Vec<*mut u64, MAX_TENSORS> = heapless::Vec::new();
@@ -657,7 +677,7 @@ mod tests {
         };
         let ctx = Context::Buffer("b");
         let buf = BufObj::alloc(&buffers, &spec, ctx).unwrap();
-        let p = dla.import_memory(&buf, true, ctx).unwrap();
+        let p = dla.import_memory(&buf, ctx).unwrap();
         let small_spec = BufSpec {
             kind: BufferKind::Raw {
                 size: 256,
@@ -666,7 +686,7 @@ mod tests {
             ..spec
         };
         let small_buf = BufObj::alloc(&buffers, &small_spec, ctx).unwrap();
-        let small = dla.import_memory(&small_buf, true, ctx).unwrap();
+        let small = dla.import_memory(&small_buf, ctx).unwrap();
         // Forged, foreign, mistyped, too small and (below) stale tokens are refused before
         // cuDLA sees them. The loadable has one input (3072 bytes) and two outputs.
         let mut eof = RawFence::cleared();
@@ -677,6 +697,7 @@ mod tests {
                 waits: &mut [],
                 signal,
                 eof: &mut eof,
+                start: None,
                 noop: true,
             })
         };

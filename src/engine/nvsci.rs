@@ -17,7 +17,7 @@ use core::ptr;
 use nvsci_sys as ns;
 
 use crate::engine::keep::{Claim, Hold, Keep};
-use crate::error::{Context, Error, Misuse, Result, Status, Table};
+use crate::error::{Context, Error, FenceField, Misuse, Phase, Result, Status, Table};
 use crate::table::{BufferKind, TensorType};
 
 pub(crate) fn check(call: &'static str, status: ns::NvSciError, context: Context) -> Result<()> {
@@ -192,31 +192,39 @@ pub fn reconcile_and_alloc(lists: &[SyncAttrList], context: Context) -> Result<S
     // SAFETY: the object keeps what it needs; the reconciled list is ours to free.
     unsafe { ns::NvSciSyncAttrListFree(reconciled) };
     check("NvSciSyncObjAlloc", status, context)?;
-    Ok(SyncObj {
+    let obj = SyncObj {
         raw,
         keep,
         module: Claim::from(first.module.clone()),
-    })
+        id: None,
+    };
+    match obj.deterministic(context) {
+        Ok(()) => Ok(obj),
+        Err(e) => {
+            // Not ours to keep: nothing has imported it yet.
+            let _ = obj.free();
+            Err(e)
+        }
+    }
 }
 
-/// An NvSciSync object with deterministic fences.
+/// An NvSciSync object with deterministic fences: a 64-bit semaphore that every signal moves
+/// up by exactly one, so the fence of the `n`-th signal can be built before it happens.
 #[derive(Debug)]
 pub struct SyncObj {
     raw: ns::NvSciSyncObj,
     /// Counts the engine imports of this object.
     keep: Keep,
     module: Claim,
+    /// The primitive id fences of this object carry, taken from a fence its signaler wrote
+    /// ([`SyncObj::adopt`]); `None` until then.
+    id: Option<u64>,
 }
 
 // SAFETY: NvSciSync objects are thread-safe handles; the library serialises signal/fence calls.
 unsafe impl Send for SyncObj {}
 // SAFETY: as above.
 unsafe impl Sync for SyncObj {}
-
-/// The primitive id of the SysmemSemaphore behind a deterministic object. Semaphore objects
-/// have primitives `0..n`; orin-exec objects use one (UNCONFIRMED on Orin: check with
-/// `NvSciSyncFenceExtractFence` on a fence the engine wrote).
-pub const PRIMITIVE_ID: u64 = 0;
 
 impl SyncObj {
     /// The raw handle.
@@ -240,7 +248,81 @@ impl SyncObj {
             raw,
             keep,
             module: self.module.clone(),
+            id: self.id,
         })
+    }
+
+    /// Refuse an object the runtime cannot build fences ahead for: its reconciled list must
+    /// have `RequireDeterministicFences` and a 64-bit semaphore primitive (a sync point's
+    /// thresholds move only with its signaler, so a waiter may not build its fences).
+    fn deterministic(&self, context: Context) -> Result<()> {
+        let mut list = ptr::null_mut();
+        // SAFETY: live object handle; valid out-pointer. The list belongs to the object.
+        let status = unsafe { ns::NvSciSyncObjGetAttrList(self.raw, &mut list) };
+        check("NvSciSyncObjGetAttrList", status, context)?;
+        let attr = |key| -> Result<&[u8]> {
+            let mut value: *const c_void = ptr::null();
+            let mut len = 0usize;
+            // SAFETY: live reconciled list; valid out-pointers.
+            let status = unsafe { ns::NvSciSyncAttrListGetAttr(list, key, &mut value, &mut len) };
+            check("NvSciSyncAttrListGetAttr", status, context)?;
+            if value.is_null() {
+                return Ok(&[]);
+            }
+            // SAFETY: the library returned `len` readable bytes that live as long as the
+            // object's list (longer than this function).
+            Ok(unsafe { core::slice::from_raw_parts(value.cast::<u8>(), len) })
+        };
+        let requested = attr(ns::NvSciSyncAttrKey_RequireDeterministicFences)? == [1];
+        let primitive = match attr(ns::NvSciSyncAttrKey_PrimitiveInfo)? {
+            [a, b, c, d, ..] => u32::from_ne_bytes([*a, *b, *c, *d]),
+            _ => 0,
+        };
+        if requested
+            && primitive == ns::NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b.0
+        {
+            return Ok(());
+        }
+        Err(Error::NotDeterministic {
+            context,
+            requested,
+            primitive,
+        })
+    }
+
+    /// Take the primitive id from `fence`, a fence the object's signaler wrote (an engine's
+    /// EOF fence, or the CPU's [`SyncObj::cpu_fence`]) for the value the runtime computed as
+    /// `expected`: the value must match, and so must the id if one was adopted before.
+    pub(crate) fn adopt(&mut self, fence: &RawFence, expected: u64, context: Context) -> Result<()> {
+        let (id, value) = fence.extract(context)?;
+        if value != expected {
+            return Err(Error::FenceDisagrees {
+                context,
+                field: FenceField::Value,
+                expected,
+                got: value,
+            });
+        }
+        match self.id {
+            Some(known) if known != id => Err(Error::FenceDisagrees {
+                context,
+                field: FenceField::Id,
+                expected: known,
+                got: id,
+            }),
+            _ => {
+                self.id = Some(id);
+                Ok(())
+            }
+        }
+    }
+
+    /// The CPU signaler's fence for its next signal (`NvSciSyncObjGenerateFence`), written
+    /// into `fence`: the CPU signals after it, so the values stay paired.
+    pub(crate) fn cpu_fence(&self, fence: &mut RawFence, context: Context) -> Result<()> {
+        // SAFETY: live object handle; `fence` is a valid fence (cleared or filled).
+        let status = unsafe { ns::NvSciSyncObjGenerateFence(self.raw, &mut fence.0) };
+        check("NvSciSyncObjGenerateFence", status, context)
     }
 
     /// CPU signal: +1.
@@ -251,17 +333,20 @@ impl SyncObj {
     }
 
     /// Write the fence for counter value `value` into `fence` (clearing what it held).
+    /// Needs the primitive id ([`SyncObj::adopt`], done at init).
     pub fn fence_at(&self, value: u64, fence: &mut RawFence, context: Context) -> Result<()> {
+        let id = self.id.ok_or(Error::Phase(Phase::FenceIdUnknown))?;
         // SAFETY: live object handle; `fence` is a valid fence (cleared or holding a reference).
-        let status =
-            unsafe { ns::NvSciSyncFenceUpdateFence(self.raw, PRIMITIVE_ID, value, &mut fence.0) };
+        let status = unsafe { ns::NvSciSyncFenceUpdateFence(self.raw, id, value, &mut fence.0) };
         check("NvSciSyncFenceUpdateFence", status, context)
     }
 
     /// Free the object (fences filled from it keep their own reference). Refused
     /// ([`Error::Shutdown`], the object stays allocated) while an engine import of it exists.
     pub fn free(self) -> Result<()> {
-        let SyncObj { raw, keep, module } = self;
+        let SyncObj {
+            raw, keep, module, ..
+        } = self;
         // Refused: still allocated, and the dropped claim keeps the module open too.
         keep.release(Context::Semaphore("semaphore"))?;
         // SAFETY: the object came from NvSciSyncObjAlloc/Dup and is freed once (self is
@@ -297,8 +382,22 @@ impl RawFence {
         (&mut self.0 as *mut ns::NvSciSyncFence).cast()
     }
 
-    /// The timestamp of the signal that reached this fence, in µs (needs a CPU waiter list
-    /// that asked for timestamps).
+    /// Whether it holds nothing.
+    pub fn is_cleared(&self) -> bool {
+        self.0.payload == ns::NvSciSyncFenceInitializer.payload
+    }
+
+    /// The primitive id and value the fence stands for (`NvSciSyncFenceExtractFence`).
+    pub fn extract(&self, context: Context) -> Result<(u64, u64)> {
+        let (mut id, mut value) = (0u64, 0u64);
+        // SAFETY: valid fence and out-pointers.
+        let status = unsafe { ns::NvSciSyncFenceExtractFence(&self.0, &mut id, &mut value) };
+        check("NvSciSyncFenceExtractFence", status, context)?;
+        Ok((id, value))
+    }
+
+    /// The timestamp of the signal that reached this fence, in µs of the signaler's clock
+    /// (needs a CPU waiter list that asked for timestamps).
     pub fn timestamp_us(&self, context: Context) -> Result<u64> {
         let mut us = 0u64;
         // SAFETY: valid fence and out-pointer.
@@ -648,7 +747,15 @@ mod tests {
         waiter.require_deterministic(CTX).unwrap();
         waiter.cpu(CpuRole::WaiterNoTimestamps, CTX).unwrap();
         let lists = [signaler, waiter];
-        let obj = reconcile_and_alloc(&lists, CTX).unwrap();
+        let mut obj = reconcile_and_alloc(&lists, CTX).unwrap();
+        let mut first = RawFence::cleared();
+        assert_eq!(
+            obj.fence_at(1, &mut first, CTX),
+            Err(Error::Phase(Phase::FenceIdUnknown))
+        );
+        obj.cpu_fence(&mut first, CTX).unwrap();
+        obj.adopt(&first, 1, CTX).unwrap();
+        first.clear();
         let dup = obj.dup(CTX).unwrap();
         let mut wait = CpuWaitContext::alloc(&module).unwrap();
         for l in lists {
@@ -663,6 +770,79 @@ mod tests {
         obj.free().unwrap();
         dup.free().unwrap();
         wait.free();
+        module.close().unwrap();
+    }
+
+    /// Lists for a CPU signaler and a CPU waiter, deterministic or not.
+    fn cpu_lists(module: &SyncModule, deterministic: bool) -> [SyncAttrList; 2] {
+        [CpuRole::Signaler, CpuRole::WaiterNoTimestamps].map(|role| {
+            let mut l = SyncAttrList::create(module, CTX).unwrap();
+            if deterministic {
+                l.require_deterministic(CTX).unwrap();
+            }
+            l.cpu(role, CTX).unwrap();
+            l
+        })
+    }
+
+    #[test]
+    fn only_deterministic_semaphores_are_accepted() {
+        let module = SyncModule::open().unwrap();
+        // Without RequireDeterministicFences the vendor (and the SIL) reconcile to a sync
+        // point for the CPU: the runtime refuses it and says why.
+        let lists = cpu_lists(&module, false);
+        let refused = reconcile_and_alloc(&lists, CTX);
+        assert!(
+            matches!(
+                refused,
+                Err(Error::NotDeterministic {
+                    requested: false,
+                    ..
+                })
+            ),
+            "{refused:?}"
+        );
+        let message = std::string::ToString::to_string(&refused.unwrap_err());
+        assert!(message.contains("not a deterministic semaphore"), "{message}");
+        for l in lists {
+            l.free();
+        }
+        // Refused objects are freed: the module closes.
+        module.close().unwrap();
+    }
+
+    #[test]
+    fn fences_of_the_signaler_must_match_what_the_runtime_computes() {
+        let module = SyncModule::open().unwrap();
+        let lists = cpu_lists(&module, true);
+        let mut obj = reconcile_and_alloc(&lists, CTX).unwrap();
+        for l in lists {
+            l.free();
+        }
+        let mut first = RawFence::cleared();
+        obj.cpu_fence(&mut first, CTX).unwrap();
+        // The first fence is for value 1: expecting 2 is refused, and nothing is adopted.
+        assert!(matches!(
+            obj.adopt(&first, 2, CTX),
+            Err(Error::FenceDisagrees {
+                field: FenceField::Value,
+                expected: 2,
+                got: 1,
+                ..
+            })
+        ));
+        assert!(obj.fence_at(1, &mut RawFence::cleared(), CTX).is_err());
+        obj.adopt(&first, 1, CTX).unwrap();
+        let (id, value) = first.extract(CTX).unwrap();
+        assert_eq!(value, 1);
+        // A fence built by the runtime carries the adopted id.
+        let mut built = RawFence::cleared();
+        obj.fence_at(7, &mut built, CTX).unwrap();
+        assert_eq!(built.extract(CTX).unwrap(), (id, 7));
+        assert!(RawFence::cleared().is_cleared() && !built.is_cleared());
+        built.clear();
+        first.clear();
+        obj.free().unwrap();
         module.close().unwrap();
     }
 

@@ -586,28 +586,19 @@ impl Executive {
                 Ok((r.start_ns, r.end_ns, r.status))
             }
             Submit::Dla { .. } => {
-                // End: the EOF fence's timestamp. Start: when the DLA could first run it.
+                // The timestamps of the SOF and EOF fences cuDLA returned for this frame
+                // (µs of the DLA clock), moved onto the executive clock by the offset
+                // calibrated at init.
                 let rt = &self.st.tasks[id.0 as usize];
-                let end = rt.monitor.timestamp_us(context)? * 1000;
-                let mut start = rt.submitted_at[h];
-                let t = s.task(id);
-                for w in t.waits {
-                    if let Some(df) = f.checked_sub(w.lag as u64) {
-                        let (ef, e) = self.st.tasks[w.task.0 as usize].ended_at
-                            [(df % FENCE_HISTORY as u64) as usize];
-                        if ef == df {
-                            start = start.max(e);
-                        }
-                    }
-                }
-                for (j, other) in s.tasks.iter().enumerate().take(id.0 as usize) {
-                    if other.engine == t.engine {
-                        let (ef, e) = self.st.tasks[j].ended_at[h];
-                        if ef == f {
-                            start = start.max(e);
-                        }
-                    }
-                }
+                let on_clock = |us: u64| {
+                    (us.saturating_mul(1000) as i64).saturating_sub(self.st.dla_offset_ns).max(0)
+                        as u64
+                };
+                let end = on_clock(rt.eof[h].timestamp_us(context)?);
+                let start = match rt.start.as_ref() {
+                    Some(st) => on_clock(st.fences[h].timestamp_us(context)?),
+                    None => rt.submitted_at[h],
+                };
                 Ok((start.min(end), end, RunStatus::empty()))
             }
             Submit::Gpu { stamp, .. } => {
@@ -795,6 +786,7 @@ pub(crate) fn submit_task(
         sems[dep.0 as usize].fence_at(*v, &mut rt.waits[k], context)?;
     }
     let copy = (f % MAX_COPIES as u64) as usize;
+    let h = (f % FENCE_HISTORY as u64) as usize;
     match &rt.submit {
         Submit::Cpu => Ok(()),
         Submit::Dla {
@@ -815,7 +807,11 @@ pub(crate) fn submit_task(
                 outputs: &outputs[copy][..*n_out],
                 waits: &mut rt.waits[..waits.len()],
                 signal,
-                eof: &mut rt.eof,
+                eof: &mut rt.eof[h],
+                start: rt
+                    .start
+                    .as_mut()
+                    .map(|s| (s.import, &mut s.fences[h])),
                 noop,
             })
         }
@@ -857,7 +853,7 @@ pub(crate) fn submit_task(
             let gsem = gpu_sems[id.0 as usize]
                 .as_ref()
                 .ok_or(Error::Phase(Phase::GpuSemaphoreMissing))?;
-            st.signal(gsem, value, &mut rt.eof, context)
+            st.signal(gsem, value, &mut rt.eof[h], context)
         }
     }
 }
@@ -921,8 +917,15 @@ pub(crate) fn release_engines(st: &mut State) -> Result<()> {
         for w in rt.waits.iter_mut() {
             w.clear();
         }
-        rt.eof.clear();
+        for f in rt.eof.iter_mut() {
+            f.clear();
+        }
         rt.monitor.clear();
+        if let Some(start) = rt.start.as_mut() {
+            for f in start.fences.iter_mut() {
+                f.clear();
+            }
+        }
         // Its parameter blocks hold the GPU memory released below.
         rt.submit = Submit::Cpu;
         while let Some((di, p)) = rt.dla_imports.pop() {
@@ -930,6 +933,18 @@ pub(crate) fn release_engines(st: &mut State) -> Result<()> {
                 keep(d.device.unregister(p, Context::Semaphore("task")));
             }
         }
+    }
+    // The DLA start semaphores: unregistered from their device, then freed.
+    for rt in st.tasks.iter_mut() {
+        let Some(start) = rt.start.take() else {
+            continue;
+        };
+        for d in st.dlas.iter_mut() {
+            if d.device.owns(start.import) {
+                keep(d.device.unregister(start.import, Context::Semaphore("start")));
+            }
+        }
+        keep(start.sem.free());
     }
     for g in st.gpu_sems.iter_mut() {
         if let Some(g) = g.take() {

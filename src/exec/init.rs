@@ -10,7 +10,7 @@ use crate::engine::nvsci::{
     SyncObj, Waited,
 };
 use crate::engine::os;
-use crate::engine::platform::{GPU_SYNC, GpuSyncMode};
+use crate::engine::platform::{Clock, GPU_SYNC, GpuSyncMode};
 use crate::error::{Context, Error, Phase, PlatformFact, Result, ScheduleFault, Table};
 use crate::exec::runtime::{Config, DLA_ALIGN, WARMUP_TIMEOUT_US};
 use crate::exec::state::copy_index;
@@ -323,18 +323,13 @@ impl Init {
                         });
                     }
                     for (di, dla) in self.state.dlas.iter_mut().enumerate() {
-                        let read_only = s.tasks.iter().any(|t| {
-                            matches!(t.work, Work::Dla(d) if d.loadable.0 == dla.loadable)
-                                && t.reads.contains(&id)
-                                && !t.writes.contains(&id)
-                        });
                         let used = s.tasks.iter().any(|t| {
                             matches!(t.work, Work::Dla(d) if d.loadable.0 == dla.loadable)
                                 && s.engines[t.engine.0 as usize].instance == dla.core
                                 && (t.reads.contains(&id) || t.writes.contains(&id))
                         });
                         if used {
-                            let p = dla.device.import_memory(&obj, read_only, context)?;
+                            let p = dla.device.import_memory(&obj, context)?;
                             copy.dla.push((di, p)).map_err(|_| Error::Capacity {
                                 table: Table::DlaImportsPerBuffer,
                                 limit: 4,
@@ -463,14 +458,34 @@ impl Init {
             while let Some(l) = lists.pop() {
                 l.free();
             }
-            let sem = result?;
+            let mut sem = result?;
+            // A CPU-signalled semaphore (CPU tasks; GPU tasks that write the counter) takes its
+            // primitive id from the CPU signaler's first fence; engine-signalled ones from the
+            // engine's first EOF fence, at warm-up.
+            let cpu_signals = match kind {
+                EngineKind::Dla => false,
+                EngineKind::Gpu => GPU_SYNC != GpuSyncMode::External,
+                _ => true,
+            };
+            if cpu_signals {
+                let mut first = RawFence::cleared();
+                let adopted = sem
+                    .cpu_fence(&mut first, context)
+                    .and_then(|()| sem.adopt(&first, 1, context));
+                first.clear();
+                if let Err(e) = adopted {
+                    let _ = sem.free();
+                    return Err(e);
+                }
+            }
 
             let mut rt = TaskRt {
                 ledger: SemaphoreLedger::new(id, t.engine),
                 dla_imports: heapless::Vec::new(),
                 submit: Submit::Cpu,
                 waits: [const { RawFence::cleared() }; MAX_WAITS],
-                eof: RawFence::cleared(),
+                eof: [const { RawFence::cleared() }; FENCE_HISTORY],
+                start: None,
                 monitor: RawFence::cleared(),
                 submitted_at: [0; FENCE_HISTORY],
                 ended_at: [(u64::MAX, 0); FENCE_HISTORY],
@@ -493,6 +508,9 @@ impl Init {
             }
             let mut gpu_sem = None;
             let import = (|| -> Result<()> {
+                if kind == EngineKind::Dla {
+                    rt.start = Some(self.start_signal(id)?);
+                }
                 for di in handles {
                     let p = self.state.dlas[di].device.import_semaphore(&sem, context)?;
                     rt.dla_imports.push((di, p)).map_err(|_| Error::Capacity {
@@ -524,6 +542,49 @@ impl Init {
             import?;
         }
         Ok(())
+    }
+
+    /// The SOF semaphore of DLA task `id`: signalled by its DLA, waited for (with
+    /// timestamps) by the CPU, imported into the task's DLA handle.
+    fn start_signal(&mut self, id: TaskId) -> Result<StartSignal> {
+        let context = Context::Semaphore(self.s.task(id).name);
+        let device = self.dla_index(id).ok_or(Error::BadSchedule {
+            fault: ScheduleFault::DlaTaskWithoutDevice,
+            context,
+        })?;
+        let module = self.sync_module()?;
+        let mut lists: heapless::Vec<SyncAttrList, 2> = heapless::Vec::new();
+        let result = (|| -> Result<SyncObj> {
+            // Pushed before they are filled, so that every list is freed below.
+            let mut signaler = SyncAttrList::create(module, context)?;
+            let filled = signaler
+                .require_deterministic(context)
+                .and_then(|()| dla_attrs(&mut signaler, DlaSyncRole::Signaler, context));
+            let _ = lists.push(signaler); // room for two
+            filled?;
+            let mut waiter = SyncAttrList::create(module, context)?;
+            let filled = waiter
+                .require_deterministic(context)
+                .and_then(|()| waiter.cpu(CpuRole::Waiter, context));
+            let _ = lists.push(waiter);
+            filled?;
+            crate::engine::nvsci::reconcile_and_alloc(&lists, context)
+        })();
+        while let Some(l) = lists.pop() {
+            l.free();
+        }
+        let sem = result?;
+        match self.state.dlas[device].device.import_semaphore(&sem, context) {
+            Ok(import) => Ok(StartSignal {
+                sem,
+                import,
+                fences: [const { RawFence::cleared() }; FENCE_HISTORY],
+            }),
+            Err(e) => {
+                let _ = sem.free();
+                Err(e)
+            }
+        }
     }
 
     fn submission(&self, id: TaskId) -> Result<Submit> {
@@ -632,12 +693,19 @@ impl Init {
     /// One submission of every accelerator work item, then calibrate the GPU timer.
     fn warm_up(&mut self) -> Result<()> {
         let s = self.s;
+        let clock = if self.config.virtual_clock {
+            Clock::Virtual
+        } else {
+            Clock::Real
+        };
+        let mut dla_offset: Option<i64> = None;
         for i in 0..s.tasks.len() {
             let id = TaskId(i as u16);
             let context = Context::Task(s.task(id).name);
             if matches!(self.state.tasks[i].submit, Submit::Cpu) {
                 continue;
             }
+            let submitted = clock.now_ns();
             crate::exec::executive::submit_task(&mut self.state, s, id, 0, &[], 1, false)?;
             let State {
                 tasks,
@@ -647,7 +715,15 @@ impl Init {
                 ..
             } = &mut self.state;
             let rt = &mut tasks[i];
-            let sem = &sems[i];
+            let sem = &mut sems[i];
+            // The engine's fences give the primitive ids (checked against the value 1 the
+            // runtime expects of the first signal); GPU counter writes return no fence.
+            if !rt.eof[0].is_cleared() {
+                sem.adopt(&rt.eof[0], 1, context)?;
+            }
+            if let Some(start) = rt.start.as_mut() {
+                start.sem.adopt(&start.fences[0], 1, context)?;
+            }
             sem.fence_at(1, &mut rt.monitor, context)?;
             let waited = wait
                 .as_mut()
@@ -667,7 +743,18 @@ impl Init {
                     status,
                 });
             }
+            if let Some(start) = rt.start.as_ref() {
+                // The warm-up task waits for nothing, so the DLA starts it as soon as it is
+                // submitted: its SOF timestamp (DLA clock) is at or after `submitted`
+                // (executive clock), which bounds the clocks' offset from above. The tightest
+                // bound over the DLA tasks is the offset (exact on the SIL virtual clock;
+                // within the DLA's start latency elsewhere).
+                let sof_ns = start.fences[0].timestamp_us(context)?.saturating_mul(1000);
+                let bound = sof_ns as i64 - submitted as i64;
+                dla_offset = Some(dla_offset.map_or(bound, |o: i64| o.min(bound)));
+            }
         }
+        self.state.dla_offset_ns = dla_offset.unwrap_or(0);
         self.calibrate_gpu_timer()
     }
 

@@ -401,6 +401,7 @@ impl Builder {
             workers: p.workers,
             gpu: None,
             stamps: None,
+            dla_offset_ns: 0,
             sync_module: None,
             buf_module: None,
             wait: None,

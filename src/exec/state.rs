@@ -57,12 +57,26 @@ pub(crate) struct TaskRt {
     pub dla_imports: heapless::Vec<(usize, DlaPtr), 4>,
     pub submit: Submit,
     pub waits: [RawFence; MAX_WAITS],
-    pub eof: RawFence,
+    /// Per recent frame (`frame % FENCE_HISTORY`): the completion fence the engine returned.
+    pub eof: [RawFence; FENCE_HISTORY],
+    /// DLA tasks: the semaphore cuDLA signals when the task starts.
+    pub start: Option<StartSignal>,
     pub monitor: RawFence,
     /// Per recent frame: when the task was submitted (accelerators) and when it ended.
     pub submitted_at: [u64; FENCE_HISTORY],
     pub ended_at: [(u64, u64); FENCE_HISTORY],
     pub failed_submit: Option<u64>,
+}
+
+/// A DLA task's start-of-frame semaphore: cuDLA signals it as the task starts, and the
+/// timestamp of its SOF fence is the task's start on the DLA clock (CUDA for Tegra app note,
+/// cuDLA timestamps; cudla.h `CUDLA_NVSCISYNC_FENCE_SOF`).
+pub(crate) struct StartSignal {
+    pub sem: SyncObj,
+    /// The import on the task's DLA handle.
+    pub import: DlaPtr,
+    /// Per recent frame: the SOF fence cuDLA returned.
+    pub fences: [RawFence; FENCE_HISTORY],
 }
 
 pub(crate) struct WorkerHandle {
@@ -94,6 +108,8 @@ pub(crate) struct State {
     pub workers: &'static mut VecView<WorkerHandle>,
     pub gpu: Option<Gpu>,
     pub stamps: Option<Stamps>,
+    /// DLA clock minus executive clock, ns (calibrated at init from the warm-up tasks).
+    pub dla_offset_ns: i64,
     pub sync_module: Option<SyncModule>,
     pub buf_module: Option<BufModule>,
     pub wait: Option<CpuWaitContext>,
