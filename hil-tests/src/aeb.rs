@@ -152,6 +152,7 @@ pub fn run(opts: &Options) -> Result<Outcome, Box<dyn std::error::Error>> {
         opts.dla_seed,
     )?;
     let init_ms = runtime.init_ns() as f64 / 1e6;
+    let dla_clock_offset_ns = runtime.dla_clock_offset_ns();
     let gpu_sm = runtime.gpu_sm();
     let mut exec = runtime.seal()?;
 
@@ -345,6 +346,7 @@ pub fn run(opts: &Options) -> Result<Outcome, Box<dyn std::error::Error>> {
         "gpu_timestamps": opts.gpu_timestamps,
         "dla_timing": { "kind": "uniform", "min_ns": app::DLA_MIN_NS, "max_ns": app::DLA_MAX_NS, "seed": opts.dla_seed },
         "init_ms": init_ms,
+        "dla_clock_offset_ns": dla_clock_offset_ns,
         "wall_s": started.elapsed().as_secs_f64(),
         "frames": release.frames,
         "tasks": task_summary,

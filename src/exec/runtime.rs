@@ -544,6 +544,19 @@ impl Initialized {
         self.init_ns
     }
 
+    /// DLA clock minus the executive's clock, in ns, if the schedule has DLA tasks: DLA task
+    /// times come from the timestamps of the SOF and EOF fences cuDLA signals (µs of the DLA
+    /// clock), moved onto the executive's clock by this offset. Init calibrates it from the
+    /// warm-up tasks, which wait for nothing: each starts on the DLA no earlier than it was
+    /// submitted, and the tightest such bound is the offset.
+    pub fn dla_clock_offset_ns(&self) -> Option<i64> {
+        self.state
+            .tasks
+            .iter()
+            .any(|t| t.start.is_some())
+            .then_some(self.state.dla_offset_ns)
+    }
+
     /// The GPU's SM, if the schedule uses a GPU.
     pub fn gpu_sm(&self) -> Option<u32> {
         self.state.gpu.as_ref().map(Gpu::sm)

@@ -141,6 +141,7 @@ fn run(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
         app::DLA_SEED,
     )?;
     let init_ms = runtime.init_ns() as f64 / 1e6;
+    let dla_offset_ns = runtime.dla_clock_offset_ns();
     let mut exec = runtime.seal()?;
 
     let out = out_dir(args);
@@ -183,6 +184,12 @@ fn run(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
             args.frames,
             orin_exec::engine::platform::NAME,
         );
+        if let Some(ns) = dla_offset_ns {
+            println!(
+                "DLA times from SOF/EOF fence timestamps; DLA clock - executive clock = {ns} ns \
+                 (calibrated at init)"
+            );
+        }
     }
     if let Some(rt) = exec.realtime()
         && !args.virtual_clock
