@@ -519,7 +519,7 @@ pub unsafe extern "C" fn NvSciSyncObjGenerateFence(
 ///
 /// # Safety
 /// `syncFence` is NULL or a readable and writable fence.
-unsafe fn set_fence(
+pub(crate) unsafe fn set_fence(
     syncObj: NvSciSyncObj,
     syncFence: *mut NvSciSyncFence,
     check: impl FnOnce(&ObjCore) -> Result<(), NvSciError>,

@@ -10,9 +10,10 @@ use nvsci_sys::{
 use sil_common::clock;
 use sil_common::wait::Notifier;
 
+use crate::api::set_fence;
 use crate::fence::{self, Decoded};
 use crate::ffi::{self, STATUS};
-use crate::obj::{Cmp, Strategy, wait_counter};
+use crate::obj::{Cmp, ObjCore, Strategy, wait_counter};
 use crate::registry::{handle_of, state};
 
 const BAD: NvSciError = NvSciError_BadParameter;
@@ -70,6 +71,24 @@ pub extern "C" fn NvSciSyncSilObjSignalEngine(obj: NvSciSyncObj, timestampNs: u6
     };
     core.signal(timestampNs);
     NvSciError_Success
+}
+
+/// The engine that will signal `obj` (cuDLA, CUDA) reserves its next signal: the
+/// object's threshold advances by one (one past the highest value promised so far or the
+/// current counter, whichever is ahead) and `*fence` is cleared and then written with the
+/// object's primitive id and that value. No CPU-signaler permission is needed. The
+/// matching `NvSciSyncSilObjSignalEngine` reaches the value. `BadParameter` for an unknown
+/// object or a NULL, misaligned or invalid `fence` (nothing written).
+///
+/// # Safety
+/// `fence` is NULL or a readable and writable fence.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncSilObjEngineFence(
+    obj: NvSciSyncObj,
+    fence: *mut NvSciSyncFence,
+) -> NvSciError {
+    // SAFETY: forwarded caller guarantee.
+    unsafe { set_fence(obj, fence, |_| Ok(()), ObjCore::reserve) }
 }
 
 /// After a direct write of a SIL counter: records `timestampNs` for the value now in it

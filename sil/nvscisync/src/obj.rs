@@ -206,6 +206,21 @@ impl ObjCore {
             .wrapping_add(1)
     }
 
+    /// An engine reserves its next signal (`NvSciSyncSilObjEngineFence`): the threshold
+    /// moves to one past the highest value promised so far or the current counter,
+    /// whichever is ahead (cyclic), and that value is returned.
+    pub(crate) fn reserve(&self) -> u64 {
+        let cur = self.counter().load(Ordering::Acquire);
+        let step = |t: u64| Some(if geq(t, cur) { t } else { cur }.wrapping_add(1));
+        let prev = match self
+            .next_fence
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, step)
+        {
+            Ok(p) | Err(p) => p,
+        };
+        if geq(prev, cur) { prev } else { cur }.wrapping_add(1)
+    }
+
     /// Adds exactly 1, records `ts_ns` for the new value, wakes waiters. Returns the new
     /// value.
     pub(crate) fn signal(&self, ts_ns: u64) -> u64 {
