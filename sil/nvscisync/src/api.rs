@@ -10,11 +10,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use nvsci_sys::{
     NvSciError, NvSciError_BadParameter, NvSciError_ClearedFence, NvSciError_Overflow,
     NvSciError_ResourceError, NvSciError_Success, NvSciError_Timeout, NvSciError_UnsupportedConfig,
-    NvSciSyncAttrKey, NvSciSyncAttrKeyValuePair, NvSciSyncAttrList, NvSciSyncCpuWaitContext,
-    NvSciSyncFence, NvSciSyncModule, NvSciSyncObj, NvSciSyncTaskStatus,
-    NvSciSyncTaskStatus_Invalid, NvSciSyncTaskStatus_Success, NvSciSyncWaitMode,
-    NvSciSyncWaitMode_Blocking, NvSciSyncWaitMode_BusyNoYield, NvSciSyncWaitMode_BusyWithYield,
-    NvSciSyncWaitMode_Default,
+    NvSciSyncAccessPerm, NvSciSyncAttrKey, NvSciSyncAttrKeyValuePair, NvSciSyncAttrList,
+    NvSciSyncCpuWaitContext, NvSciSyncFence, NvSciSyncMajorVersion, NvSciSyncMinorVersion,
+    NvSciSyncModule, NvSciSyncObj, NvSciSyncTaskStatus, NvSciSyncTaskStatus_Invalid,
+    NvSciSyncTaskStatus_Success, NvSciSyncWaitMode, NvSciSyncWaitMode_Blocking,
+    NvSciSyncWaitMode_BusyNoYield, NvSciSyncWaitMode_BusyWithYield, NvSciSyncWaitMode_Default,
 };
 use sil_common::clock;
 use sil_common::list_api::ReconError;
@@ -210,8 +210,9 @@ pub unsafe extern "C" fn NvSciSyncAttrListGetAttrs(
     unsafe { slot_get_attrs(attrList, 0, pairArray, pairCount) }
 }
 
-/// Reads keys from one slot of a (multi-slot) list. Real NvSciSync API, not declared in
-/// `nvsci-sys`; useful to read every slot of a SIL conflict list.
+/// Reads keys from one slot of a (multi-slot) list (unset keys: NULL value, length 0).
+/// `BadParameter` (nothing written) for a slot index out of range, an unknown list, a
+/// NULL array, count 0 or a key outside (LowerBound, UpperBound).
 ///
 /// # Safety
 /// `pairArray` is NULL or points to `pairCount` writable pairs.
@@ -226,8 +227,8 @@ pub unsafe extern "C" fn NvSciSyncAttrListSlotGetAttrs(
     unsafe { slot_get_attrs(attrList, slotIndex, pairArray, pairCount) }
 }
 
-/// Number of slots of a list (0 for NULL or unknown handles). Real NvSciSync API, not
-/// declared in `nvsci-sys`.
+/// Number of slots of a list (0 for NULL, as the header says, and for unknown handles,
+/// where the real library panics).
 ///
 /// # Safety
 /// None beyond the C contract.
@@ -287,7 +288,7 @@ pub unsafe extern "C" fn NvSciSyncAttrListReconcile(
     newConflictList: *mut NvSciSyncAttrList,
 ) -> NvSciError {
     // SAFETY: forwarded caller guarantee.
-    unsafe {
+    let rc = unsafe {
         API.reconcile(
             inputArray,
             inputCount,
@@ -295,7 +296,27 @@ pub unsafe extern "C" fn NvSciSyncAttrListReconcile(
             newConflictList,
             reconcile,
         )
+    };
+    // SAFETY: forwarded caller guarantee (NULL or writable).
+    unsafe { no_conflict_on_success(rc, newConflictList) }
+}
+
+/// After a successful reconcile call: `*newConflictList` = NULL (the header populates it
+/// only on failure; NULL is what `NvSciSyncAttrListFree` ignores, so a caller that frees it
+/// unconditionally frees nothing). Returns `rc`.
+///
+/// # Safety
+/// `newConflictList` is NULL or writable.
+unsafe fn no_conflict_on_success(
+    rc: NvSciError,
+    newConflictList: *mut NvSciSyncAttrList,
+) -> NvSciError {
+    if rc == NvSciError_Success {
+        // SAFETY: forwarded caller guarantee (the reconcile call checked it non-NULL and
+        // aligned before succeeding).
+        unsafe { ffi::write(newConflictList, std::ptr::null_mut()) };
     }
+    rc
 }
 
 /// Tells whether a list is reconciled.
@@ -371,6 +392,135 @@ pub unsafe extern "C" fn NvSciSyncAttrListClone(
     unsafe { STATUS.write(newAttrList, ptr_of(h)) }
 }
 
+/// Whether a reconciled list satisfies every slot of the given unreconciled lists (the
+/// per-key rules are in `attr::satisfies` and `sil/README.md`).
+///
+/// `BadParameter` (nothing written) for: a NULL, unknown or unreconciled
+/// `reconciledAttrList`; a NULL `inputUnreconciledAttrListArray`, count 0, a list twice, an
+/// unknown or reconciled input; inputs and reconciled list of different modules; a NULL
+/// or misaligned `isReconciledListValid`. Satisfied: `*isReconciledListValid` = true,
+/// `Success`. Not satisfied: nvscisync.h lists it under `BadParameter`; the SIL returns
+/// that and writes `*isReconciledListValid` = false.
+///
+/// # Safety
+/// `inputUnreconciledAttrListArray` is NULL or points to `inputUnreconciledAttrListCount`
+/// handles; `isReconciledListValid` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncAttrListValidateReconciled(
+    reconciledAttrList: NvSciSyncAttrList,
+    inputUnreconciledAttrListArray: *const NvSciSyncAttrList,
+    inputUnreconciledAttrListCount: usize,
+    isReconciledListValid: *mut bool,
+) -> NvSciError {
+    if !ffi::usable(isReconciledListValid) {
+        return BAD;
+    }
+    let Some(rec) = API.list(reconciledAttrList) else {
+        return BAD;
+    };
+    let (rec_slot, info) = {
+        let d = rec.lock();
+        match &d.recon {
+            Some(info) => (d.slots[0].clone(), *info),
+            None => return BAD,
+        }
+    };
+    // SAFETY: forwarded caller guarantee.
+    let (module, inputs) = match unsafe {
+        API.gather(
+            inputUnreconciledAttrListArray,
+            inputUnreconciledAttrListCount,
+        )
+    } {
+        Ok(x) => x,
+        Err(e) => return e,
+    };
+    if module != rec.module {
+        return BAD;
+    }
+    let valid = attr::satisfies(&rec_slot, &info, &inputs);
+    // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
+    unsafe { ffi::write(isReconciledListValid, valid) };
+    if valid { NvSciError_Success } else { BAD }
+}
+
+/// Dumps a list into a binary blob (layout in `attr::dump` and `sil/README.md`). The blob
+/// belongs to the list: it stays valid, unchanged, until the list is freed (the list of an
+/// object: until the object is), and the caller must not free it (the header names no
+/// call that frees it). Dumping the same contents again returns the same blob.
+/// `BadParameter` (nothing written) for an unknown list or a NULL or misaligned `buf` or
+/// `len`.
+///
+/// # Safety
+/// `buf` and `len` are NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncAttrListDebugDump(
+    attrList: NvSciSyncAttrList,
+    buf: *mut *mut c_void,
+    len: *mut usize,
+) -> NvSciError {
+    if !ffi::usable(buf) || !ffi::usable(len) {
+        return BAD;
+    }
+    let Some(list) = API.list(attrList) else {
+        return BAD;
+    };
+    let mut data = list.lock();
+    let blob = attr::dump(&data);
+    let kept = match data.retired.iter().find(|v| v.bytes() == blob.as_slice()) {
+        Some(v) => v,
+        None => {
+            data.retired.push(Value::from_bytes(&blob));
+            let Some(v) = data.retired.last() else {
+                return BAD;
+            };
+            v
+        }
+    };
+    let (p, n) = (kept.as_ptr().cast_mut().cast::<c_void>(), kept.len());
+    drop(data);
+    // SAFETY: both checked non-NULL and aligned; the caller passes writable pointers.
+    unsafe {
+        ffi::write(buf, p);
+        ffi::write(len, n);
+    }
+    NvSciError_Success
+}
+
+/// nvscisync.h (outside safety builds): a no-op that returns `Success`, every argument
+/// unused. The SIL does exactly that.
+///
+/// # Safety
+/// None (the arguments are not read).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncAttrListValidateReconciledAgainstAttrs(
+    reconciledAttrList: NvSciSyncAttrList,
+    pairArray: *const NvSciSyncAttrKeyValuePair,
+    pairCount: usize,
+    permissions: NvSciSyncAccessPerm,
+) -> NvSciError {
+    let _ = (reconciledAttrList, pairArray, pairCount, permissions);
+    NvSciError_Success
+}
+
+/// `*isCompatible` = whether a caller built against `majorVer.minorVer` can use this
+/// library (NvSciSync 2.8): same major version, minor version not newer. The SIL NvSciSync
+/// depends on no other NvSci library, so there is nothing else to check. `BadParameter`
+/// for a NULL or misaligned `isCompatible` (nothing written).
+///
+/// # Safety
+/// `isCompatible` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncCheckVersionCompatibility(
+    majorVer: u32,
+    minorVer: u32,
+    isCompatible: *mut bool,
+) -> NvSciError {
+    let ok = majorVer == NvSciSyncMajorVersion && minorVer <= NvSciSyncMinorVersion;
+    // SAFETY: the caller passes NULL or a writable pointer (NULL is refused).
+    unsafe { STATUS.write(isCompatible, ok) }
+}
+
 // ---------------------------------------------------------------------------------------
 // Objects
 // ---------------------------------------------------------------------------------------
@@ -402,7 +552,7 @@ pub unsafe extern "C" fn NvSciSyncAttrListReconcileAndObjAlloc(
 ) -> NvSciError {
     let alloc = alloc_obj;
     // SAFETY: forwarded caller guarantee.
-    unsafe {
+    let rc = unsafe {
         API.reconcile_into(
             attrListArray,
             attrListCount,
@@ -411,7 +561,9 @@ pub unsafe extern "C" fn NvSciSyncAttrListReconcileAndObjAlloc(
             reconcile,
             alloc,
         )
-    }
+    };
+    // SAFETY: forwarded caller guarantee (NULL or writable).
+    unsafe { no_conflict_on_success(rc, newConflictList) }
 }
 
 /// Frees an object handle; the object goes with its last handle or fence. Unknown and
@@ -425,6 +577,17 @@ pub unsafe extern "C" fn NvSciSyncObjFree(syncObj: NvSciSyncObj) {
     if let Some(id) = st.objects.remove(&handle_of(syncObj)) {
         st.release(id);
     }
+}
+
+/// nvscisync.h (outside safety builds): a no-op that returns `Success`, `syncObj` unused.
+/// The SIL does exactly that.
+///
+/// # Safety
+/// None (the argument is not read).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncObjValidate(syncObj: NvSciSyncObj) -> NvSciError {
+    let _ = syncObj;
+    NvSciError_Success
 }
 
 /// A new handle on the same object (freed separately).
@@ -538,6 +701,9 @@ pub(crate) unsafe fn set_fence(
     let Some(old) = (unsafe { read_fence(syncFence) }) else {
         return BAD;
     };
+    if old == Decoded::Invalid {
+        return BAD;
+    }
     let mut st = state();
     let Some(core) = st.obj(handle_of(syncObj)).cloned() else {
         return BAD;
@@ -718,7 +884,8 @@ pub unsafe extern "C" fn NvSciSyncFenceClear(syncFence: *mut NvSciSyncFence) {
 }
 
 /// Duplicates a fence: `dst` is cleared first and then takes its own reference.
-/// `BadParameter` for NULL arguments, `src == dst` or an invalid `src`.
+/// `BadParameter` for NULL arguments, `src == dst` or an invalid `src` or `dst` (nothing
+/// written).
 ///
 /// # Safety
 /// `srcSyncFence` is NULL or readable; `dstSyncFence` is NULL or readable and writable.
@@ -736,6 +903,9 @@ pub unsafe extern "C" fn NvSciSyncFenceDup(
     }) else {
         return BAD;
     };
+    if dst == Decoded::Invalid {
+        return BAD;
+    }
     let mut st = state();
     match fence::decode(&src) {
         Decoded::Invalid => return BAD,

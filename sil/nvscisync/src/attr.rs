@@ -294,6 +294,69 @@ pub(crate) fn reconcile(inputs: &[Slot]) -> Result<(Slot, ReconInfo), Vec<Slot>>
     Ok((out, info))
 }
 
+/// Whether the reconciled slot `rec` satisfies every slot of `inputs`
+/// (`NvSciSyncAttrListValidateReconciled`, the per-key rules of nvscisync.h):
+///
+/// * `NeedCpuAccess`: true if some input set it, false if none did;
+/// * `ActualPerm` covers every input's `RequiredPerm`;
+/// * the reconciled primitive is one every input allows (its `PrimitiveInfo`, the set
+///   `NeedCpuAccess` implies, or any);
+/// * `RequireDeterministicFences`, `WaiterContextInsensitiveFenceExports`: true if some
+///   input set it;
+/// * `WaiterRequireTimestamps`: true if some waiter input with `NeedCpuAccess` asked;
+/// * `GpuId`: holds every input's GPU ids.
+pub(crate) fn satisfies(rec: &Slot, info: &ReconInfo, inputs: &[Slot]) -> bool {
+    let rec_flag = |k| rec.flag(k);
+    let any = |k| inputs.iter().any(|s| s.flag(k));
+    let actual = rec.get(K_ACTUAL_PERM).map_or(0, Value::as_u64);
+    let prim = bit(info.prim.type_value());
+    let allows = |s: &Slot| match s.get(K_PRIM_INFO) {
+        Some(v) => v.u32s().any(|p| bit(p) == prim),
+        None if s.flag(K_NEED_CPU) => CPU_PRIMITIVES & prim != 0,
+        None => true,
+    };
+    let is_waiter = |s: &Slot| perm(s) & NvSciSyncAccessPerm_WaitOnly != 0;
+    let wants_ts = inputs
+        .iter()
+        .any(|s| is_waiter(s) && s.flag(K_NEED_CPU) && s.flag(K_TIMESTAMPS));
+    let gpus = union_gpu_ids(inputs, K_GPU_ID);
+    let rec_gpus = union_gpu_ids(std::slice::from_ref(rec), K_GPU_ID);
+    rec_flag(K_NEED_CPU) == any(K_NEED_CPU)
+        && inputs.iter().all(|s| perm(s) & !actual == 0)
+        && inputs.iter().all(allows)
+        && (!any(K_DETERMINISTIC) || rec_flag(K_DETERMINISTIC))
+        && (!any(K_CTX_INSENSITIVE) || rec_flag(K_CTX_INSENSITIVE))
+        && (!wants_ts || rec_flag(K_TIMESTAMPS))
+        && gpus.iter().all(|g| rec_gpus.contains(g))
+}
+
+/// Word 0 of a `NvSciSyncAttrListDebugDump` blob ("NvSSilL" + format version 1).
+pub(crate) const DUMP_MAGIC: u64 = 0x4E76_5353_696C_4C01;
+
+/// The `NvSciSyncAttrListDebugDump` blob of a list (see `sil/README.md`): a header of
+/// three `u64` (magic, flags: bit 0 reconciled, bit 1 writable; slot count), then one
+/// record per set key of each slot in slot and key order: `u32` slot index, `u32` key,
+/// `u64` length, the value's bytes zero-padded to a multiple of 8.
+pub(crate) fn dump(data: &ListData) -> Vec<u8> {
+    let mut out = Vec::new();
+    let flags = u64::from(data.recon.is_some()) | (u64::from(data.writable) << 1);
+    for w in [DUMP_MAGIC, flags, data.slots.len() as u64] {
+        out.extend_from_slice(&w.to_ne_bytes());
+    }
+    for (i, slot) in data.slots.iter().enumerate() {
+        for k in 0..KEY_COUNT {
+            if let Some(v) = slot.get(k) {
+                out.extend_from_slice(&(i as u32).to_ne_bytes());
+                out.extend_from_slice(&(k as u32).to_ne_bytes());
+                out.extend_from_slice(&(v.len() as u64).to_ne_bytes());
+                out.extend_from_slice(v.bytes());
+                out.resize(out.len().next_multiple_of(8), 0);
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
