@@ -1,12 +1,17 @@
 //! SIL twin of libnvscisync (C ABI).
 //!
-//! Exports every NvSciSync function that `nvsci-sys` declares, with the vendor's C names
-//! and signatures, plus the SIL extension calls of `docs/architecture.md` ("SIL extension
-//! calls"). Linked as an rlib, its `#[unsafe(no_mangle)]` definitions satisfy the
-//! `nvsci-sys` declarations; built as `libnvscisync.so` it serves C clients.
+//! Exports every single-process function of the DRIVE OS 6.0.10 `nvscisync.h` (the list,
+//! with what is omitted and why, is `header-functions.txt`), with the vendor's C names and
+//! signatures as `nvsci-sys` declares them, plus the SIL extension calls of
+//! `docs/architecture.md` ("SIL extension calls"). Linked as an rlib, its
+//! `#[unsafe(no_mangle)]` definitions satisfy the `nvsci-sys` declarations; built as
+//! `libnvscisync.so` it serves C clients.
 //!
-//! * One primitive type: `SysmemSemaphorePayload64b`, a deterministic 64-bit counter alone
-//!   in its own page-aligned 4 KiB allocation. Every signal adds exactly 1 and records a
+//! * Two primitive types, chosen by reconciliation: the sync point (`Syncpoint`, the
+//!   default: a 32-bit value with a non-zero id and a threshold that only the signaler
+//!   advances) and the 64-bit sysmem semaphore (`SysmemSemaphorePayload64b`, when
+//!   deterministic fences are required: a 64-bit counter alone in its own page-aligned
+//!   4 KiB allocation, primitive id 0). Every signal adds exactly 1 and records a
 //!   timestamp (SIL clock, ns) in a 512-entry ring indexed by value.
 //! * Handles are registry entries, never raw pointers: invalid handles give
 //!   `NvSciError_BadParameter` (or are ignored by the `void` calls), they never crash.
