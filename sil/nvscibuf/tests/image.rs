@@ -551,6 +551,10 @@ fn arrays() {
     assert_eq!(get_u64(r, NvSciBufArrayAttrKey_Size), Some(600));
     assert_eq!(get_u64(r, NvSciBufArrayAttrKey_Alignment), Some(PAGE));
     assert_eq!(memory(alloc(r)).1, PAGE);
+    let same = array(NvSciDataType_Uint16, 6, Some(100));
+    assert_eq!(validate(r, &[same]), NvSciError_Success);
+    let more = array(NvSciDataType_Uint16, 6, Some(101));
+    assert_eq!(validate(r, &[more]), NvSciError_ReconciliationFailed);
     // Stride smaller than one element; no capacity; capacities that differ.
     assert_eq!(
         reconcile(&[array(NvSciDataType_Uint16, 1, Some(10))])
@@ -618,6 +622,7 @@ fn pyramids() {
         Some(vec![100])
     );
     assert_eq!(memory(alloc(r)).1, 16384);
+    assert_eq!(validate(r, &[pyramid(true)]), NvSciError_Success);
     assert_eq!(reconcile(&[pyramid(false)]).unwrap_err().0, BAD);
     let c = new_list(m);
     ok(set1(c, NvSciBufGeneralAttrKey_Types, &ty));
@@ -883,4 +888,93 @@ fn pixel_errors() {
         get_pixels(os, Some(&r(0, 0, 1, 1)), &mut [&mut luma], &[64]),
         BAD
     );
+}
+
+fn validate(r: NvSciBufAttrList, lists: &[NvSciBufAttrList]) -> NvSciError {
+    let mut v = false;
+    // SAFETY: locals and a live slice.
+    let rc = unsafe { NvSciBufAttrListValidateReconciled(r, lists.as_ptr(), lists.len(), &mut v) };
+    assert_eq!(v, rc == NvSciError_Success);
+    rc
+}
+
+#[test]
+fn every_type_validates_against_its_own_inputs() {
+    let m = module();
+    let failed = NvSciError_ReconciliationFailed;
+    let t = true;
+    let gpu = [NvSciRmGpuId { bytes: [7; 16] }];
+    let cache = [NvSciBufAttrValGpuCache {
+        gpuId: gpu[0],
+        cacheability: false,
+    }];
+    let with_gpu = [
+        pair(NvSciBufGeneralAttrKey_GpuId, &gpu),
+        pair(NvSciBufGeneralAttrKey_EnableGpuCache, &cache),
+        pair(NvSciBufImageAttrKey_VprFlag, &t),
+    ];
+    let plane = image_list(
+        m,
+        &pl(&[NvSciColor_Y8, NvSciColor_V8U8], &[64, 32], &[32, 16]),
+        true,
+        &with_gpu,
+    );
+    let surface = surface_list(
+        m,
+        NvSciSurfMemLayout_SemiPlanar,
+        NvSciSurfSampleType_420,
+        NvSciSurfBPC_8,
+        NvSciSurfComponentOrder_YUV,
+        &[],
+    );
+    let it = image_tensor_lists(
+        m,
+        &[1, 16, 64, 4],
+        NvSciColor_A8B8G8R8,
+        NvSciDataType_Uint8,
+        Some(&[1, 1, 64, 1]),
+    );
+    let tensor = tensor_list(m, NvSciDataType_Float16, &[2, 3, 5], &[1, 8, 2], 256);
+    let raw = raw_list(m, 100, Some(64), true, NvSciBufAccessPerm_Readonly);
+    for inputs in [
+        vec![plane],
+        vec![surface],
+        it.to_vec(),
+        vec![tensor],
+        vec![raw],
+    ] {
+        let r = reconcile(&inputs).unwrap();
+        assert_eq!(validate(r, &inputs), NvSciError_Success);
+        // The object's list (ActualPerm ReadWrite) satisfies them too.
+        assert_eq!(validate(obj_list(alloc(r)), &inputs), NvSciError_Success);
+    }
+    let r = reconcile(&[plane]).unwrap();
+    assert_eq!(get_bool(r, NvSciBufImageAttrKey_VprFlag), Some(true));
+    // Another plane width; VPR asked where the reconciled list has none.
+    let narrow = image_list(
+        m,
+        &pl(&[NvSciColor_Y8, NvSciColor_V8U8], &[63, 32], &[32, 16]),
+        true,
+        &[],
+    );
+    assert_eq!(validate(r, &[narrow]), failed);
+    let r_novpr =
+        reconcile(&[image_list(m, &pl(&[NvSciColor_Y8], &[8], &[8]), false, &[])]).unwrap();
+    let vpr = image_list(
+        m,
+        &pl(&[NvSciColor_Y8], &[8], &[8]),
+        false,
+        &[pair(NvSciBufImageAttrKey_VprFlag, &t)],
+    );
+    assert_eq!(validate(r_novpr, &[vpr]), failed);
+    // An image/tensor list asking a larger row alignment than the reconciled pitch has.
+    let r = reconcile(&it).unwrap();
+    let wider = image_tensor_lists(
+        m,
+        &[1, 16, 64, 4],
+        NvSciColor_A8B8G8R8,
+        NvSciDataType_Uint8,
+        Some(&[1, 1, 1024, 1]),
+    );
+    assert_eq!(validate(r, &wider[1..]), failed);
 }
