@@ -9,19 +9,20 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use nvsci_sys::{
     NvSciError, NvSciError_BadParameter, NvSciError_ClearedFence, NvSciError_Overflow,
-    NvSciError_Success, NvSciError_Timeout, NvSciError_UnsupportedConfig, NvSciSyncAttrKey,
-    NvSciSyncAttrKeyValuePair, NvSciSyncAttrList, NvSciSyncCpuWaitContext, NvSciSyncFence,
-    NvSciSyncModule, NvSciSyncObj, NvSciSyncTaskStatus, NvSciSyncTaskStatus_Invalid,
-    NvSciSyncTaskStatus_Success, NvSciSyncWaitMode, NvSciSyncWaitMode_Blocking,
-    NvSciSyncWaitMode_BusyNoYield, NvSciSyncWaitMode_BusyWithYield, NvSciSyncWaitMode_Default,
+    NvSciError_ResourceError, NvSciError_Success, NvSciError_Timeout, NvSciError_UnsupportedConfig,
+    NvSciSyncAttrKey, NvSciSyncAttrKeyValuePair, NvSciSyncAttrList, NvSciSyncCpuWaitContext,
+    NvSciSyncFence, NvSciSyncModule, NvSciSyncObj, NvSciSyncTaskStatus,
+    NvSciSyncTaskStatus_Invalid, NvSciSyncTaskStatus_Success, NvSciSyncWaitMode,
+    NvSciSyncWaitMode_Blocking, NvSciSyncWaitMode_BusyNoYield, NvSciSyncWaitMode_BusyWithYield,
+    NvSciSyncWaitMode_Default,
 };
 use sil_common::clock;
 use sil_common::list_api::ReconError;
 
-use crate::attr::{self, KEY_COUNT, ListData, NUM_TIMESTAMP_SLOTS, ReconInfo, Slot, Value};
+use crate::attr::{self, KEY_COUNT, ListData, NUM_TIMESTAMP_SLOTS, Prim, ReconInfo, Slot, Value};
 use crate::fence::{self, Decoded, FenceData, NO_SLOT};
 use crate::ffi::{self, STATUS};
-use crate::obj::{Cmp, ObjCore, RING, Strategy};
+use crate::obj::{ObjCore, RING, Strategy, new_syncpoint_id};
 use crate::registry::{
     API, State, TAG_CONTEXT, TAG_OBJ, WaitContext, handle_of, next_id, ptr_of, state,
 };
@@ -29,18 +30,26 @@ use crate::registry::{
 const BAD: NvSciError = NvSciError_BadParameter;
 
 /// Allocates an object from reconciled contents; returns the new object handle.
-fn alloc_obj(module: u64, mut own: ListData, info: ReconInfo) -> u64 {
+/// `ResourceError` once the process has used every sync-point id.
+fn alloc_obj(module: u64, mut own: ListData, info: ReconInfo) -> Result<u64, NvSciError> {
+    let prim_id = match info.prim {
+        Prim::Semaphore64 => 0,
+        Prim::Syncpoint => new_syncpoint_id().ok_or(NvSciError_ResourceError)?,
+    };
     let mut st = state();
     let id = next_id();
     own.writable = false;
     own.retired.clear();
     let list_handle = API.add_list(&mut st, module, own, Some(id));
-    let core = Arc::new(ObjCore::new(id, module, info, list_handle));
-    st.counters.insert(core.counter_addr(), id);
+    let core = Arc::new(ObjCore::new(id, module, info, prim_id, list_handle));
+    // Only a semaphore is memory that others may write (`NvSciSyncSilObjGetCounter`).
+    if info.prim == Prim::Semaphore64 {
+        st.counters.insert(core.counter_addr(), id);
+    }
     st.cores.insert(id, core);
     let h = TAG_OBJ | next_id();
     st.objects.insert(h, id);
-    h
+    Ok(h)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -375,7 +384,7 @@ pub unsafe extern "C" fn NvSciSyncObjAlloc(
     reconciledList: NvSciSyncAttrList,
     syncObj: *mut NvSciSyncObj,
 ) -> NvSciError {
-    let alloc = |module, data, info| Ok(alloc_obj(module, data, info));
+    let alloc = alloc_obj;
     // SAFETY: forwarded caller guarantee.
     unsafe { API.obj_alloc(reconciledList, syncObj, alloc) }
 }
@@ -391,7 +400,7 @@ pub unsafe extern "C" fn NvSciSyncAttrListReconcileAndObjAlloc(
     syncObj: *mut NvSciSyncObj,
     newConflictList: *mut NvSciSyncAttrList,
 ) -> NvSciError {
-    let alloc = |module, data, info| Ok(alloc_obj(module, data, info));
+    let alloc = alloc_obj;
     // SAFETY: forwarded caller guarantee.
     unsafe {
         API.reconcile_into(
@@ -481,7 +490,7 @@ fn drop_fence_ref(st: &mut State, d: Option<Decoded>) {
 fn fence_for(core: &ObjCore, value: u64) -> NvSciSyncFence {
     fence::encode(FenceData {
         obj_id: core.id,
-        prim_id: 0,
+        prim_id: core.prim_id,
         value,
         ts_slot: if core.info.timestamps {
             (value % RING as u64) as u32
@@ -510,7 +519,7 @@ pub unsafe extern "C" fn NvSciSyncObjGenerateFence(
         }
     };
     // SAFETY: forwarded caller guarantee.
-    unsafe { set_fence(syncObj, syncFence, check, ObjCore::generate) }
+    unsafe { set_fence(syncObj, syncFence, check, ObjCore::reserve) }
 }
 
 /// Points the fence at `syncFence` at the object of `syncObj`, once `check` accepts the
@@ -519,7 +528,7 @@ pub unsafe extern "C" fn NvSciSyncObjGenerateFence(
 ///
 /// # Safety
 /// `syncFence` is NULL or a readable and writable fence.
-unsafe fn set_fence(
+pub(crate) unsafe fn set_fence(
     syncObj: NvSciSyncObj,
     syncFence: *mut NvSciSyncFence,
     check: impl FnOnce(&ObjCore) -> Result<(), NvSciError>,
@@ -592,12 +601,9 @@ unsafe fn fence_wait(
         Ok(t) => t,
         Err(e) => return e,
     };
-    let strategy = match mode {
-        NvSciSyncWaitMode_Default | NvSciSyncWaitMode_BusyWithYield => Some(Strategy::Sleep),
-        NvSciSyncWaitMode_BusyNoYield => Some(Strategy::Spin),
-        NvSciSyncWaitMode_Blocking => None,
-        _ => return BAD,
-    };
+    if !(NvSciSyncWaitMode_Default.0..=NvSciSyncWaitMode_Blocking.0).contains(&mode.0) {
+        return BAD;
+    }
     // SAFETY: the caller passes NULL or a readable fence.
     let Some(decoded) = (unsafe { read_fence(syncFence) }) else {
         return BAD;
@@ -620,10 +626,10 @@ unsafe fn fence_wait(
     if core.module != ctx.module || !core.info.cpu_waiter {
         return BAD;
     }
-    if f.prim_id != 0 {
+    if f.prim_id != core.prim_id || f.value > core.mask() {
         return NvSciError_Overflow;
     }
-    let Some(strategy) = strategy else {
+    let Some(strategy) = wait_strategy(core.prim(), mode) else {
         return NvSciError_UnsupportedConfig;
     };
     if ctx
@@ -634,9 +640,26 @@ unsafe fn fence_wait(
         return BAD;
     }
     let _guard = InUse(&ctx.in_use);
-    match core.wait(f.value, Cmp::Geq, timeout, strategy) {
+    match core.wait(f.value, timeout, strategy) {
         Some(_) => NvSciError_Success,
         None => NvSciError_Timeout,
+    }
+}
+
+/// How a CPU wait in `mode` passes the time on `prim`, `None` when the primitive does
+/// not support the mode (nvscisync.h `NvSciSyncFenceWaitWithMode`: sync points support
+/// only Blocking, which is also their default; semaphores BusyWithYield, their default,
+/// and BusyNoYield).
+fn wait_strategy(prim: Prim, mode: NvSciSyncWaitMode) -> Option<Strategy> {
+    match (prim, mode) {
+        (Prim::Syncpoint, NvSciSyncWaitMode_Default | NvSciSyncWaitMode_Blocking) => {
+            Some(Strategy::Sleep)
+        }
+        (Prim::Semaphore64, NvSciSyncWaitMode_Default | NvSciSyncWaitMode_BusyWithYield) => {
+            Some(Strategy::Sleep)
+        }
+        (Prim::Semaphore64, NvSciSyncWaitMode_BusyNoYield) => Some(Strategy::Spin),
+        _ => None,
     }
 }
 
@@ -760,9 +783,14 @@ pub unsafe extern "C" fn NvSciSyncFenceExtractFence(
     NvSciError_Success
 }
 
-/// Builds a fence for (id, value) on `syncObj` (the destination is cleared first). The
-/// SIL object has one primitive: `id` other than 0 is `Overflow`; every u64 value is valid.
-/// No permission check (this is how waiters make deterministic fences).
+/// Builds a fence for (id, value) on `syncObj` (the destination is cleared first). No
+/// permission check (this is how waiters make deterministic fences).
+///
+/// `Overflow` (nvscisync.h: "id is invalid", "value is invalid") for an `id` other than
+/// the object's primitive id (the sync-point id; 0 for the semaphore, whose object has
+/// one primitive), and on a sync point for a value above `u32::MAX` or past the threshold
+/// (a value the signaler has not promised: no wait-before-signal). A semaphore takes
+/// every `u64` value.
 ///
 /// # Safety
 /// `syncFence` is NULL or a readable and writable fence.
@@ -773,8 +801,8 @@ pub unsafe extern "C" fn NvSciSyncFenceUpdateFence(
     value: u64,
     syncFence: *mut NvSciSyncFence,
 ) -> NvSciError {
-    let check = |_: &ObjCore| {
-        if id != 0 {
+    let check = |core: &ObjCore| {
+        if id != core.prim_id || !core.promised(value) {
             Err(NvSciError_Overflow)
         } else {
             Ok(())

@@ -87,6 +87,10 @@ fn signatures_match_nvsci_sys() {
         ext::NvSciSyncSilObjSignalEngine,
     ];
     let _ = [
+        nvsci_sys::sil::NvSciSyncSilObjEngineFence,
+        ext::NvSciSyncSilObjEngineFence,
+    ];
+    let _ = [
         nvsci_sys::sil::NvSciSyncSilCounterWritten as unsafe extern "C" fn(_, u64) -> _,
         ext::NvSciSyncSilCounterWritten,
     ];
