@@ -339,3 +339,73 @@ int fence_id_value(const NvSciSyncFence* fence, uint64_t* id, uint64_t* value) {
 cleanup:
     return -1;
 }
+
+int sync_pair_open(struct sync_pair* s, cudlaDevHandle dev, bool deterministic, bool timestamps) {
+    cudlaExternalSemaphoreHandleDesc sdesc;
+    memset(s, 0, sizeof(*s));
+    s->dev = dev;
+    SCI(NvSciSyncModuleOpen(&s->module));
+    if (alloc_sync(s->module, CUDLA_NVSCISYNC_ATTR_WAIT, deterministic, false, &s->wait_obj) !=
+            0 ||
+        alloc_sync(s->module, CUDLA_NVSCISYNC_ATTR_SIGNAL, deterministic, timestamps,
+                   &s->signal_obj) != 0) {
+        goto cleanup;
+    }
+    SCI(NvSciSyncCpuWaitContextAlloc(s->module, &s->ctx));
+    memset(&sdesc, 0, sizeof(sdesc));
+    sdesc.extSyncObject = (const void*)s->wait_obj;
+    DLA(cudlaImportExternalSemaphore(dev, &sdesc, &s->wait_reg, 0));
+    sdesc.extSyncObject = (const void*)s->signal_obj;
+    DLA(cudlaImportExternalSemaphore(dev, &sdesc, &s->signal_reg, 0));
+    return 0;
+cleanup:
+    return -1;
+}
+
+void sync_pair_close(struct sync_pair* s) {
+    if (s->wait_reg != NULL && cudlaMemUnregister(s->dev, s->wait_reg) != cudlaSuccess) {
+        FAIL("cudlaMemUnregister(wait semaphore)");
+    }
+    if (s->signal_reg != NULL && cudlaMemUnregister(s->dev, s->signal_reg) != cudlaSuccess) {
+        FAIL("cudlaMemUnregister(signal semaphore)");
+    }
+    if (s->wait_obj != NULL) {
+        NvSciSyncObjFree(s->wait_obj);
+    }
+    if (s->signal_obj != NULL) {
+        NvSciSyncObjFree(s->signal_obj);
+    }
+    if (s->ctx != NULL) {
+        NvSciSyncCpuWaitContextFree(s->ctx);
+    }
+    if (s->module != NULL) {
+        NvSciSyncModuleClose(s->module);
+    }
+    memset(s, 0, sizeof(*s));
+}
+
+cudlaStatus sync_pair_run(struct sync_pair* s, cudlaTask* task, uint32_t flags,
+                          NvSciSyncFence* eof) {
+    NvSciSyncFence pre = {{0}};
+    CudlaFence pre_f = {&pre, CUDLA_NVSCISYNC_FENCE};
+    CudlaFence eof_f = {eof, CUDLA_NVSCISYNC_FENCE};
+    cudlaWaitEvents we = {&pre_f, 1};
+    uint64_t* sig[1];
+    cudlaSignalEvents se;
+    cudlaStatus st = cudlaErrorUnknown;
+
+    sig[0] = s->signal_reg;
+    se.devPtrs = sig;
+    se.eofFences = &eof_f;
+    se.numEvents = 1;
+    task->waitEvents = &we;
+    task->signalEvents = &se;
+    SCI(NvSciSyncObjGenerateFence(s->wait_obj, &pre));
+    st = cudlaSubmitTask(s->dev, task, 1, NULL, flags);
+    SCI(NvSciSyncObjSignal(s->wait_obj));
+cleanup:
+    NvSciSyncFenceClear(&pre);
+    task->waitEvents = NULL;
+    task->signalEvents = NULL;
+    return st;
+}

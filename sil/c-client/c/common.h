@@ -134,6 +134,26 @@ void dla_close(struct dla* d);
  * CPU waiter's list. Returns 0, or -1 after reporting. */
 int alloc_sync(NvSciSyncModule module, uint32_t dla_flags, bool deterministic, bool timestamps,
                NvSciSyncObj* obj);
+/* The NvSciSync side of a device: a CPU->DLA object (the CPU signals pre-fences) and a
+ * DLA->CPU object (cuDLA signals EOF fences, the CPU waits), both imported into `dev`, and a
+ * CPU wait context. */
+struct sync_pair {
+    cudlaDevHandle dev;
+    NvSciSyncModule module;
+    NvSciSyncCpuWaitContext ctx;
+    NvSciSyncObj wait_obj, signal_obj;
+    uint64_t *wait_reg, *signal_reg;
+};
+/* Returns 0, or -1 after reporting. `deterministic`, `timestamps`: as alloc_sync. */
+int sync_pair_open(struct sync_pair* s, cudlaDevHandle dev, bool deterministic, bool timestamps);
+/* Unregisters and frees (reporting failures); safe on a zeroed struct. */
+void sync_pair_close(struct sync_pair* s);
+/* Submits `task` (its events replaced) with `flags`, waiting for a new CPU pre-fence and
+ * signalling `*eof` on signal_obj, then signals the pre-fence from the CPU. Returns the
+ * status of cudlaSubmitTask (cudlaErrorUnknown, after reporting, if an NvSci call fails). */
+cudlaStatus sync_pair_run(struct sync_pair* s, cudlaTask* task, uint32_t flags,
+                          NvSciSyncFence* eof);
+
 /* The reconciled primitive type of an object (PrimitiveInfo[0]), or -1 after reporting. */
 int sync_primitive(NvSciSyncObj obj);
 /* (id, value) of a fence; reports and returns -1 on failure. */

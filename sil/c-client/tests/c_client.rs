@@ -53,3 +53,23 @@ fn standalone_flow_with_sync_points() {
 fn standalone_flow_with_deterministic_semaphores() {
     run_client("standalone_deterministic", &["standalone_flow.c"], &[]);
 }
+
+/// (b) Deterministic semaphores: the waiter builds the EOF fences of later tasks from the
+/// first one (`NvSciSyncFenceExtractFence`, then `NvSciSyncFenceUpdateFence`).
+#[test]
+fn deterministic_semaphores_with_waiter_built_fences() {
+    run_client("waiter_fences", &[], &[]);
+}
+
+/// (e) The error-reporting flow: an asynchronous error, then a task timeout, each read with
+/// `cudlaGetLastError` after the EOF fence.
+#[test]
+fn error_reporting_after_the_eof_fence() {
+    run_client("async_error", &[], &[]);
+}
+
+/// (g) Misuse: wrong flags, NULL out-pointers, freed handles, stale fences.
+#[test]
+fn misuse_gets_the_documented_error_codes() {
+    run_client("misuse", &[], &[]);
+}
