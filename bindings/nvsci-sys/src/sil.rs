@@ -24,6 +24,12 @@ unsafe extern "C" {
     /// An engine signals: +1, records `timestampNs` for the new value, wakes waiters.
     /// No permission check.
     pub fn NvSciSyncSilObjSignalEngine(obj: NvSciSyncObj, timestampNs: u64) -> NvSciError;
+    /// The engine that will signal `obj` reserves its next signal: the object's threshold
+    /// advances by one (sync point: its next value; semaphore: one past the highest value
+    /// promised so far or the current counter) and `*fence` is cleared and written with the
+    /// object's primitive id and that value. No CPU-signaler permission needed; the
+    /// matching `NvSciSyncSilObjSignalEngine` reaches the value.
+    pub fn NvSciSyncSilObjEngineFence(obj: NvSciSyncObj, fence: *mut NvSciSyncFence) -> NvSciError;
     /// After a direct write of a counter: records the timestamp for its current value and
     /// wakes waiters. Unknown address: `NvSciError_BadParameter`.
     pub fn NvSciSyncSilCounterWritten(counter: *const u64, timestampNs: u64) -> NvSciError;

@@ -304,6 +304,45 @@ unsafe extern "C" {
         origAttrList: NvSciSyncAttrList,
         newAttrList: *mut NvSciSyncAttrList,
     ) -> NvSciError;
+    /// Whether a reconciled list satisfies the given unreconciled lists
+    /// (`*isReconciledListValid`).
+    pub fn NvSciSyncAttrListValidateReconciled(
+        reconciledAttrList: NvSciSyncAttrList,
+        inputUnreconciledAttrListArray: *const NvSciSyncAttrList,
+        inputUnreconciledAttrListCount: usize,
+        isReconciledListValid: *mut bool,
+    ) -> NvSciError;
+    /// Number of slots of a list (0 for NULL).
+    pub fn NvSciSyncAttrListGetSlotCount(attrList: NvSciSyncAttrList) -> usize;
+    /// Reads keys from slot `slotIndex` of a (multi-slot) list.
+    pub fn NvSciSyncAttrListSlotGetAttrs(
+        attrList: NvSciSyncAttrList,
+        slotIndex: usize,
+        pairArray: *mut NvSciSyncAttrKeyValuePair,
+        pairCount: usize,
+    ) -> NvSciError;
+    /// Dumps a list into a binary blob (a debugging aid, deprecated by the header; not in
+    /// safety builds).
+    pub fn NvSciSyncAttrListDebugDump(
+        attrList: NvSciSyncAttrList,
+        buf: *mut *mut c_void,
+        len: *mut usize,
+    ) -> NvSciError;
+    /// Validates a reconciled list against the key/value pairs the user set (a no-op that
+    /// returns success outside safety builds).
+    pub fn NvSciSyncAttrListValidateReconciledAgainstAttrs(
+        reconciledAttrList: NvSciSyncAttrList,
+        pairArray: *const NvSciSyncAttrKeyValuePair,
+        pairCount: usize,
+        permissions: NvSciSyncAccessPerm,
+    ) -> NvSciError;
+    /// Whether the loaded library is compatible with the version the caller was built
+    /// against (`*isCompatible`).
+    pub fn NvSciSyncCheckVersionCompatibility(
+        majorVer: u32,
+        minorVer: u32,
+        isCompatible: *mut bool,
+    ) -> NvSciError;
 
     /// Allocates an object from a reconciled list.
     pub fn NvSciSyncObjAlloc(
@@ -312,6 +351,9 @@ unsafe extern "C" {
     ) -> NvSciError;
     /// Frees an object (clear every fence on it first).
     pub fn NvSciSyncObjFree(syncObj: NvSciSyncObj);
+    /// Validates an object against its list (a no-op that returns success outside safety
+    /// builds).
+    pub fn NvSciSyncObjValidate(syncObj: NvSciSyncObj) -> NvSciError;
     /// Duplicates an object handle.
     pub fn NvSciSyncObjDup(syncObj: NvSciSyncObj, dupObj: *mut NvSciSyncObj) -> NvSciError;
     /// Gets the object's reconciled list (lives as long as the object).

@@ -2,11 +2,10 @@
 //! `cuDeviceGetNvSciSyncAttributes`. Every NvSci call goes through the C ABI (`nvsci-sys`).
 
 use core::ffi::{c_int, c_uint, c_void};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use cuda_sys::*;
-use nvsci_sys::sil::{NvSciBufSilObjGetMemory, NvSciSyncSilObjGetCounter};
+use nvsci_sys::sil::{NvSciBufSilObjGetMemory, NvSciSyncSilObjEngineFence};
 use nvsci_sys::*;
 
 use crate::driver::{DEVICE_UUID, out, require_ctx, require_init};
@@ -15,21 +14,15 @@ use crate::registry::Registry;
 use crate::stream::{Op, ready_stream};
 use crate::{CuResult, ret};
 
-/// The primitive id the SIL NvSciSync puts into fences (one primitive per object, id 0).
-/// `NvSciSyncFenceUpdateFence` builds fences with it.
-const SIL_PRIMITIVE_ID: u64 = 0;
-
 /// Imported NvSciBuf memory.
 pub(crate) struct ExtMem {
     ptr: usize,
     size: u64,
 }
 
-/// An imported deterministic NvSciSync object.
+/// An imported NvSciSync object (a sync point or a 64-bit semaphore).
 pub(crate) struct ExtSem {
     obj: usize,
-    /// Value the object's counter will hold after the last signal enqueued so far.
-    next: Mutex<u64>,
 }
 
 static EXT_MEMS: Registry<ExtMem> = Registry::new();
@@ -152,26 +145,37 @@ pub unsafe extern "C" fn cuDestroyExternalMemory(extMem: CUexternalMemory) -> CU
     })())
 }
 
-/// Reads a boolean attribute of an object's reconciled list (false if unset).
-fn obj_bool_attr(obj: NvSciSyncObj, key: NvSciSyncAttrKey) -> CuResult<bool> {
+/// The primitive types CUDA imports and offers (`cuDeviceGetNvSciSyncAttributes`), in
+/// its order of preference: sync points first, then the 64-bit sysmem semaphore.
+const CUDA_PRIMITIVES: [NvSciSyncAttrValPrimitiveType; 2] = [
+    NvSciSyncAttrValPrimitiveType_Syncpoint,
+    NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b,
+];
+
+/// The primitive type of an object (`PrimitiveInfo` of its reconciled list).
+fn obj_primitive(obj: NvSciSyncObj) -> CuResult<Option<u32>> {
     let mut list: NvSciSyncAttrList = core::ptr::null_mut();
     // SAFETY: `obj` is an NvSciSync handle (checked by the callee); `list` is a local.
     if unsafe { NvSciSyncObjGetAttrList(obj, &mut list) } != NvSciError_Success {
         return Err(CUDA_ERROR_INVALID_HANDLE);
     }
     let (mut v, mut len) = (core::ptr::null::<c_void>(), 0usize);
+    let key = NvSciSyncAttrKey_PrimitiveInfo;
     // SAFETY: `list` came from the library; out pointers are locals.
     if unsafe { NvSciSyncAttrListGetAttr(list, key, &mut v, &mut len) } != NvSciError_Success {
         return Err(CUDA_ERROR_INVALID_HANDLE);
     }
-    // SAFETY: a set bool attribute points to `len` >= 1 bytes owned by the list.
-    Ok(len >= 1 && !v.is_null() && unsafe { *v.cast::<u8>() } != 0)
+    if v.is_null() || len < 4 {
+        return Ok(None);
+    }
+    // SAFETY: a set PrimitiveInfo points to `len` >= 4 bytes owned by the list.
+    Ok(Some(unsafe { v.cast::<u32>().read_unaligned() }))
 }
 
 /// Imports an NvSciSync object (`CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC` only; other
-/// known types: `CUDA_ERROR_NOT_SUPPORTED`). The object must have deterministic fences
-/// (`RequireDeterministicFences`), else `CUDA_ERROR_NOT_SUPPORTED`. The signal count starts
-/// from the counter value at import: the importer must be the object's only signaler.
+/// known types: `CUDA_ERROR_NOT_SUPPORTED`). Its primitive (the reconciled
+/// `PrimitiveInfo`) must be a sync point or a 64-bit sysmem semaphore (deterministic or
+/// not), else `CUDA_ERROR_NOT_SUPPORTED`.
 ///
 /// # Safety
 /// `extSem_out` and `semHandleDesc` must be NULL or valid; the object must stay alive while it
@@ -197,21 +201,11 @@ pub unsafe extern "C" fn cuImportExternalSemaphore(
         if obj.is_null() {
             return Err(CUDA_ERROR_INVALID_HANDLE);
         }
-        if !obj_bool_attr(obj, NvSciSyncAttrKey_RequireDeterministicFences)? {
+        let prim = obj_primitive(obj)?;
+        if !CUDA_PRIMITIVES.iter().any(|p| Some(p.0) == prim) {
             return Err(CUDA_ERROR_NOT_SUPPORTED);
         }
-        let mut counter: *mut u64 = core::ptr::null_mut();
-        // SAFETY: a valid object (its attribute list was just read); `counter` is a local.
-        let r = unsafe { NvSciSyncSilObjGetCounter(obj, &mut counter) };
-        if r != NvSciError_Success || counter.is_null() || !(counter as usize).is_multiple_of(8) {
-            return Err(CUDA_ERROR_NOT_SUPPORTED);
-        }
-        // SAFETY: the counter lives (aligned, in its own page) as long as the object.
-        let base = unsafe { AtomicU64::from_ptr(counter) }.load(Ordering::Acquire);
-        let h = EXT_SEMS.insert(Arc::new(ExtSem {
-            obj: obj as usize,
-            next: Mutex::new(base),
-        }));
+        let h = EXT_SEMS.insert(Arc::new(ExtSem { obj: obj as usize }));
         // SAFETY: forwarded caller contract (checked non-null).
         unsafe { out(extSem_out, h as CUexternalSemaphore) }
     })())
@@ -304,9 +298,11 @@ unsafe fn enqueue_sems<P: SemParams>(
 }
 
 /// Enqueues one signal per semaphore. Each call overwrites `*params[i].nvSciSync.fence` NOW
-/// (at enqueue) with the fence of the value this signal will produce (deterministic: counter
-/// at import + signals enqueued so far), built with `NvSciSyncFenceUpdateFence`. At execution
-/// the worker calls `NvSciSyncSilObjSignalEngine(obj, t)` with the stream time `t`.
+/// (at enqueue) with the fence of the value this signal will reach: the engine reserves
+/// its next signal with `NvSciSyncSilObjEngineFence`, which writes the object's primitive
+/// id (the sync-point id, 0 for a semaphore) and the value (the object's threshold + 1).
+/// At execution the worker calls `NvSciSyncSilObjSignalEngine(obj, t)` with the stream
+/// time `t`.
 /// `CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC` is accepted (no cache to sync).
 ///
 /// # Safety
@@ -323,16 +319,12 @@ pub unsafe extern "C" fn cuSignalExternalSemaphoresAsync(
         let sem = EXT_SEMS.get(h as usize).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
         // SAFETY: the union's pointer member, non-NULL (validated before).
         let fence = unsafe { p.params.nvSciSync.fence }.cast::<NvSciSyncFence>();
-        let mut next = sem.next.lock().unwrap_or_else(|e| e.into_inner());
-        let value = next.wrapping_add(1);
-        // SAFETY: `obj` is the imported object; `fence` is writable (caller contract).
-        let r = unsafe {
-            NvSciSyncFenceUpdateFence(sem.obj as NvSciSyncObj, SIL_PRIMITIVE_ID, value, fence)
-        };
+        // SAFETY: `obj` is the imported object; `fence` is readable and writable (caller
+        // contract).
+        let r = unsafe { NvSciSyncSilObjEngineFence(sem.obj as NvSciSyncObj, fence) };
         if r != NvSciError_Success {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        *next = value;
         Ok(Op::ExtSignal { obj: sem.obj })
     };
     // SAFETY: forwarded caller contract.
@@ -370,8 +362,8 @@ pub unsafe extern "C" fn cuWaitExternalSemaphoresAsync(
 }
 
 /// Fills an unreconciled NvSciSync attribute list for CUDA: `RequiredPerm` (SIGNAL →
-/// SignalOnly, WAIT → WaitOnly, both → WaitSignal), `PrimitiveInfo` =
-/// {SysmemSemaphorePayload64b}, `GpuId` = the device UUID. No flag, an unknown flag, or
+/// SignalOnly, WAIT → WaitOnly, both → WaitSignal), `PrimitiveInfo` = {Syncpoint,
+/// SysmemSemaphorePayload64b} (sync points preferred), `GpuId` = the device UUID. No flag, an unknown flag, or
 /// `RequiredPerm` already set: `CUDA_ERROR_INVALID_VALUE`; a list the library refuses:
 /// `CUDA_ERROR_INVALID_HANDLE`.
 ///
@@ -415,7 +407,7 @@ pub unsafe extern "C" fn cuDeviceGetNvSciSyncAttributes(
             (true, false) => NvSciSyncAccessPerm_SignalOnly,
             _ => NvSciSyncAccessPerm_WaitOnly,
         };
-        let prim = [NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b];
+        let prim = CUDA_PRIMITIVES;
         let gpu = [NvSciRmGpuId { bytes: DEVICE_UUID }];
         let pairs = [
             NvSciSyncAttrKeyValuePair {

@@ -328,12 +328,15 @@ fn semaphore_and_attribute_errors() {
             NvSciSyncAccessPerm_WaitSignal.to_ne_bytes()
         );
         assert_eq!(get(NvSciSyncAttrKey_GpuId), b"orin-exec-silgpu");
-        assert_eq!(
-            get(NvSciSyncAttrKey_PrimitiveInfo),
-            NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b
-                .0
-                .to_ne_bytes()
-        );
+        // Sync points first, then the 64-bit semaphore.
+        let prims: Vec<u8> = [
+            NvSciSyncAttrValPrimitiveType_Syncpoint.0,
+            NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b.0,
+        ]
+        .iter()
+        .flat_map(|p| p.to_ne_bytes())
+        .collect();
+        assert_eq!(get(NvSciSyncAttrKey_PrimitiveInfo), prims);
         for (f, perm) in [
             (CUDA_NVSCISYNC_ATTR_SIGNAL, NvSciSyncAccessPerm_SignalOnly),
             (CUDA_NVSCISYNC_ATTR_WAIT, NvSciSyncAccessPerm_WaitOnly),
@@ -350,9 +353,11 @@ fn semaphore_and_attribute_errors() {
             assert_eq!(*v.cast::<u64>(), perm);
         }
 
-        // cuImportExternalSemaphore
+        // cuImportExternalSemaphore: a sync point (not deterministic) imports too.
         let nd = obj(&[cpu_list(m, true, false), cpu_list(m, false, false)]);
-        assert_eq!(import(nd).0, CUDA_ERROR_NOT_SUPPORTED, "not deterministic");
+        let (r, es_nd) = import(nd);
+        ck(r);
+        ck(cuDestroyExternalSemaphore(es_nd));
         assert_eq!(import(core::ptr::null_mut()).0, CUDA_ERROR_INVALID_HANDLE);
         assert_eq!(import(0x4321 as NvSciSyncObj).0, CUDA_ERROR_INVALID_HANDLE);
         let ok = cpu_to_cuda(m);
@@ -438,5 +443,120 @@ fn semaphore_and_attribute_errors() {
         ck(cuDestroyExternalSemaphore(es));
         NvSciSyncObjFree(ok);
         NvSciSyncObjFree(nd);
+    }
+}
+
+/// The primitive type of an object's reconciled list.
+fn primitive(o: NvSciSyncObj) -> u32 {
+    let mut l = core::ptr::null_mut();
+    let (mut v, mut len) = (core::ptr::null::<c_void>(), 0usize);
+    // SAFETY: valid pointers; a set PrimitiveInfo holds at least one u32.
+    unsafe {
+        nv(NvSciSyncObjGetAttrList(o, &mut l));
+        nv(NvSciSyncAttrListGetAttr(
+            l,
+            NvSciSyncAttrKey_PrimitiveInfo,
+            &mut v,
+            &mut len,
+        ));
+        assert_eq!(len, 4);
+        *v.cast::<u32>()
+    }
+}
+
+/// A fence's (id, value).
+fn id_value(f: &NvSciSyncFence) -> (u64, u64) {
+    let (mut id, mut v) = (0, 0);
+    // SAFETY: valid pointers.
+    nv(unsafe { NvSciSyncFenceExtractFence(f, &mut id, &mut v) });
+    (id, v)
+}
+
+/// A CUDA list without `RequireDeterministicFences` (the documented default flow).
+fn cuda_default_list(m: NvSciSyncModule, flags: i32) -> NvSciSyncAttrList {
+    let l = list(m, &[]);
+    // SAFETY: a valid unreconciled list.
+    ck(unsafe { cuDeviceGetNvSciSyncAttributes(l.cast(), 0, flags) });
+    l
+}
+
+#[test]
+fn sync_points_signal_and_wait() {
+    let _g = virtual_on();
+    setup();
+    let m = module();
+    // Without deterministic fences both directions reconcile to sync points.
+    let a = obj(&[
+        cpu_list(m, true, false),
+        cuda_default_list(m, CUDA_NVSCISYNC_ATTR_WAIT),
+    ]);
+    let b = obj(&[
+        cuda_default_list(m, CUDA_NVSCISYNC_ATTR_SIGNAL),
+        cpu_list(m, false, false),
+    ]);
+    for o in [a, b] {
+        assert_eq!(primitive(o), NvSciSyncAttrValPrimitiveType_Syncpoint.0);
+    }
+    let (r, ea) = import(a);
+    ck(r);
+    let (r, eb) = import(b);
+    ck(r);
+    let s = stream();
+    let mut ids = (0, 0);
+    for frame in 1..=3u64 {
+        let start = T0 + frame * 10_000_000;
+        advance(start);
+        // The CPU signaler promises its next value; CUDA waits on that fence.
+        let mut fa = NvSciSyncFenceInitializer;
+        // SAFETY: a CPU-signaler object and a local fence.
+        nv(unsafe { NvSciSyncObjGenerateFence(a, &mut fa) });
+        let mut fb = NvSciSyncFenceInitializer;
+        let wp = [wait_params(&mut fa)];
+        let sp = [signal_params(&mut fb, 0)];
+        // SAFETY: arrays of one valid element each.
+        ck(unsafe { cuWaitExternalSemaphoresAsync(&ea, wp.as_ptr(), 1, s) });
+        // Before CUDA enqueues its signal, no waiter may build a fence for it (the id is
+        // the one CUDA's earlier fences carried).
+        if frame > 1 {
+            let mut g = NvSciSyncFenceInitializer;
+            // SAFETY: valid object and fence.
+            let rc = unsafe { NvSciSyncFenceUpdateFence(b, ids.1, frame, &mut g) };
+            assert_eq!(rc, NvSciError_Overflow, "no wait-before-signal");
+        }
+        // SAFETY: arrays of one valid element each.
+        ck(unsafe { cuSignalExternalSemaphoresAsync(&eb, sp.as_ptr(), 1, s) });
+        // The fence written at enqueue carries the sync point's id and the value the
+        // signal will reach.
+        let (ia, va) = id_value(&fa);
+        let (ib, vb) = id_value(&fb);
+        assert_eq!((va, vb), (frame, frame));
+        assert!(ia != 0 && ib != 0 && ia != ib);
+        if frame > 1 {
+            assert_eq!((ia, ib), ids, "one id per object");
+        }
+        ids = (ia, ib);
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        assert_eq!(query(s), CUDA_ERROR_NOT_READY, "blocked on A");
+        let t1 = start + 1_000_000;
+        advance(t1);
+        // SAFETY: a CPU-signaler object.
+        nv(unsafe { NvSciSyncObjSignal(a) });
+        cpu_wait(m, &fb);
+        ck(sync(s));
+        assert_eq!(signal_ts(a, frame), t1);
+        assert_eq!(signal_ts(b, frame), t1, "CUDA signals when its wait ends");
+        // SAFETY: fences owned by this test.
+        unsafe {
+            NvSciSyncFenceClear(&mut fa);
+            NvSciSyncFenceClear(&mut fb);
+        }
+    }
+    ck(destroy(s));
+    // SAFETY: imported above; objects freed after.
+    unsafe {
+        ck(cuDestroyExternalSemaphore(ea));
+        ck(cuDestroyExternalSemaphore(eb));
+        NvSciSyncObjFree(a);
+        NvSciSyncObjFree(b);
     }
 }

@@ -9,8 +9,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use nvsci_sys::{
     NvSciError, NvSciError_BadParameter, NvSciError_ClearedFence, NvSciError_Overflow,
-    NvSciError_Success, NvSciError_Timeout, NvSciError_UnsupportedConfig, NvSciSyncAttrKey,
-    NvSciSyncAttrKeyValuePair, NvSciSyncAttrList, NvSciSyncCpuWaitContext, NvSciSyncFence,
+    NvSciError_ResourceError, NvSciError_Success, NvSciError_Timeout, NvSciError_UnsupportedConfig,
+    NvSciSyncAccessPerm, NvSciSyncAttrKey, NvSciSyncAttrKeyValuePair, NvSciSyncAttrList,
+    NvSciSyncCpuWaitContext, NvSciSyncFence, NvSciSyncMajorVersion, NvSciSyncMinorVersion,
     NvSciSyncModule, NvSciSyncObj, NvSciSyncTaskStatus, NvSciSyncTaskStatus_Invalid,
     NvSciSyncTaskStatus_Success, NvSciSyncWaitMode, NvSciSyncWaitMode_Blocking,
     NvSciSyncWaitMode_BusyNoYield, NvSciSyncWaitMode_BusyWithYield, NvSciSyncWaitMode_Default,
@@ -18,10 +19,10 @@ use nvsci_sys::{
 use sil_common::clock;
 use sil_common::list_api::ReconError;
 
-use crate::attr::{self, KEY_COUNT, ListData, NUM_TIMESTAMP_SLOTS, ReconInfo, Slot, Value};
+use crate::attr::{self, KEY_COUNT, ListData, NUM_TIMESTAMP_SLOTS, Prim, ReconInfo, Slot, Value};
 use crate::fence::{self, Decoded, FenceData, NO_SLOT};
 use crate::ffi::{self, STATUS};
-use crate::obj::{Cmp, ObjCore, RING, Strategy};
+use crate::obj::{ObjCore, RING, Strategy, new_syncpoint_id};
 use crate::registry::{
     API, State, TAG_CONTEXT, TAG_OBJ, WaitContext, handle_of, next_id, ptr_of, state,
 };
@@ -29,18 +30,26 @@ use crate::registry::{
 const BAD: NvSciError = NvSciError_BadParameter;
 
 /// Allocates an object from reconciled contents; returns the new object handle.
-fn alloc_obj(module: u64, mut own: ListData, info: ReconInfo) -> u64 {
+/// `ResourceError` once the process has used every sync-point id.
+fn alloc_obj(module: u64, mut own: ListData, info: ReconInfo) -> Result<u64, NvSciError> {
+    let prim_id = match info.prim {
+        Prim::Semaphore64 => 0,
+        Prim::Syncpoint => new_syncpoint_id().ok_or(NvSciError_ResourceError)?,
+    };
     let mut st = state();
     let id = next_id();
     own.writable = false;
     own.retired.clear();
     let list_handle = API.add_list(&mut st, module, own, Some(id));
-    let core = Arc::new(ObjCore::new(id, module, info, list_handle));
-    st.counters.insert(core.counter_addr(), id);
+    let core = Arc::new(ObjCore::new(id, module, info, prim_id, list_handle));
+    // Only a semaphore is memory that others may write (`NvSciSyncSilObjGetCounter`).
+    if info.prim == Prim::Semaphore64 {
+        st.counters.insert(core.counter_addr(), id);
+    }
     st.cores.insert(id, core);
     let h = TAG_OBJ | next_id();
     st.objects.insert(h, id);
-    h
+    Ok(h)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -201,8 +210,9 @@ pub unsafe extern "C" fn NvSciSyncAttrListGetAttrs(
     unsafe { slot_get_attrs(attrList, 0, pairArray, pairCount) }
 }
 
-/// Reads keys from one slot of a (multi-slot) list. Real NvSciSync API, not declared in
-/// `nvsci-sys`; useful to read every slot of a SIL conflict list.
+/// Reads keys from one slot of a (multi-slot) list (unset keys: NULL value, length 0).
+/// `BadParameter` (nothing written) for a slot index out of range, an unknown list, a
+/// NULL array, count 0 or a key outside (LowerBound, UpperBound).
 ///
 /// # Safety
 /// `pairArray` is NULL or points to `pairCount` writable pairs.
@@ -217,8 +227,8 @@ pub unsafe extern "C" fn NvSciSyncAttrListSlotGetAttrs(
     unsafe { slot_get_attrs(attrList, slotIndex, pairArray, pairCount) }
 }
 
-/// Number of slots of a list (0 for NULL or unknown handles). Real NvSciSync API, not
-/// declared in `nvsci-sys`.
+/// Number of slots of a list (0 for NULL, as the header says, and for unknown handles,
+/// where the real library panics).
 ///
 /// # Safety
 /// None beyond the C contract.
@@ -278,7 +288,7 @@ pub unsafe extern "C" fn NvSciSyncAttrListReconcile(
     newConflictList: *mut NvSciSyncAttrList,
 ) -> NvSciError {
     // SAFETY: forwarded caller guarantee.
-    unsafe {
+    let rc = unsafe {
         API.reconcile(
             inputArray,
             inputCount,
@@ -286,7 +296,27 @@ pub unsafe extern "C" fn NvSciSyncAttrListReconcile(
             newConflictList,
             reconcile,
         )
+    };
+    // SAFETY: forwarded caller guarantee (NULL or writable).
+    unsafe { no_conflict_on_success(rc, newConflictList) }
+}
+
+/// After a successful reconcile call: `*newConflictList` = NULL (the header populates it
+/// only on failure; NULL is what `NvSciSyncAttrListFree` ignores, so a caller that frees it
+/// unconditionally frees nothing). Returns `rc`.
+///
+/// # Safety
+/// `newConflictList` is NULL or writable.
+unsafe fn no_conflict_on_success(
+    rc: NvSciError,
+    newConflictList: *mut NvSciSyncAttrList,
+) -> NvSciError {
+    if rc == NvSciError_Success {
+        // SAFETY: forwarded caller guarantee (the reconcile call checked it non-NULL and
+        // aligned before succeeding).
+        unsafe { ffi::write(newConflictList, std::ptr::null_mut()) };
     }
+    rc
 }
 
 /// Tells whether a list is reconciled.
@@ -362,6 +392,135 @@ pub unsafe extern "C" fn NvSciSyncAttrListClone(
     unsafe { STATUS.write(newAttrList, ptr_of(h)) }
 }
 
+/// Whether a reconciled list satisfies every slot of the given unreconciled lists (the
+/// per-key rules are in `attr::satisfies` and `sil/README.md`).
+///
+/// `BadParameter` (nothing written) for: a NULL, unknown or unreconciled
+/// `reconciledAttrList`; a NULL `inputUnreconciledAttrListArray`, count 0, a list twice, an
+/// unknown or reconciled input; inputs and reconciled list of different modules; a NULL
+/// or misaligned `isReconciledListValid`. Satisfied: `*isReconciledListValid` = true,
+/// `Success`. Not satisfied: nvscisync.h lists it under `BadParameter`; the SIL returns
+/// that and writes `*isReconciledListValid` = false.
+///
+/// # Safety
+/// `inputUnreconciledAttrListArray` is NULL or points to `inputUnreconciledAttrListCount`
+/// handles; `isReconciledListValid` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncAttrListValidateReconciled(
+    reconciledAttrList: NvSciSyncAttrList,
+    inputUnreconciledAttrListArray: *const NvSciSyncAttrList,
+    inputUnreconciledAttrListCount: usize,
+    isReconciledListValid: *mut bool,
+) -> NvSciError {
+    if !ffi::usable(isReconciledListValid) {
+        return BAD;
+    }
+    let Some(rec) = API.list(reconciledAttrList) else {
+        return BAD;
+    };
+    let (rec_slot, info) = {
+        let d = rec.lock();
+        match &d.recon {
+            Some(info) => (d.slots[0].clone(), *info),
+            None => return BAD,
+        }
+    };
+    // SAFETY: forwarded caller guarantee.
+    let (module, inputs) = match unsafe {
+        API.gather(
+            inputUnreconciledAttrListArray,
+            inputUnreconciledAttrListCount,
+        )
+    } {
+        Ok(x) => x,
+        Err(e) => return e,
+    };
+    if module != rec.module {
+        return BAD;
+    }
+    let valid = attr::satisfies(&rec_slot, &info, &inputs);
+    // SAFETY: checked non-NULL and aligned; the caller passes a writable pointer.
+    unsafe { ffi::write(isReconciledListValid, valid) };
+    if valid { NvSciError_Success } else { BAD }
+}
+
+/// Dumps a list into a binary blob (layout in `attr::dump` and `sil/README.md`). The blob
+/// belongs to the list: it stays valid, unchanged, until the list is freed (the list of an
+/// object: until the object is), and the caller must not free it (the header names no
+/// call that frees it). Dumping the same contents again returns the same blob.
+/// `BadParameter` (nothing written) for an unknown list or a NULL or misaligned `buf` or
+/// `len`.
+///
+/// # Safety
+/// `buf` and `len` are NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncAttrListDebugDump(
+    attrList: NvSciSyncAttrList,
+    buf: *mut *mut c_void,
+    len: *mut usize,
+) -> NvSciError {
+    if !ffi::usable(buf) || !ffi::usable(len) {
+        return BAD;
+    }
+    let Some(list) = API.list(attrList) else {
+        return BAD;
+    };
+    let mut data = list.lock();
+    let blob = attr::dump(&data);
+    let kept = match data.retired.iter().find(|v| v.bytes() == blob.as_slice()) {
+        Some(v) => v,
+        None => {
+            data.retired.push(Value::from_bytes(&blob));
+            let Some(v) = data.retired.last() else {
+                return BAD;
+            };
+            v
+        }
+    };
+    let (p, n) = (kept.as_ptr().cast_mut().cast::<c_void>(), kept.len());
+    drop(data);
+    // SAFETY: both checked non-NULL and aligned; the caller passes writable pointers.
+    unsafe {
+        ffi::write(buf, p);
+        ffi::write(len, n);
+    }
+    NvSciError_Success
+}
+
+/// nvscisync.h (outside safety builds): a no-op that returns `Success`, every argument
+/// unused. The SIL does exactly that.
+///
+/// # Safety
+/// None (the arguments are not read).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncAttrListValidateReconciledAgainstAttrs(
+    reconciledAttrList: NvSciSyncAttrList,
+    pairArray: *const NvSciSyncAttrKeyValuePair,
+    pairCount: usize,
+    permissions: NvSciSyncAccessPerm,
+) -> NvSciError {
+    let _ = (reconciledAttrList, pairArray, pairCount, permissions);
+    NvSciError_Success
+}
+
+/// `*isCompatible` = whether a caller built against `majorVer.minorVer` can use this
+/// library (NvSciSync 2.8): same major version, minor version not newer. The SIL NvSciSync
+/// depends on no other NvSci library, so there is nothing else to check. `BadParameter`
+/// for a NULL or misaligned `isCompatible` (nothing written).
+///
+/// # Safety
+/// `isCompatible` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncCheckVersionCompatibility(
+    majorVer: u32,
+    minorVer: u32,
+    isCompatible: *mut bool,
+) -> NvSciError {
+    let ok = majorVer == NvSciSyncMajorVersion && minorVer <= NvSciSyncMinorVersion;
+    // SAFETY: the caller passes NULL or a writable pointer (NULL is refused).
+    unsafe { STATUS.write(isCompatible, ok) }
+}
+
 // ---------------------------------------------------------------------------------------
 // Objects
 // ---------------------------------------------------------------------------------------
@@ -375,7 +534,7 @@ pub unsafe extern "C" fn NvSciSyncObjAlloc(
     reconciledList: NvSciSyncAttrList,
     syncObj: *mut NvSciSyncObj,
 ) -> NvSciError {
-    let alloc = |module, data, info| Ok(alloc_obj(module, data, info));
+    let alloc = alloc_obj;
     // SAFETY: forwarded caller guarantee.
     unsafe { API.obj_alloc(reconciledList, syncObj, alloc) }
 }
@@ -391,9 +550,9 @@ pub unsafe extern "C" fn NvSciSyncAttrListReconcileAndObjAlloc(
     syncObj: *mut NvSciSyncObj,
     newConflictList: *mut NvSciSyncAttrList,
 ) -> NvSciError {
-    let alloc = |module, data, info| Ok(alloc_obj(module, data, info));
+    let alloc = alloc_obj;
     // SAFETY: forwarded caller guarantee.
-    unsafe {
+    let rc = unsafe {
         API.reconcile_into(
             attrListArray,
             attrListCount,
@@ -402,7 +561,9 @@ pub unsafe extern "C" fn NvSciSyncAttrListReconcileAndObjAlloc(
             reconcile,
             alloc,
         )
-    }
+    };
+    // SAFETY: forwarded caller guarantee (NULL or writable).
+    unsafe { no_conflict_on_success(rc, newConflictList) }
 }
 
 /// Frees an object handle; the object goes with its last handle or fence. Unknown and
@@ -416,6 +577,17 @@ pub unsafe extern "C" fn NvSciSyncObjFree(syncObj: NvSciSyncObj) {
     if let Some(id) = st.objects.remove(&handle_of(syncObj)) {
         st.release(id);
     }
+}
+
+/// nvscisync.h (outside safety builds): a no-op that returns `Success`, `syncObj` unused.
+/// The SIL does exactly that.
+///
+/// # Safety
+/// None (the argument is not read).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncObjValidate(syncObj: NvSciSyncObj) -> NvSciError {
+    let _ = syncObj;
+    NvSciError_Success
 }
 
 /// A new handle on the same object (freed separately).
@@ -481,7 +653,7 @@ fn drop_fence_ref(st: &mut State, d: Option<Decoded>) {
 fn fence_for(core: &ObjCore, value: u64) -> NvSciSyncFence {
     fence::encode(FenceData {
         obj_id: core.id,
-        prim_id: 0,
+        prim_id: core.prim_id,
         value,
         ts_slot: if core.info.timestamps {
             (value % RING as u64) as u32
@@ -510,7 +682,7 @@ pub unsafe extern "C" fn NvSciSyncObjGenerateFence(
         }
     };
     // SAFETY: forwarded caller guarantee.
-    unsafe { set_fence(syncObj, syncFence, check, ObjCore::generate) }
+    unsafe { set_fence(syncObj, syncFence, check, ObjCore::reserve) }
 }
 
 /// Points the fence at `syncFence` at the object of `syncObj`, once `check` accepts the
@@ -519,7 +691,7 @@ pub unsafe extern "C" fn NvSciSyncObjGenerateFence(
 ///
 /// # Safety
 /// `syncFence` is NULL or a readable and writable fence.
-unsafe fn set_fence(
+pub(crate) unsafe fn set_fence(
     syncObj: NvSciSyncObj,
     syncFence: *mut NvSciSyncFence,
     check: impl FnOnce(&ObjCore) -> Result<(), NvSciError>,
@@ -529,6 +701,9 @@ unsafe fn set_fence(
     let Some(old) = (unsafe { read_fence(syncFence) }) else {
         return BAD;
     };
+    if old == Decoded::Invalid {
+        return BAD;
+    }
     let mut st = state();
     let Some(core) = st.obj(handle_of(syncObj)).cloned() else {
         return BAD;
@@ -592,12 +767,9 @@ unsafe fn fence_wait(
         Ok(t) => t,
         Err(e) => return e,
     };
-    let strategy = match mode {
-        NvSciSyncWaitMode_Default | NvSciSyncWaitMode_BusyWithYield => Some(Strategy::Sleep),
-        NvSciSyncWaitMode_BusyNoYield => Some(Strategy::Spin),
-        NvSciSyncWaitMode_Blocking => None,
-        _ => return BAD,
-    };
+    if !(NvSciSyncWaitMode_Default.0..=NvSciSyncWaitMode_Blocking.0).contains(&mode.0) {
+        return BAD;
+    }
     // SAFETY: the caller passes NULL or a readable fence.
     let Some(decoded) = (unsafe { read_fence(syncFence) }) else {
         return BAD;
@@ -620,10 +792,10 @@ unsafe fn fence_wait(
     if core.module != ctx.module || !core.info.cpu_waiter {
         return BAD;
     }
-    if f.prim_id != 0 {
+    if f.prim_id != core.prim_id || f.value > core.mask() {
         return NvSciError_Overflow;
     }
-    let Some(strategy) = strategy else {
+    let Some(strategy) = wait_strategy(core.prim(), mode) else {
         return NvSciError_UnsupportedConfig;
     };
     if ctx
@@ -634,9 +806,26 @@ unsafe fn fence_wait(
         return BAD;
     }
     let _guard = InUse(&ctx.in_use);
-    match core.wait(f.value, Cmp::Geq, timeout, strategy) {
+    match core.wait(f.value, timeout, strategy) {
         Some(_) => NvSciError_Success,
         None => NvSciError_Timeout,
+    }
+}
+
+/// How a CPU wait in `mode` passes the time on `prim`, `None` when the primitive does
+/// not support the mode (nvscisync.h `NvSciSyncFenceWaitWithMode`: sync points support
+/// only Blocking, which is also their default; semaphores BusyWithYield, their default,
+/// and BusyNoYield).
+fn wait_strategy(prim: Prim, mode: NvSciSyncWaitMode) -> Option<Strategy> {
+    match (prim, mode) {
+        (Prim::Syncpoint, NvSciSyncWaitMode_Default | NvSciSyncWaitMode_Blocking) => {
+            Some(Strategy::Sleep)
+        }
+        (Prim::Semaphore64, NvSciSyncWaitMode_Default | NvSciSyncWaitMode_BusyWithYield) => {
+            Some(Strategy::Sleep)
+        }
+        (Prim::Semaphore64, NvSciSyncWaitMode_BusyNoYield) => Some(Strategy::Spin),
+        _ => None,
     }
 }
 
@@ -695,7 +884,8 @@ pub unsafe extern "C" fn NvSciSyncFenceClear(syncFence: *mut NvSciSyncFence) {
 }
 
 /// Duplicates a fence: `dst` is cleared first and then takes its own reference.
-/// `BadParameter` for NULL arguments, `src == dst` or an invalid `src`.
+/// `BadParameter` for NULL arguments, `src == dst` or an invalid `src` or `dst` (nothing
+/// written).
 ///
 /// # Safety
 /// `srcSyncFence` is NULL or readable; `dstSyncFence` is NULL or readable and writable.
@@ -713,6 +903,9 @@ pub unsafe extern "C" fn NvSciSyncFenceDup(
     }) else {
         return BAD;
     };
+    if dst == Decoded::Invalid {
+        return BAD;
+    }
     let mut st = state();
     match fence::decode(&src) {
         Decoded::Invalid => return BAD,
@@ -760,9 +953,14 @@ pub unsafe extern "C" fn NvSciSyncFenceExtractFence(
     NvSciError_Success
 }
 
-/// Builds a fence for (id, value) on `syncObj` (the destination is cleared first). The
-/// SIL object has one primitive: `id` other than 0 is `Overflow`; every u64 value is valid.
-/// No permission check (this is how waiters make deterministic fences).
+/// Builds a fence for (id, value) on `syncObj` (the destination is cleared first). No
+/// permission check (this is how waiters make deterministic fences).
+///
+/// `Overflow` (nvscisync.h: "id is invalid", "value is invalid") for an `id` other than
+/// the object's primitive id (the sync-point id; 0 for the semaphore, whose object has
+/// one primitive), and on a sync point for a value above `u32::MAX` or past the threshold
+/// (a value the signaler has not promised: no wait-before-signal). A semaphore takes
+/// every `u64` value.
 ///
 /// # Safety
 /// `syncFence` is NULL or a readable and writable fence.
@@ -773,8 +971,8 @@ pub unsafe extern "C" fn NvSciSyncFenceUpdateFence(
     value: u64,
     syncFence: *mut NvSciSyncFence,
 ) -> NvSciError {
-    let check = |_: &ObjCore| {
-        if id != 0 {
+    let check = |core: &ObjCore| {
+        if id != core.prim_id || !core.promised(value) {
             Err(NvSciError_Overflow)
         } else {
             Ok(())

@@ -42,14 +42,64 @@ pub(crate) const K_PEER_LOC: usize = NvSciSyncAttrKey_PeerLocationInfo.0 as usiz
 pub(crate) const K_GPU_ID: usize = NvSciSyncAttrKey_GpuId.0 as usize;
 pub(crate) const K_PEER_HW: usize = NvSciSyncAttrKey_PeerHwEngineArray.0 as usize;
 
-/// Primitive types the SIL implements, as a bit set over `NvSciSyncAttrValPrimitiveType`.
-pub(crate) const SIL_PRIMITIVES: u32 =
-    1 << NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b.0;
+/// Bit of a primitive type in a set over `NvSciSyncAttrValPrimitiveType`.
+const fn bit(p: u32) -> u32 {
+    1 << p
+}
 
-/// Primitives NvSciSync adds for a list with `NeedCpuAccess` and no `PrimitiveInfo`.
-const CPU_PRIMITIVES: u32 = (1 << NvSciSyncAttrValPrimitiveType_Syncpoint.0)
-    | (1 << NvSciSyncAttrValPrimitiveType_SysmemSemaphore.0)
-    | (1 << NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b.0);
+const SYNCPOINT: u32 = NvSciSyncAttrValPrimitiveType_Syncpoint.0;
+const SEMAPHORE64: u32 = NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b.0;
+
+/// Primitive types the SIL implements: the sync point and the 64-bit sysmem semaphore.
+pub(crate) const SIL_PRIMITIVES: u32 = bit(SYNCPOINT) | bit(SEMAPHORE64);
+
+/// Primitives NvSciSync adds for a list with `NeedCpuAccess` and no `PrimitiveInfo`, in
+/// the order nvscisync.h lists them (`NvSciSyncAttrKey_NeedCpuAccess`); also the order of
+/// preference when no list gives one.
+const CPU_PRIMITIVE_ORDER: [u32; 3] = [
+    SYNCPOINT,
+    NvSciSyncAttrValPrimitiveType_SysmemSemaphore.0,
+    SEMAPHORE64,
+];
+
+const CPU_PRIMITIVES: u32 =
+    bit(CPU_PRIMITIVE_ORDER[0]) | bit(CPU_PRIMITIVE_ORDER[1]) | bit(CPU_PRIMITIVE_ORDER[2]);
+
+/// The primitive backing an object.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Prim {
+    /// `SysmemSemaphorePayload64b`: a 64-bit counter in memory, primitive id 0.
+    #[default]
+    Semaphore64,
+    /// `Syncpoint`: a 32-bit counter with its own non-zero id and a threshold.
+    Syncpoint,
+}
+
+impl Prim {
+    /// The `NvSciSyncAttrValPrimitiveType` value.
+    pub(crate) fn type_value(self) -> u32 {
+        match self {
+            Prim::Semaphore64 => SEMAPHORE64,
+            Prim::Syncpoint => SYNCPOINT,
+        }
+    }
+
+    /// The largest value (`NvSciSyncAttrKey_MaxPrimitiveValue`), also the mask of values.
+    pub(crate) fn max_value(self) -> u64 {
+        match self {
+            Prim::Semaphore64 => u64::MAX,
+            Prim::Syncpoint => u64::from(u32::MAX),
+        }
+    }
+
+    fn of_type(p: u32) -> Option<Self> {
+        match p {
+            SEMAPHORE64 => Some(Prim::Semaphore64),
+            SYNCPOINT => Some(Prim::Syncpoint),
+            _ => None,
+        }
+    }
+}
 
 // Value, slot, contents and list types of this library (storage: `sil_common::attr`).
 pub(crate) use sil_common::attr::Value;
@@ -73,6 +123,8 @@ pub(crate) struct ReconInfo {
     pub timestamps: bool,
     /// Reconciled `RequireDeterministicFences`.
     pub deterministic: bool,
+    /// The reconciled primitive.
+    pub prim: Prim,
 }
 
 /// The contents of an attribute list (`retired`: values replaced by a set on a cloned
@@ -149,26 +201,52 @@ pub(crate) fn reconcile(inputs: &[Slot]) -> Result<(Slot, ReconInfo), Vec<Slot>>
         .count();
     let perm_ok = signalers == 1 && waiters >= 1;
 
-    let mut allowed = SIL_PRIMITIVES;
-    for s in inputs {
-        if let Some(v) = s.get(K_PRIM_INFO) {
-            allowed &= v.u32s().fold(0u32, |m, p| m | (1u32 << p));
-        } else if s.flag(K_NEED_CPU) {
-            allowed &= CPU_PRIMITIVES;
-        }
-    }
-    let prim_ok = allowed != 0;
+    // The primitives each slot allows (nvscisync.h `PrimitiveInfo`, `NeedCpuAccess`).
+    let allowed_by = |s: &Slot| match s.get(K_PRIM_INFO) {
+        Some(v) => v.u32s().fold(0u32, |m, p| m | bit(p)),
+        None if s.flag(K_NEED_CPU) => CPU_PRIMITIVES,
+        None => u32::MAX,
+    };
+    let allowed = inputs.iter().fold(SIL_PRIMITIVES, |a, s| a & allowed_by(s));
+    let deterministic = inputs.iter().any(|s| s.flag(K_DETERMINISTIC));
+    // Deterministic fences need the 64-bit semaphore (the signaler adds 1 to instance 0 at
+    // each submission, nvscisync.h `RequireDeterministicFences`).
+    let candidates = if deterministic {
+        allowed & bit(SEMAPHORE64)
+    } else {
+        allowed
+    };
 
-    if !perm_ok || !prim_ok {
-        let mut mask = 0;
-        if !perm_ok {
-            mask |= 1 << K_REQUIRED_PERM;
-        }
-        if !prim_ok {
-            mask |= 1 << K_PRIM_INFO;
-        }
+    let mut mask = 0;
+    if !perm_ok {
+        mask |= 1 << K_REQUIRED_PERM;
+    }
+    if allowed == 0 {
+        mask |= 1 << K_PRIM_INFO;
+    } else if candidates == 0 {
+        mask |= (1 << K_PRIM_INFO) | (1 << K_DETERMINISTIC);
+    }
+    if mask != 0 {
         return Err(conflict_slots(inputs, mask));
     }
+
+    // Order of preference: the signaler's `PrimitiveInfo`, else the first slot's that has
+    // one, else the header's order (sync point first).
+    let is_signaler = |s: &&Slot| perm(s) & NvSciSyncAccessPerm_SignalOnly != 0;
+    let order_list = inputs
+        .iter()
+        .find(is_signaler)
+        .and_then(|s| s.get(K_PRIM_INFO))
+        .or_else(|| inputs.iter().find_map(|s| s.get(K_PRIM_INFO)));
+    let chosen = order_list
+        .and_then(|v| v.u32s().find(|p| candidates & bit(*p) != 0))
+        .or_else(|| {
+            CPU_PRIMITIVE_ORDER
+                .into_iter()
+                .find(|p| candidates & bit(*p) != 0)
+        })
+        .and_then(Prim::of_type)
+        .unwrap_or_default();
 
     let is_waiter = |s: &Slot| perm(s) & NvSciSyncAccessPerm_WaitOnly != 0;
     let info = ReconInfo {
@@ -180,7 +258,8 @@ pub(crate) fn reconcile(inputs: &[Slot]) -> Result<(Slot, ReconInfo), Vec<Slot>>
         timestamps: inputs
             .iter()
             .any(|s| is_waiter(s) && s.flag(K_NEED_CPU) && s.flag(K_TIMESTAMPS)),
-        deterministic: inputs.iter().any(|s| s.flag(K_DETERMINISTIC)),
+        deterministic,
+        prim: chosen,
     };
     let perm_or = inputs.iter().fold(0u64, |a, s| a | perm(s));
     let gpus = union_gpu_ids(inputs, K_GPU_ID);
@@ -207,15 +286,75 @@ pub(crate) fn reconcile(inputs: &[Slot]) -> Result<(Slot, ReconInfo), Vec<Slot>>
         }),
     );
     out.put(K_NUM_TASK_SLOTS, Value::from_u32(0));
-    out.put(K_MAX_PRIM, Value::from_u64(u64::MAX));
-    out.put(
-        K_PRIM_INFO,
-        Value::from_u32s(&[NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b.0]),
-    );
+    out.put(K_MAX_PRIM, Value::from_u64(chosen.max_value()));
+    out.put(K_PRIM_INFO, Value::from_u32s(&[chosen.type_value()]));
     if !gpus.is_empty() {
         out.put(K_GPU_ID, Value::from_bytes(&gpus.concat()));
     }
     Ok((out, info))
+}
+
+/// Whether the reconciled slot `rec` satisfies every slot of `inputs`
+/// (`NvSciSyncAttrListValidateReconciled`, the per-key rules of nvscisync.h):
+///
+/// * `NeedCpuAccess`: true if some input set it, false if none did;
+/// * `ActualPerm` covers every input's `RequiredPerm`;
+/// * the reconciled primitive is one every input allows (its `PrimitiveInfo`, the set
+///   `NeedCpuAccess` implies, or any);
+/// * `RequireDeterministicFences`, `WaiterContextInsensitiveFenceExports`: true if some
+///   input set it;
+/// * `WaiterRequireTimestamps`: true if some waiter input with `NeedCpuAccess` asked;
+/// * `GpuId`: holds every input's GPU ids.
+pub(crate) fn satisfies(rec: &Slot, info: &ReconInfo, inputs: &[Slot]) -> bool {
+    let rec_flag = |k| rec.flag(k);
+    let any = |k| inputs.iter().any(|s| s.flag(k));
+    let actual = rec.get(K_ACTUAL_PERM).map_or(0, Value::as_u64);
+    let prim = bit(info.prim.type_value());
+    let allows = |s: &Slot| match s.get(K_PRIM_INFO) {
+        Some(v) => v.u32s().any(|p| bit(p) == prim),
+        None if s.flag(K_NEED_CPU) => CPU_PRIMITIVES & prim != 0,
+        None => true,
+    };
+    let is_waiter = |s: &Slot| perm(s) & NvSciSyncAccessPerm_WaitOnly != 0;
+    let wants_ts = inputs
+        .iter()
+        .any(|s| is_waiter(s) && s.flag(K_NEED_CPU) && s.flag(K_TIMESTAMPS));
+    let gpus = union_gpu_ids(inputs, K_GPU_ID);
+    let rec_gpus = union_gpu_ids(std::slice::from_ref(rec), K_GPU_ID);
+    rec_flag(K_NEED_CPU) == any(K_NEED_CPU)
+        && inputs.iter().all(|s| perm(s) & !actual == 0)
+        && inputs.iter().all(allows)
+        && (!any(K_DETERMINISTIC) || rec_flag(K_DETERMINISTIC))
+        && (!any(K_CTX_INSENSITIVE) || rec_flag(K_CTX_INSENSITIVE))
+        && (!wants_ts || rec_flag(K_TIMESTAMPS))
+        && gpus.iter().all(|g| rec_gpus.contains(g))
+}
+
+/// Word 0 of a `NvSciSyncAttrListDebugDump` blob ("NvSSilL" + format version 1).
+pub(crate) const DUMP_MAGIC: u64 = 0x4E76_5353_696C_4C01;
+
+/// The `NvSciSyncAttrListDebugDump` blob of a list (see `sil/README.md`): a header of
+/// three `u64` (magic, flags: bit 0 reconciled, bit 1 writable; slot count), then one
+/// record per set key of each slot in slot and key order: `u32` slot index, `u32` key,
+/// `u64` length, the value's bytes zero-padded to a multiple of 8.
+pub(crate) fn dump(data: &ListData) -> Vec<u8> {
+    let mut out = Vec::new();
+    let flags = u64::from(data.recon.is_some()) | (u64::from(data.writable) << 1);
+    for w in [DUMP_MAGIC, flags, data.slots.len() as u64] {
+        out.extend_from_slice(&w.to_ne_bytes());
+    }
+    for (i, slot) in data.slots.iter().enumerate() {
+        for k in 0..KEY_COUNT {
+            if let Some(v) = slot.get(k) {
+                out.extend_from_slice(&(i as u32).to_ne_bytes());
+                out.extend_from_slice(&(k as u32).to_ne_bytes());
+                out.extend_from_slice(&(v.len() as u64).to_ne_bytes());
+                out.extend_from_slice(v.bytes());
+                out.resize(out.len().next_multiple_of(8), 0);
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -4,15 +4,17 @@
 use std::sync::atomic::AtomicU64;
 
 use nvsci_sys::{
-    NvSciError, NvSciError_BadParameter, NvSciError_InvalidState, NvSciError_Success,
-    NvSciError_Timeout, NvSciSyncFence, NvSciSyncObj,
+    NvSciError, NvSciError_BadParameter, NvSciError_InvalidState, NvSciError_NotSupported,
+    NvSciError_Overflow, NvSciError_Success, NvSciError_Timeout, NvSciSyncFence, NvSciSyncObj,
 };
 use sil_common::clock;
 use sil_common::wait::Notifier;
 
+use crate::api::set_fence;
+use crate::attr::Prim;
 use crate::fence::{self, Decoded};
 use crate::ffi::{self, STATUS};
-use crate::obj::{Cmp, Strategy, wait_counter};
+use crate::obj::{Cmp, ObjCore, Strategy, wait_counter};
 use crate::registry::{handle_of, state};
 
 const BAD: NvSciError = NvSciError_BadParameter;
@@ -44,8 +46,11 @@ pub extern "C" fn NvSciSilClockAdvanceTo(ns: u64) -> NvSciError {
     }
 }
 
-/// The address of the object's 64-bit counter (alone in its own page-aligned 4 KiB
-/// allocation, stable for the object's life).
+/// The address of a semaphore object's 64-bit counter (alone in its own page-aligned
+/// 4 KiB allocation, stable for the object's life). A sync point is not memory that
+/// others may write (its 32-bit value wraps and only its signaler's calls may advance it):
+/// `NotSupported`, nothing written; engines use `NvSciSyncSilObjSignalEngine` and
+/// `NvSciSyncSilFenceWaitEngine` on it.
 ///
 /// # Safety
 /// `counter` is NULL or writable.
@@ -54,14 +59,22 @@ pub unsafe extern "C" fn NvSciSyncSilObjGetCounter(
     obj: NvSciSyncObj,
     counter: *mut *mut u64,
 ) -> NvSciError {
-    let Some(p) = state().obj(handle_of(obj)).map(|c| c.counter_ptr()) else {
+    let Some(core) = state().obj(handle_of(obj)).cloned() else {
         return BAD;
     };
+    if !ffi::usable(counter) {
+        return BAD;
+    }
+    if core.prim() != Prim::Semaphore64 {
+        return NvSciError_NotSupported;
+    }
+    let p = core.counter_ptr();
     // SAFETY: the caller passes NULL or a writable pointer (NULL is refused).
     unsafe { STATUS.write(counter, p) }
 }
 
-/// An engine signals: +1, records `timestampNs` for the new value, wakes waiters. No
+/// An engine signals: +1 (a sync point wraps at 32 bits and its threshold follows a
+/// signal that passes it), records `timestampNs` for the new value, wakes waiters. No
 /// permission check.
 #[unsafe(no_mangle)]
 pub extern "C" fn NvSciSyncSilObjSignalEngine(obj: NvSciSyncObj, timestampNs: u64) -> NvSciError {
@@ -70,6 +83,24 @@ pub extern "C" fn NvSciSyncSilObjSignalEngine(obj: NvSciSyncObj, timestampNs: u6
     };
     core.signal(timestampNs);
     NvSciError_Success
+}
+
+/// The engine that will signal `obj` (cuDLA, CUDA) reserves its next signal: the
+/// object's threshold advances by one (one past the highest value promised so far or the
+/// current counter, whichever is ahead) and `*fence` is cleared and then written with the
+/// object's primitive id and that value. No CPU-signaler permission is needed. The
+/// matching `NvSciSyncSilObjSignalEngine` reaches the value. `BadParameter` for an unknown
+/// object or a NULL, misaligned or invalid `fence` (nothing written).
+///
+/// # Safety
+/// `fence` is NULL or a readable and writable fence.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncSilObjEngineFence(
+    obj: NvSciSyncObj,
+    fence: *mut NvSciSyncFence,
+) -> NvSciError {
+    // SAFETY: forwarded caller guarantee.
+    unsafe { set_fence(obj, fence, |_| Ok(()), ObjCore::reserve) }
 }
 
 /// After a direct write of a SIL counter: records `timestampNs` for the value now in it
@@ -125,7 +156,10 @@ pub unsafe extern "C" fn NvSciSyncSilFenceWaitEngine(
     let Some(core) = state().core(f.obj_id).cloned() else {
         return BAD;
     };
-    match core.wait(f.value, Cmp::Geq, timeout, Strategy::Sleep) {
+    if f.prim_id != core.prim_id || f.value > core.mask() {
+        return NvSciError_Overflow;
+    }
+    match core.wait(f.value, timeout, Strategy::Sleep) {
         Some(ts) => {
             // SAFETY: the caller passes NULL or a writable pointer.
             unsafe { ffi::write(reachedAtNs, ts) };
@@ -170,7 +204,7 @@ pub unsafe extern "C" fn NvSciSyncSilCounterWait(
             .and_then(|id| st.core(*id).cloned())
     };
     let reached = match sil {
-        Some(core) => core.wait(value, cmp, timeout, Strategy::Sleep),
+        Some(core) => core.wait_cmp(value, cmp, timeout, Strategy::Sleep),
         None => {
             // SAFETY: non-NULL and aligned; the caller guarantees the address stays
             // readable for the wait and is only accessed atomically meanwhile.

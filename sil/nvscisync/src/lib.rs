@@ -1,12 +1,17 @@
 //! SIL twin of libnvscisync (C ABI).
 //!
-//! Exports every NvSciSync function that `nvsci-sys` declares, with the vendor's C names
-//! and signatures, plus the SIL extension calls of `docs/architecture.md` ("SIL extension
-//! calls"). Linked as an rlib, its `#[unsafe(no_mangle)]` definitions satisfy the
-//! `nvsci-sys` declarations; built as `libnvscisync.so` it serves C clients.
+//! Exports every single-process function of the DRIVE OS 6.0.10 `nvscisync.h` (the list,
+//! with what is omitted and why, is `header-functions.txt`), with the vendor's C names and
+//! signatures as `nvsci-sys` declares them, plus the SIL extension calls of
+//! `docs/architecture.md` ("SIL extension calls"). Linked as an rlib, its
+//! `#[unsafe(no_mangle)]` definitions satisfy the `nvsci-sys` declarations; built as
+//! `libnvscisync.so` it serves C clients.
 //!
-//! * One primitive type: `SysmemSemaphorePayload64b`, a deterministic 64-bit counter alone
-//!   in its own page-aligned 4 KiB allocation. Every signal adds exactly 1 and records a
+//! * Two primitive types, chosen by reconciliation: the sync point (`Syncpoint`, the
+//!   default: a 32-bit value with a non-zero id and a threshold that only the signaler
+//!   advances) and the 64-bit sysmem semaphore (`SysmemSemaphorePayload64b`, when
+//!   deterministic fences are required: a 64-bit counter alone in its own page-aligned
+//!   4 KiB allocation, primitive id 0). Every signal adds exactly 1 and records a
 //!   timestamp (SIL clock, ns) in a 512-entry ring indexed by value.
 //! * Handles are registry entries, never raw pointers: invalid handles give
 //!   `NvSciError_BadParameter` (or are ignored by the `void` calls), they never crash.
@@ -47,6 +52,13 @@ fn signatures_match_nvsci_sys() {
         api::NvSciSyncAttrListIsReconciled,
         api::NvSciSyncAttrListAppendUnreconciled,
         api::NvSciSyncAttrListClone,
+        api::NvSciSyncAttrListValidateReconciled,
+        api::NvSciSyncAttrListGetSlotCount,
+        api::NvSciSyncAttrListSlotGetAttrs,
+        api::NvSciSyncAttrListDebugDump,
+        api::NvSciSyncAttrListValidateReconciledAgainstAttrs,
+        api::NvSciSyncCheckVersionCompatibility,
+        api::NvSciSyncObjValidate,
         api::NvSciSyncObjAlloc,
         api::NvSciSyncObjFree,
         api::NvSciSyncObjDup,
@@ -85,6 +97,10 @@ fn signatures_match_nvsci_sys() {
     let _ = [
         nvsci_sys::sil::NvSciSyncSilObjSignalEngine as unsafe extern "C" fn(_, u64) -> _,
         ext::NvSciSyncSilObjSignalEngine,
+    ];
+    let _ = [
+        nvsci_sys::sil::NvSciSyncSilObjEngineFence,
+        ext::NvSciSyncSilObjEngineFence,
     ];
     let _ = [
         nvsci_sys::sil::NvSciSyncSilCounterWritten as unsafe extern "C" fn(_, u64) -> _,

@@ -1,16 +1,16 @@
-//! A sync object: the deterministic 64-bit counter, the signal timestamp ring and the
-//! waiting.
+//! A sync object: its primitive (a 64-bit semaphore or a 32-bit sync point with a
+//! threshold), the signal timestamp ring and the waiting.
 //!
 //! Everything an object needs in the steady state (counter page, ring, notifier) is
 //! allocated by `NvSciSyncObjAlloc`; signalling, recording and waiting never allocate.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use sil_common::clock;
 use sil_common::wait::{Notifier, WaitOutcome};
 
-use crate::attr::ReconInfo;
+use crate::attr::{Prim, ReconInfo};
 
 /// Size of the counter page.
 pub(crate) const PAGE: usize = 4096;
@@ -41,6 +41,8 @@ struct Ring {
     entries: [Stamp; RING],
     /// The last value recorded.
     last: u64,
+    /// Mask of the primitive's values (`u32::MAX` for a sync point).
+    mask: u64,
 }
 
 impl Ring {
@@ -48,13 +50,13 @@ impl Ring {
     /// write that went up by more than one) get the same timestamp; a value already
     /// recorded keeps its first timestamp.
     fn record(&mut self, value: u64, ts_ns: u64) {
-        let gap = value.wrapping_sub(self.last);
+        let gap = value.wrapping_sub(self.last) & self.mask;
         if gap == 0 {
             return;
         }
         let n = if gap <= RING as u64 { gap } else { 1 };
         for k in 0..n {
-            let v = value.wrapping_sub(k);
+            let v = value.wrapping_sub(k) & self.mask;
             let e = &mut self.entries[(v % RING as u64) as usize];
             if k == 0 || !(e.valid && e.value == v) {
                 *e = Stamp {
@@ -79,11 +81,19 @@ pub(crate) fn geq(cur: u64, value: u64) -> bool {
     (cur.wrapping_sub(value) as i64) >= 0
 }
 
+/// `cur` has reached `value` in the cyclic 32-bit sense of a sync point
+/// (`(int32_t)(cur - value) >= 0` on the low 32 bits).
+pub(crate) fn geq32(cur: u64, value: u64) -> bool {
+    ((cur as u32).wrapping_sub(value as u32) as i32) >= 0
+}
+
 /// How a wait compares the counter with the target value.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Cmp {
-    /// Cyclic greater-or-equal.
+    /// Cyclic 64-bit greater-or-equal.
     Geq,
+    /// Cyclic 32-bit greater-or-equal (sync points).
+    Geq32,
     /// Equal.
     Eq,
 }
@@ -92,9 +102,24 @@ impl Cmp {
     pub(crate) fn holds(self, cur: u64, value: u64) -> bool {
         match self {
             Cmp::Geq => geq(cur, value),
+            Cmp::Geq32 => geq32(cur, value),
             Cmp::Eq => cur == value,
         }
     }
+}
+
+/// The next sync-point id (ids are never reused in the life of the process).
+static NEXT_SYNCPOINT_ID: AtomicU32 = AtomicU32::new(1);
+
+/// A fresh sync-point id: non-zero, below `u32::MAX`, never reused. `None` once the
+/// process has used them all.
+pub(crate) fn new_syncpoint_id() -> Option<u64> {
+    NEXT_SYNCPOINT_ID
+        .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+            (n < u32::MAX - 1).then_some(n + 1)
+        })
+        .ok()
+        .map(u64::from)
 }
 
 /// How a wait passes the time.
@@ -139,17 +164,20 @@ pub(crate) fn wait_counter(
 
 /// A sync object (shared by its handles and by the fences that reference it).
 pub(crate) struct ObjCore {
-    /// Registry id (also the id stored in fences).
+    /// Registry id (also the object id stored in fences).
     pub id: u64,
     /// Handle of the module of the list it was allocated from.
     pub module: u64,
     /// What the reconciled list allows.
     pub info: ReconInfo,
+    /// The primitive id of its fences: the sync-point id, 0 for the semaphore.
+    pub prim_id: u64,
     /// Handle of the object's own reconciled list (`NvSciSyncObjGetAttrList`).
     pub list_handle: u64,
     page: Box<CounterPage>,
-    /// The last value handed out by `NvSciSyncObjGenerateFence`.
-    next_fence: AtomicU64,
+    /// The threshold: the highest value promised so far (`NvSciSyncObjGenerateFence`,
+    /// `NvSciSyncSilObjEngineFence`, or a signal that went past it).
+    threshold: AtomicU64,
     ring: Mutex<Ring>,
     /// Wakes waiters after a signal.
     pub notifier: Notifier,
@@ -157,7 +185,14 @@ pub(crate) struct ObjCore {
 
 impl ObjCore {
     /// A new object at value 0 (value 0 is recorded with the current SIL time).
-    pub(crate) fn new(id: u64, module: u64, info: ReconInfo, list_handle: u64) -> Self {
+    /// `prim_id` is the sync-point id (0 for the semaphore).
+    pub(crate) fn new(
+        id: u64,
+        module: u64,
+        info: ReconInfo,
+        prim_id: u64,
+        list_handle: u64,
+    ) -> Self {
         let page = Box::new(CounterPage {
             counter: AtomicU64::new(0),
             _pad: [0; PAGE - 8],
@@ -172,11 +207,34 @@ impl ObjCore {
             id,
             module,
             info,
+            prim_id,
             list_handle,
             page,
-            next_fence: AtomicU64::new(0),
-            ring: Mutex::new(Ring { entries, last: 0 }),
+            threshold: AtomicU64::new(0),
+            ring: Mutex::new(Ring {
+                entries,
+                last: 0,
+                mask: info.prim.max_value(),
+            }),
             notifier: Notifier::new(),
+        }
+    }
+
+    /// The primitive.
+    pub(crate) fn prim(&self) -> Prim {
+        self.info.prim
+    }
+
+    /// The largest value of the primitive (also the mask of its values).
+    pub(crate) fn mask(&self) -> u64 {
+        self.info.prim.max_value()
+    }
+
+    /// The cyclic compare of the primitive.
+    pub(crate) fn cmp(&self) -> Cmp {
+        match self.info.prim {
+            Prim::Semaphore64 => Cmp::Geq,
+            Prim::Syncpoint => Cmp::Geq32,
         }
     }
 
@@ -199,23 +257,59 @@ impl ObjCore {
         self.ring.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The next point on the CPU signaler's timeline (`NvSciSyncObjGenerateFence`).
-    pub(crate) fn generate(&self) -> u64 {
-        self.next_fence
-            .fetch_add(1, Ordering::AcqRel)
-            .wrapping_add(1)
+    /// The current threshold.
+    pub(crate) fn threshold(&self) -> u64 {
+        self.threshold.load(Ordering::Acquire)
     }
 
-    /// Adds exactly 1, records `ts_ns` for the new value, wakes waiters. Returns the new
-    /// value.
+    /// The signaler promises its next signal (`NvSciSyncObjGenerateFence`,
+    /// `NvSciSyncSilObjEngineFence`): the threshold moves to one past the highest value
+    /// promised so far or the current counter, whichever is ahead (cyclic, in the
+    /// primitive's width), and that value is returned.
+    pub(crate) fn reserve(&self) -> u64 {
+        let (cmp, mask) = (self.cmp(), self.mask());
+        let cur = self.counter().load(Ordering::Acquire);
+        let next = |t: u64| if cmp.holds(t, cur) { t } else { cur }.wrapping_add(1) & mask;
+        let prev = match self
+            .threshold
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |t| Some(next(t)))
+        {
+            Ok(p) | Err(p) => p,
+        };
+        next(prev)
+    }
+
+    /// Whether a fence for `value` may be built: a sync point refuses values past its
+    /// threshold (no wait-before-signal) and values outside 32 bits; a semaphore takes
+    /// every value.
+    pub(crate) fn promised(&self, value: u64) -> bool {
+        match self.info.prim {
+            Prim::Semaphore64 => true,
+            Prim::Syncpoint => value <= self.mask() && geq32(self.threshold(), value),
+        }
+    }
+
+    /// Adds exactly 1 (wrapping in the primitive's width), records `ts_ns` for the new
+    /// value, wakes waiters. A signal that goes past the threshold takes the threshold
+    /// with it. Returns the new value.
     pub(crate) fn signal(&self, ts_ns: u64) -> u64 {
+        let (cmp, mask) = (self.cmp(), self.mask());
         let new = {
             let mut ring = self.ring();
-            let new = self
+            let prev = match self
                 .counter()
-                .fetch_add(1, Ordering::AcqRel)
-                .wrapping_add(1);
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |c| {
+                    Some(c.wrapping_add(1) & mask)
+                }) {
+                Ok(p) | Err(p) => p,
+            };
+            let new = prev.wrapping_add(1) & mask;
             ring.record(new, ts_ns);
+            let _ = self
+                .threshold
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |t| {
+                    (!cmp.holds(t, new)).then_some(new)
+                });
             new
         };
         self.notifier.notify();
@@ -235,17 +329,26 @@ impl ObjCore {
 
     /// The recorded timestamp of `value`, if it is among the last [`RING`] recorded.
     pub(crate) fn timestamp_of(&self, value: u64) -> Option<u64> {
+        if value > self.mask() {
+            return None;
+        }
         self.ring().get(value)
     }
 
-    /// Whether the counter has reached `value` (cyclic).
+    /// Whether the counter has reached `value` (cyclic, in the primitive's width).
     pub(crate) fn reached(&self, value: u64) -> bool {
-        geq(self.counter().load(Ordering::Acquire), value)
+        self.cmp()
+            .holds(self.counter().load(Ordering::Acquire), value)
     }
 
-    /// Waits for `value`; `Some(timestamp of the value, or the SIL clock when none was
-    /// recorded)` on success.
-    pub(crate) fn wait(
+    /// Waits until the counter reaches `value` (the primitive's cyclic compare); `Some(timestamp of the value, or
+    /// the SIL clock when none was recorded)` on success.
+    pub(crate) fn wait(&self, value: u64, timeout_ns: u64, strategy: Strategy) -> Option<u64> {
+        self.wait_cmp(value, self.cmp(), timeout_ns, strategy)
+    }
+
+    /// [`wait`](Self::wait) with an explicit compare.
+    pub(crate) fn wait_cmp(
         &self,
         value: u64,
         cmp: Cmp,
@@ -286,6 +389,7 @@ mod tests {
         let mut r = Ring {
             entries: [Stamp::default(); RING],
             last: 0,
+            mask: u64::MAX,
         };
         r.record(1, 10);
         r.record(4, 40);
@@ -301,9 +405,55 @@ mod tests {
 
     #[test]
     fn counter_page_is_page_aligned() {
-        let c = ObjCore::new(1, 1, ReconInfo::default(), 0);
+        let c = ObjCore::new(1, 1, ReconInfo::default(), 0, 0);
         assert_eq!(c.counter_addr() % PAGE, 0);
         assert_eq!(c.signal(7), 1);
         assert_eq!(c.timestamp_of(1), Some(7));
+    }
+
+    #[test]
+    fn cyclic_compare_32() {
+        assert!(geq32(5, 5));
+        assert!(!geq32(4, 5));
+        assert!(geq32(1, u64::from(u32::MAX))); // wrapped past
+        assert!(!geq32(u64::from(u32::MAX), 1));
+    }
+
+    fn syncpoint() -> ObjCore {
+        let info = ReconInfo {
+            prim: Prim::Syncpoint,
+            ..ReconInfo::default()
+        };
+        ObjCore::new(1, 1, info, 7, 0)
+    }
+
+    #[test]
+    fn sync_point_values_wrap_at_32_bits() {
+        let c = syncpoint();
+        let max = u64::from(u32::MAX);
+        c.counter().store(max - 1, Ordering::Release);
+        c.threshold.store(max - 1, Ordering::Release);
+        assert_eq!(c.reserve(), max);
+        assert_eq!(c.reserve(), 0, "the threshold wraps too");
+        assert!(c.promised(0) && c.promised(max) && !c.promised(1));
+        assert!(!c.promised(max + 1), "not a 32-bit value");
+        assert_eq!(c.signal(10), max);
+        assert!(c.reached(max) && !c.reached(0));
+        assert_eq!(c.signal(20), 0);
+        assert!(c.reached(max), "0 is past u32::MAX, cyclically");
+        assert_eq!(c.timestamp_of(0), Some(20));
+        assert_eq!(c.timestamp_of(max), Some(10));
+        assert_eq!(c.timestamp_of(1 << 32), None);
+        assert_eq!(c.signal(30), 1);
+        assert!(c.promised(1), "a signal past the threshold takes it along");
+        assert_eq!(c.wait(1, 0, Strategy::Sleep), Some(30));
+    }
+
+    #[test]
+    fn sync_point_ids_are_fresh() {
+        let a = new_syncpoint_id().unwrap();
+        let b = new_syncpoint_id().unwrap();
+        assert!(a != 0 && b != 0 && a != b);
+        assert!(b < u64::from(u32::MAX));
     }
 }

@@ -400,9 +400,9 @@ fn primitive_conflicts() {
             },
         )
     };
-    // Only primitives the SIL does not implement.
+    // Only primitives the SIL does not implement (the 32-bit sysmem semaphore).
     let (rc, c) = reconcile(&[
-        with(NvSciSyncAccessPerm_SignalOnly, syncpoint),
+        with(NvSciSyncAccessPerm_SignalOnly, sema32),
         waiter(m, true, false),
     ])
     .unwrap_err();
@@ -412,13 +412,27 @@ fn primitive_conflicts() {
     assert_eq!(
         get_bytes(c, 0, NvSciSyncAttrKey_PrimitiveInfo),
         Some(
-            NvSciSyncAttrValPrimitiveType_Syncpoint
+            NvSciSyncAttrValPrimitiveType_SysmemSemaphore
                 .0
                 .to_ne_bytes()
                 .to_vec()
         )
     );
     assert_eq!(get_bytes(c, 0, NvSciSyncAttrKey_RequiredPerm), None);
+    // A sync-point-only signaler reconciles to a sync point.
+    let r = reconcile(&[
+        with(NvSciSyncAccessPerm_SignalOnly, syncpoint),
+        waiter(m, true, false),
+    ])
+    .unwrap();
+    assert_eq!(
+        get_u32(r, NvSciSyncAttrKey_PrimitiveInfo),
+        Some(NvSciSyncAttrValPrimitiveType_Syncpoint.0)
+    );
+    assert_eq!(
+        get_u64(r, NvSciSyncAttrKey_MaxPrimitiveValue),
+        Some(u64::from(u32::MAX))
+    );
     // Two lists whose sets do not intersect in a SIL primitive.
     let (_, c) = reconcile(&[
         with(NvSciSyncAccessPerm_SignalOnly, both),
@@ -427,7 +441,7 @@ fn primitive_conflicts() {
     .unwrap_err();
     // SAFETY: handle from this library.
     assert_eq!(unsafe { NvSciSyncAttrListGetSlotCount(c) }, 2);
-    // An intersection that contains the 64-bit semaphore reconciles to it.
+    // Without deterministic fences the signaler's first choice wins (sync point here).
     let r = reconcile(&[
         with(NvSciSyncAccessPerm_SignalOnly, both),
         waiter(m, true, false),
@@ -435,7 +449,7 @@ fn primitive_conflicts() {
     .unwrap();
     assert_eq!(
         get_u32(r, NvSciSyncAttrKey_PrimitiveInfo),
-        Some(NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b.0)
+        Some(NvSciSyncAttrValPrimitiveType_Syncpoint.0)
     );
 }
 

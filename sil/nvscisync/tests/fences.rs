@@ -571,3 +571,56 @@ fn direct_writes_without_notification_are_polled() {
     unsafe { ok(NvSciSyncSilFenceWaitEngine(&f, 0, &mut reached)) };
     assert!(reached >= before);
 }
+
+/// `NvSciSyncSilObjEngineFence` into a fresh fence.
+fn engine_fence(o: NvSciSyncObj) -> NvSciSyncFence {
+    let mut f = cleared();
+    // SAFETY: `f` is a local fence.
+    ok(unsafe { NvSciSyncSilObjEngineFence(o, &mut f) });
+    f
+}
+
+#[test]
+fn engine_fence_reserves_the_next_engine_signal() {
+    let m = module();
+    let ctx = context(m);
+    // No CPU signaler: only the engine's call may reserve signals.
+    let o = object(m, false, true, false);
+    let c = counter(o);
+    let f1 = engine_fence(o);
+    let f2 = engine_fence(o);
+    assert_eq!(extract(&f1), Ok((0, 1)));
+    assert_eq!(extract(&f2), Ok((0, 2)));
+    assert_eq!(load(c), 0, "reserving does not signal");
+    assert_eq!(wait(&f1, ctx, 0), NvSciError_Timeout);
+    // SAFETY: live handle.
+    ok(unsafe { NvSciSyncSilObjSignalEngine(o, 10) });
+    ok(wait(&f1, ctx, 0));
+    assert_eq!(wait(&f2, ctx, 0), NvSciError_Timeout);
+    // SAFETY: live handle.
+    ok(unsafe { NvSciSyncSilObjSignalEngine(o, 20) });
+    ok(wait(&f2, ctx, 0));
+    // A counter that went past every promise (direct writes): one past the counter.
+    store(c, 10);
+    assert_eq!(extract(&engine_fence(o)), Ok((0, 11)));
+    assert_eq!(extract(&engine_fence(o)), Ok((0, 12)));
+    // SAFETY: locals; NULL and bogus handles are checked by the library.
+    unsafe {
+        assert_eq!(NvSciSyncSilObjEngineFence(o, null_mut()), BAD);
+        let mut g = f1;
+        assert_eq!(NvSciSyncSilObjEngineFence(bogus(), &mut g), BAD);
+        assert_eq!(g, f1, "nothing written on error");
+        // The destination is cleared first: it held a reference on `o`, now on `o2`.
+        let o2 = object(m, false, true, false);
+        ok(NvSciSyncSilObjEngineFence(o2, &mut g));
+        assert_eq!(extract(&g), Ok((0, 1)));
+        let mut f1 = f1;
+        let mut f2 = f2;
+        clear(&mut f1);
+        clear(&mut f2);
+        clear(&mut g);
+        NvSciSyncObjFree(o);
+        NvSciSyncObjFree(o2);
+        NvSciSyncCpuWaitContextFree(ctx);
+    }
+}

@@ -38,6 +38,7 @@ fn frame(
         let (mut id, mut v) = (0, 0);
         ok(NvSciSyncFenceExtractFence(f, &mut id, &mut v));
         ok(NvSciSyncFenceDup(f, g));
+        ok(NvSciSyncSilObjEngineFence(eng, g));
         ok(NvSciSyncFenceUpdateFence(eng, 0, base + 2, g));
         ok(NvSciSyncSilObjSignalEngine(eng, base));
         let mut c = std::ptr::null_mut();
@@ -58,6 +59,58 @@ fn frame(
         NvSciSyncFenceClear(f);
         let _ = NvSciSilClockNowNs();
     }
+}
+
+/// One frame on sync points: CPU and engine fences, signals and waits in every mode they
+/// support.
+fn sync_point_frame(cpu: NvSciSyncObj, ctx: NvSciSyncCpuWaitContext, f: &mut NvSciSyncFence) {
+    // SAFETY: locals and live handles.
+    unsafe {
+        ok(NvSciSyncObjGenerateFence(cpu, f));
+        ok(NvSciSyncObjSignal(cpu));
+        ok(NvSciSyncFenceWait(f, ctx, 1_000_000));
+        ok(NvSciSyncFenceWaitWithMode(
+            f,
+            ctx,
+            0,
+            NvSciSyncWaitMode_Blocking,
+        ));
+        let mut ts = 0;
+        ok(NvSciSyncFenceGetTimestamp(f, &mut ts));
+        let (mut id, mut v) = (0, 0);
+        ok(NvSciSyncFenceExtractFence(f, &mut id, &mut v));
+        ok(NvSciSyncFenceUpdateFence(cpu, id, v, f));
+        ok(NvSciSyncSilObjEngineFence(cpu, f));
+        ok(NvSciSyncSilObjSignalEngine(cpu, v));
+        let mut reached = 0;
+        ok(NvSciSyncSilFenceWaitEngine(f, 1_000_000, &mut reached));
+        ok(NvSciSyncSilObjGetSignalTimestamp(cpu, v, &mut ts));
+        NvSciSyncFenceClear(f);
+    }
+}
+
+#[test]
+fn sync_point_steady_state_does_not_allocate() {
+    let m = module();
+    let ctx = context(m);
+    let s = list(
+        m,
+        Opts {
+            perm: Some(NvSciSyncAccessPerm_SignalOnly),
+            cpu: Some(true),
+            ..Opts::default()
+        },
+    );
+    let w = waiter(m, true, true);
+    let sp = alloc(&[s, w]);
+    let mut f = cleared();
+    sync_point_frame(sp, ctx, &mut f);
+    GLOBAL.start();
+    for _ in 0..10_000 {
+        sync_point_frame(sp, ctx, &mut f);
+    }
+    GLOBAL.stop();
+    assert_eq!(GLOBAL.allocations(), 0);
 }
 
 #[test]

@@ -114,3 +114,58 @@ fn signalers_waiters_and_writers() {
         NvSciSyncObjFree(raw.0);
     }
 }
+
+#[test]
+fn sync_point_engine_fences_and_waits() {
+    let m = module();
+    let mh = H(m);
+    // A sync point with an engine signaler and a CPU waiter.
+    let s = list(
+        m,
+        Opts {
+            perm: Some(NvSciSyncAccessPerm_SignalOnly),
+            cpu: Some(false),
+            ..Opts::default()
+        },
+    );
+    let w = waiter(m, true, true);
+    let sp = H(alloc(&[s, w]));
+    let mut threads = Vec::new();
+    for t in 0..2u64 {
+        threads.push(thread::spawn(move || {
+            let (sp, mh) = (sp, mh);
+            let ctx = context(mh.0);
+            for k in 0..N {
+                let mut f = cleared();
+                // SAFETY: locals and a live handle.
+                unsafe {
+                    ok(NvSciSyncSilObjEngineFence(sp.0, &mut f));
+                    ok(NvSciSyncSilObjSignalEngine(sp.0, t * N + k));
+                }
+                // Another thread's signal may have reached it first: either way it expires.
+                ok(wait(&f, ctx, WAIT_US));
+                let mut reached = 0;
+                // SAFETY: locals.
+                ok(unsafe { NvSciSyncSilFenceWaitEngine(&f, WAIT_US, &mut reached) });
+                clear(&mut f);
+            }
+            // SAFETY: live handle.
+            unsafe { NvSciSyncCpuWaitContextFree(ctx) };
+        }));
+    }
+    for t in threads {
+        t.join().unwrap();
+    }
+    // Every reservation was signalled: the next one is 2N + 1.
+    let mut f = cleared();
+    // SAFETY: locals and a live handle.
+    ok(unsafe { NvSciSyncSilObjEngineFence(sp.0, &mut f) });
+    assert_eq!(extract(&f).unwrap().1, 2 * N + 1);
+    clear(&mut f);
+    // SAFETY: live handles.
+    unsafe {
+        NvSciSyncObjFree(sp.0);
+        NvSciSyncAttrListFree(s);
+        NvSciSyncAttrListFree(w);
+    }
+}

@@ -10,18 +10,6 @@ pub use nvsci_sys::*;
 // Links the SIL definitions of the declared symbols.
 use nvscisync as _;
 
-unsafe extern "C" {
-    /// Real NvSciSync API that `nvsci-sys` does not declare (exported by the SIL).
-    pub fn NvSciSyncAttrListGetSlotCount(attrList: NvSciSyncAttrList) -> usize;
-    /// Real NvSciSync API that `nvsci-sys` does not declare (exported by the SIL).
-    pub fn NvSciSyncAttrListSlotGetAttrs(
-        attrList: NvSciSyncAttrList,
-        slotIndex: usize,
-        pairArray: *mut NvSciSyncAttrKeyValuePair,
-        pairCount: usize,
-    ) -> NvSciError;
-}
-
 /// Asserts success.
 #[track_caller]
 pub fn ok(rc: NvSciError) {
