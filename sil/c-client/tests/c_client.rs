@@ -54,6 +54,62 @@ fn standalone_flow_with_deterministic_semaphores() {
     run_client("standalone_deterministic", &["standalone_flow.c"], &[]);
 }
 
+/// (c) SOF and EOF fence timestamps, in real time (ordered, at least the modelled duration)
+/// and in the SIL's virtual time (exact).
+#[test]
+fn sof_and_eof_timestamps() {
+    run_client("timestamps", &[], &[Path::new("real")]);
+    run_client("timestamps", &[], &[Path::new("virtual")]);
+}
+
+/// The AEB loadable built with layer statistics (same tensors, same golden output).
+fn stats_loadable() -> PathBuf {
+    let candidates = [
+        repo_root().join("loadables/aeb_detector_stats.sildla"),
+        repo_root().join("sil/loadable/tests/data/aeb_detector_stats.sildla"),
+    ];
+    candidates
+        .iter()
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| panic!("no statistics loadable at {candidates:?}"))
+        .clone()
+}
+
+/// (d) Task statistics through the export table: one CSV row per layer of each statistics
+/// descriptor.
+#[test]
+fn task_statistics_as_csv() {
+    let path = stats_loadable();
+    let bytes = std::fs::read(&path).unwrap();
+    let loadable = sil_loadable::Loadable::parse(&bytes).expect("parse the statistics loadable");
+    let rows: Vec<String> = loadable.stats().map(|s| s.num_ops.to_string()).collect();
+    assert!(!rows.is_empty(), "{} has no statistics descriptors", path.display());
+    // Independently of the parser: the first descriptor covers every layer of the network
+    // description.
+    let toml = std::fs::read_to_string(repo_root().join("loadables/aeb_detector.toml")).unwrap();
+    let layers = toml.lines().filter(|l| l.trim() == "[[layer]]").count();
+    assert_eq!(rows[0], layers.to_string(), "first statistics descriptor vs the layers");
+
+    let exe = client::build(
+        "task_statistics",
+        &["task_statistics.c", "common.c"],
+        libs(),
+        &Path::new(env!("CARGO_TARGET_TMPDIR")).join("clients"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let [_, input, output] = golden();
+    let mut args: Vec<&Path> = vec![path.as_path(), input.as_path(), output.as_path()];
+    args.extend(rows.iter().map(Path::new));
+    client::run_passing(&exe, libs(), &args, &[]);
+}
+
+/// (f) Fault diagnostics: the internal diagnostics module and a diagnostics task on a second
+/// handle, beside a regular task.
+#[test]
+fn fault_diagnostics_task() {
+    run_client("fault_diagnostics", &[], &[]);
+}
+
 /// (b) Deterministic semaphores: the waiter builds the EOF fences of later tasks from the
 /// first one (`NvSciSyncFenceExtractFence`, then `NvSciSyncFenceUpdateFence`).
 #[test]
