@@ -46,6 +46,24 @@ pub struct Description {
     /// `[[layer]]`s, in execution order.
     #[serde(rename = "layer", default)]
     pub layers: Vec<Layer>,
+    /// `[[statistics]]`: layer-statistics buffers. With any, the loadable carries layer
+    /// statistics ([`FLAG_LAYER_STATS`]) and the layer names.
+    #[serde(rename = "statistics", default)]
+    pub statistics: Vec<StatsSpec>,
+}
+
+/// `[[statistics]]`: one layer-statistics buffer over a contiguous range of layers.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StatsSpec {
+    /// Descriptor name (1 to 80 printable ASCII bytes, unique among tensors and statistics).
+    pub name: String,
+    /// First layer covered, by name (default: the first layer).
+    #[serde(default)]
+    pub first_layer: Option<String>,
+    /// Last layer covered, by name (default: the last layer).
+    #[serde(default)]
+    pub last_layer: Option<String>,
 }
 
 /// `[network]`.
@@ -158,7 +176,9 @@ impl Padding {
 pub struct Layer {
     /// `conv2d`, `relu`, `maxpool`, `avgpool`, `global_maxpool`, `global_avgpool`, `dense`.
     pub op: String,
-    /// Name for messages and dumps (not stored).
+    /// Name for messages and dumps; stored (as the layer name) only in loadables with layer
+    /// statistics, where it must be 1 to 31 printable ASCII bytes without `,` or `"`
+    /// (default `layer<index>`).
     #[serde(default)]
     pub name: Option<String>,
     /// Tensor read.
@@ -745,10 +765,11 @@ pub fn build_description(d: &Description) -> Result<Vec<u8>, BuildError> {
         .iter()
         .map(|s| u64::from(s.c) * u64::from(s.h) * u64::from(s.w))
         .sum();
+    let stats_section = stats_section(d, &names)?;
     let tensors_off = HEADER_LEN;
     let slots_off = tensors_off + tensor_recs.len() * TENSOR_RECORD_LEN;
     let ops_off = slots_off + slots.len() * SLOT_RECORD_LEN;
-    let weights_off = ops_off + op_recs.len() * OP_RECORD_LEN;
+    let weights_off = ops_off + op_recs.len() * OP_RECORD_LEN + stats_section.len();
     let file_len = weights_off + weights.len() + HASH_LEN;
     let u32_of = |v: usize| u32::try_from(v).or_else(|_| err("loadable larger than 4 GiB"));
     let mut out = Vec::with_capacity(file_len);
@@ -756,7 +777,12 @@ pub fn build_description(d: &Description) -> Result<Vec<u8>, BuildError> {
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     out.extend_from_slice(&(HEADER_LEN as u32).to_le_bytes());
     out.extend_from_slice(&u32_of(file_len)?.to_le_bytes());
-    out.extend_from_slice(&0u32.to_le_bytes()); // flags
+    let flags = if d.statistics.is_empty() {
+        0
+    } else {
+        FLAG_LAYER_STATS
+    };
+    out.extend_from_slice(&flags.to_le_bytes());
     out.extend_from_slice(&(d.inputs.len() as u16).to_le_bytes());
     out.extend_from_slice(&(d.outputs.len() as u16).to_le_bytes());
     out.extend_from_slice(&(slots.len() as u16).to_le_bytes());
@@ -766,6 +792,7 @@ pub fn build_description(d: &Description) -> Result<Vec<u8>, BuildError> {
     }
     let scratch = u32::try_from(scratch).or_else(|_| err("scratch larger than 4 GiB"))?;
     out.extend_from_slice(&scratch.to_le_bytes());
+    out.extend_from_slice(&(d.statistics.len() as u16).to_le_bytes());
     out.resize(HEADER_LEN, 0);
     for r in &tensor_recs {
         out.extend_from_slice(r);
@@ -778,6 +805,7 @@ pub fn build_description(d: &Description) -> Result<Vec<u8>, BuildError> {
     for r in &op_recs {
         out.extend_from_slice(r);
     }
+    out.extend_from_slice(&stats_section);
     out.extend_from_slice(&weights);
     let hash = sha256(&out);
     out.extend_from_slice(&hash);
@@ -786,6 +814,76 @@ pub fn build_description(d: &Description) -> Result<Vec<u8>, BuildError> {
     // The builder and the parser must agree; report the parser's verdict otherwise.
     if let Err(e) = Loadable::parse(&out) {
         return err(format!("the built loadable does not validate: {e}"));
+    }
+    Ok(out)
+}
+
+/// The statistics section (descriptors, then one name per layer), empty without
+/// `[[statistics]]`. `tensor_names` holds the I/O tensor names (statistics names must differ).
+fn stats_section(
+    d: &Description,
+    tensor_names: &BTreeMap<String, ()>,
+) -> Result<Vec<u8>, BuildError> {
+    let mut out = Vec::new();
+    if d.statistics.is_empty() {
+        return Ok(out);
+    }
+    if d.statistics.len() > MAX_STATS {
+        return err(format!("at most {MAX_STATS} statistics"));
+    }
+    if d.layers.is_empty() {
+        return err("statistics need at least one layer");
+    }
+    let layer_names: Vec<String> = d
+        .layers
+        .iter()
+        .enumerate()
+        .map(|(i, l)| l.name.clone().unwrap_or_else(|| format!("layer{i}")))
+        .collect();
+    let find = |what: &str, name: &Option<String>, default: usize| -> Result<usize, BuildError> {
+        match name {
+            None => Ok(default),
+            Some(n) => layer_names
+                .iter()
+                .position(|x| x == n)
+                .ok_or_else(|| BuildError(format!("statistics: {what} `{n}` is not a layer name"))),
+        }
+    };
+    let mut seen = BTreeMap::new();
+    for s in &d.statistics {
+        if !is_valid_name(s.name.as_bytes()) {
+            return err(format!(
+                "statistics `{}`: names are 1 to {NAME_MAX_LEN} printable ASCII bytes",
+                s.name
+            ));
+        }
+        if tensor_names.contains_key(&s.name) || seen.insert(s.name.clone(), ()).is_some() {
+            return err(format!("statistics `{}`: duplicate name", s.name));
+        }
+        let first = find("first_layer", &s.first_layer, 0)?;
+        let last = find("last_layer", &s.last_layer, d.layers.len() - 1)?;
+        if last < first {
+            return err(format!(
+                "statistics `{}`: last_layer comes before first_layer",
+                s.name
+            ));
+        }
+        let mut r = [0u8; STATS_RECORD_LEN];
+        r[..s.name.len()].copy_from_slice(s.name.as_bytes());
+        r[80..82].copy_from_slice(&(first as u16).to_le_bytes());
+        r[82..84].copy_from_slice(&((last - first + 1) as u16).to_le_bytes());
+        out.extend_from_slice(&r);
+    }
+    for (i, n) in layer_names.iter().enumerate() {
+        if !is_valid_layer_name(n.as_bytes()) {
+            return err(format!(
+                "layer {i} (`{n}`): with statistics, layer names are 1 to {LAYER_NAME_MAX_LEN} \
+                 printable ASCII bytes without `,` or `\"`"
+            ));
+        }
+        let mut r = [0u8; LAYER_NAME_RECORD_LEN];
+        r[..n.len()].copy_from_slice(n.as_bytes());
+        out.extend_from_slice(&r);
     }
     Ok(out)
 }

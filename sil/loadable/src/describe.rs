@@ -109,8 +109,13 @@ pub fn describe(l: &Loadable<'_>) -> String {
     );
     let _ = writeln!(
         s,
-        "header: magic {:?}, header length {HEADER_LEN}, flags 0",
-        core::str::from_utf8(&MAGIC[..6]).unwrap_or("")
+        "header: magic {:?}, header length {HEADER_LEN}, flags {}",
+        core::str::from_utf8(&MAGIC[..6]).unwrap_or(""),
+        if l.has_layer_stats() {
+            "1 (layer statistics)"
+        } else {
+            "0"
+        }
     );
     let _ = writeln!(
         s,
@@ -123,11 +128,22 @@ pub fn describe(l: &Loadable<'_>) -> String {
     let tensors = (l.num_inputs() + l.num_outputs()) * TENSOR_RECORD_LEN;
     let slots_off = HEADER_LEN + tensors;
     let ops_off = slots_off + l.num_slots() * SLOT_RECORD_LEN;
-    let weights_off = ops_off + l.num_ops() * OP_RECORD_LEN;
+    let stats_off = ops_off + l.num_ops() * OP_RECORD_LEN;
+    let stats_len = if l.has_layer_stats() {
+        l.num_stats() * STATS_RECORD_LEN + l.num_ops() * LAYER_NAME_RECORD_LEN
+    } else {
+        0
+    };
+    let weights_off = stats_off + stats_len;
+    let stats_part = if l.has_layer_stats() {
+        format!("statistics @{stats_off} ({stats_len} bytes), ")
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         s,
         "sections: tensors @{HEADER_LEN} ({tensors} bytes), slots @{slots_off} ({} bytes), \
-         ops @{ops_off} ({} bytes), weights @{weights_off} ({} bytes), sha256 @{}",
+         ops @{ops_off} ({} bytes), {stats_part}weights @{weights_off} ({} bytes), sha256 @{}",
         l.num_slots() * SLOT_RECORD_LEN,
         l.num_ops() * OP_RECORD_LEN,
         l.weights().len(),
@@ -158,8 +174,27 @@ pub fn describe(l: &Loadable<'_>) -> String {
     }
     for i in 0..l.num_ops() {
         if let Some(op) = l.op(i) {
-            let _ = writeln!(s, "op {i}: {}", op_line(&op));
+            match l.layer_name(i) {
+                Some(name) => {
+                    let _ = writeln!(s, "op {i} `{name}`: {}", op_line(&op));
+                }
+                None => {
+                    let _ = writeln!(s, "op {i}: {}", op_line(&op));
+                }
+            }
         }
+    }
+    for st in l.stats() {
+        let _ = writeln!(
+            s,
+            "statistics {} `{}`: layers {}..{} ({} records), raw buffer {} bytes",
+            st.index,
+            st.name_str(),
+            st.first_op,
+            u32::from(st.first_op) + u32::from(st.num_ops),
+            st.num_ops,
+            st.size()
+        );
     }
     s
 }

@@ -61,7 +61,7 @@ pub enum LoadableError {
     BadMagic,
     /// A format version this reader does not implement.
     UnsupportedVersion(u32),
-    /// Header length, flags or reserved header bytes are wrong.
+    /// Header length, flags, statistics count or reserved header bytes are wrong.
     BadHeader,
     /// The file is longer than its declared length.
     LengthMismatch,
@@ -122,6 +122,18 @@ pub enum LoadableError {
         /// The slot index.
         slot: u16,
     },
+    /// A layer-statistics descriptor is invalid: name (empty, not printable, not unique among
+    /// the tensors and statistics), op range empty or outside the ops, reserved bytes set.
+    BadStatistics {
+        /// Statistics descriptor index.
+        index: u16,
+    },
+    /// A layer name is empty, too long, not printable ASCII, holds `,` or `"`, or has bytes
+    /// after its NUL.
+    BadLayerName {
+        /// Op index.
+        op: u16,
+    },
     /// `run` got a number of input buffers different from the loadable's.
     InputCount,
     /// `run` got a number of output buffers different from the loadable's.
@@ -163,6 +175,8 @@ impl fmt::Display for LoadableError {
             Self::WeightsOutOfRange { op } => write!(f, "op {op}: weights or bias out of range"),
             Self::BadSlotRef { op } => write!(f, "op {op}: bad slot reference"),
             Self::UndefinedSlot { slot } => write!(f, "slot {slot}: never defined"),
+            Self::BadStatistics { index } => write!(f, "statistics descriptor {index}: invalid"),
+            Self::BadLayerName { op } => write!(f, "layer {op}: bad name"),
             Self::InputCount => f.write_str("wrong number of input buffers"),
             Self::OutputCount => f.write_str("wrong number of output buffers"),
             Self::InputTooSmall { index } => write!(f, "input buffer {index} is too small"),

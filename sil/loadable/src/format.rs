@@ -21,6 +21,17 @@ pub const SLOT_RECORD_LEN: usize = 16;
 pub const OP_RECORD_LEN: usize = 48;
 /// Length of the SHA-256 trailer.
 pub const HASH_LEN: usize = 32;
+/// Length of one layer-statistics descriptor record (header flag [`FLAG_LAYER_STATS`]).
+pub const STATS_RECORD_LEN: usize = 88;
+/// Length of one layer-name record (header flag [`FLAG_LAYER_STATS`]).
+pub const LAYER_NAME_RECORD_LEN: usize = 32;
+/// Longest layer name, in bytes (a layer-name record keeps at least one NUL).
+pub const LAYER_NAME_MAX_LEN: usize = LAYER_NAME_RECORD_LEN - 1;
+
+/// Header flag: the loadable carries layer statistics (a statistics section after the ops).
+pub const FLAG_LAYER_STATS: u32 = 1;
+/// Most layer-statistics descriptors a loadable may have.
+pub const MAX_STATS: usize = 16;
 
 /// Most input tensors (and, separately, output tensors) a loadable may have.
 pub const MAX_IO_TENSORS: usize = 16;
@@ -81,7 +92,8 @@ const H_OPS_OFF: usize = 40;
 const H_WEIGHTS_OFF: usize = 44;
 const H_WEIGHTS_LEN: usize = 48;
 const H_SCRATCH: usize = 52;
-const H_RESERVED: usize = 56;
+const H_NUM_STATS: usize = 56;
+const H_RESERVED: usize = 58;
 
 /// The kind of an op (byte 0 of an op record).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -163,6 +175,22 @@ pub fn is_valid_name(name: &[u8]) -> bool {
     !name.is_empty()
         && name.len() <= NAME_MAX_LEN
         && name.iter().all(|&c| (0x20..=0x7e).contains(&c))
+}
+
+/// Whether `name` is a valid layer name: 1 to 31 bytes of printable ASCII other than `,` and
+/// `"` (layer names go into CSV fields unquoted).
+pub fn is_valid_layer_name(name: &[u8]) -> bool {
+    !name.is_empty()
+        && name.len() <= LAYER_NAME_MAX_LEN
+        && name
+            .iter()
+            .all(|&c| (0x20..=0x7e).contains(&c) && c != b',' && c != b'"')
+}
+
+/// The bytes of `field` before its first NUL (all of it when there is none).
+fn until_nul(field: &[u8]) -> &[u8] {
+    let n = field.iter().position(|&b| b == 0).unwrap_or(field.len());
+    &field[..n]
 }
 
 /// The packed NCHW strides for an int8 tensor with the given line pitch (see the README):
@@ -340,6 +368,9 @@ pub struct Loadable<'a> {
     pub(crate) slots: &'a [u8],
     pub(crate) ops: &'a [u8],
     pub(crate) weights: &'a [u8],
+    pub(crate) num_stats: usize,
+    pub(crate) stats: &'a [u8],
+    pub(crate) layer_names: &'a [u8],
     pub(crate) scratch_size: usize,
     pub(crate) work: u64,
 }
@@ -390,8 +421,16 @@ impl<'a> Loadable<'a> {
         if version != FORMAT_VERSION {
             return Err(E::UnsupportedVersion(version));
         }
+        let flags = h32(H_FLAGS)?;
+        let num_stats = h16(H_NUM_STATS)?;
+        let stats_ok = if flags & FLAG_LAYER_STATS != 0 {
+            (1..=MAX_STATS).contains(&num_stats)
+        } else {
+            num_stats == 0
+        };
         if u32_usize(h32(H_HEADER_LEN)?) != HEADER_LEN
-            || h32(H_FLAGS)? != 0
+            || flags & !FLAG_LAYER_STATS != 0
+            || !stats_ok
             || !all_zero(bytes.get(H_RESERVED..HEADER_LEN).ok_or(E::Truncated)?)
         {
             return Err(E::BadHeader);
@@ -422,7 +461,7 @@ impl<'a> Loadable<'a> {
             return Err(E::CountOutOfRange);
         }
 
-        // Canonical layout: header, tensors, slots, ops, weights, hash; no gaps.
+        // Canonical layout: header, tensors, slots, ops, [statistics], weights, hash; no gaps.
         let tensors_off = u32_usize(h32(H_TENSORS_OFF)?);
         let slots_off = u32_usize(h32(H_SLOTS_OFF)?);
         let ops_off = u32_usize(h32(H_OPS_OFF)?);
@@ -431,10 +470,16 @@ impl<'a> Loadable<'a> {
         let tensors_len = (num_inputs + num_outputs) * TENSOR_RECORD_LEN;
         let slots_len = num_slots * SLOT_RECORD_LEN;
         let ops_len = num_ops * OP_RECORD_LEN;
+        let stats_off = ops_off.checked_add(ops_len);
+        let stats_len = if num_stats == 0 {
+            0
+        } else {
+            num_stats * STATS_RECORD_LEN + num_ops * LAYER_NAME_RECORD_LEN
+        };
         if tensors_off != HEADER_LEN
             || Some(slots_off) != tensors_off.checked_add(tensors_len)
             || Some(ops_off) != slots_off.checked_add(slots_len)
-            || Some(weights_off) != ops_off.checked_add(ops_len)
+            || Some(weights_off) != stats_off.and_then(|o| o.checked_add(stats_len))
             || weights_off.checked_add(weights_len) != Some(body_len)
         {
             return Err(E::SectionOutOfRange);
@@ -442,6 +487,8 @@ impl<'a> Loadable<'a> {
         let tensors = section(body, tensors_off, tensors_len)?;
         let slots = section(body, slots_off, slots_len)?;
         let ops = section(body, ops_off, ops_len)?;
+        let stats_all = section(body, ops_off + ops_len, stats_len)?;
+        let (stats, layer_names) = stats_all.split_at(num_stats * STATS_RECORD_LEN);
         let weights = section(body, weights_off, weights_len)?;
 
         let mut me = Self {
@@ -454,6 +501,9 @@ impl<'a> Loadable<'a> {
             slots,
             ops,
             weights,
+            num_stats,
+            stats,
+            layer_names,
             scratch_size: 0,
             work: 0,
         };
@@ -463,7 +513,63 @@ impl<'a> Loadable<'a> {
         }
         me.validate_tensors()?;
         me.work = me.validate_ops()?;
+        me.validate_stats()?;
         Ok(me)
+    }
+
+    /// Statistics descriptors: valid, unique names (also against the I/O tensors), op ranges
+    /// inside the ops, reserved bytes 0; layer names valid.
+    fn validate_stats(&self) -> Result<(), LoadableError> {
+        if self.num_stats > 0 && self.num_ops == 0 {
+            return Err(LoadableError::CountOutOfRange);
+        }
+        for i in 0..self.num_stats {
+            let index = u16::try_from(i).unwrap_or(u16::MAX);
+            let bad = LoadableError::BadStatistics { index };
+            let rec = self.stats_record(i).ok_or(bad)?;
+            let name_field = rec.get(..NAME_MAX_LEN).ok_or(bad)?;
+            let name = until_nul(name_field);
+            if !is_valid_name(name) || !all_zero(&name_field[name.len()..]) {
+                return Err(bad);
+            }
+            let total = self.num_inputs + self.num_outputs;
+            let clash = (0..total).any(|t| {
+                self.tensor_record(t).and_then(|r| r.get(..NAME_MAX_LEN)) == Some(name_field)
+            }) || (0..i).any(|j| {
+                self.stats_record(j).and_then(|r| r.get(..NAME_MAX_LEN)) == Some(name_field)
+            });
+            if clash {
+                return Err(bad);
+            }
+            let first = usize::from(rd_u16(rec, 80).ok_or(bad)?);
+            let count = usize::from(rd_u16(rec, 82).ok_or(bad)?);
+            if count == 0 || first + count > self.num_ops || rd_u32(rec, 84) != Some(0) {
+                return Err(bad);
+            }
+        }
+        for op in 0..self.layer_names.len() / LAYER_NAME_RECORD_LEN {
+            let bad = LoadableError::BadLayerName {
+                op: u16::try_from(op).unwrap_or(u16::MAX),
+            };
+            let off = op * LAYER_NAME_RECORD_LEN;
+            let field = self
+                .layer_names
+                .get(off..off + LAYER_NAME_RECORD_LEN)
+                .ok_or(bad)?;
+            let name = until_nul(field);
+            if !is_valid_layer_name(name) || !all_zero(&field[name.len()..]) {
+                return Err(bad);
+            }
+        }
+        Ok(())
+    }
+
+    fn stats_record(&self, i: usize) -> Option<&'a [u8]> {
+        if i >= self.num_stats {
+            return None;
+        }
+        let off = i.checked_mul(STATS_RECORD_LEN)?;
+        self.stats.get(off..off.checked_add(STATS_RECORD_LEN)?)
     }
 
     fn validate_slots(&self) -> Result<usize, LoadableError> {
@@ -830,6 +936,92 @@ impl<'a> Loadable<'a> {
     /// Total work of one run: multiply-accumulates plus pooled and copied elements.
     pub fn work(&self) -> u64 {
         self.work
+    }
+
+    /// Work of op `i` (its share of [`Self::work`]), or None when out of range.
+    pub fn op_work(&self, i: usize) -> Option<u64> {
+        let op = self.op(i)?;
+        let src = self.slot(usize::from(op.input))?;
+        let dst = self.slot(usize::from(op.output))?;
+        check_op(&op, &src, &dst, u16::try_from(i).ok()?).ok()
+    }
+
+    /// Whether the loadable carries layer statistics ([`FLAG_LAYER_STATS`]).
+    pub fn has_layer_stats(&self) -> bool {
+        self.num_stats > 0
+    }
+
+    /// Number of layer-statistics descriptors (`CUDLA_NUM_OUTPUT_TASK_STATISTICS`).
+    pub fn num_stats(&self) -> usize {
+        self.num_stats
+    }
+
+    /// Layer-statistics descriptor `i`.
+    pub fn stat(&self, i: usize) -> Option<StatsDesc<'a>> {
+        let rec = self.stats_record(i)?;
+        Some(StatsDesc {
+            index: u16::try_from(i).ok()?,
+            name: until_nul(rec.get(..NAME_MAX_LEN)?),
+            first_op: rd_u16(rec, 80)?,
+            num_ops: rd_u16(rec, 82)?,
+        })
+    }
+
+    /// All layer-statistics descriptors, in order.
+    pub fn stats(&self) -> impl Iterator<Item = StatsDesc<'a>> + 'a {
+        let me = *self;
+        (0..self.num_stats).filter_map(move |i| me.stat(i))
+    }
+
+    /// The name of layer (op) `op`; only loadables with layer statistics carry layer names.
+    pub fn layer_name(&self, op: usize) -> Option<&'a str> {
+        let off = op.checked_mul(LAYER_NAME_RECORD_LEN)?;
+        let field = self
+            .layer_names
+            .get(off..off.checked_add(LAYER_NAME_RECORD_LEN)?)?;
+        core::str::from_utf8(until_nul(field)).ok()
+    }
+}
+
+/// A layer-statistics descriptor: a statistics buffer that receives one raw record per layer
+/// (op) of the range `first_op .. first_op + num_ops` after each task
+/// ([`crate::stats`] has the raw layout).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StatsDesc<'a> {
+    /// Index among the loadable's statistics descriptors.
+    pub index: u16,
+    name: &'a [u8],
+    /// First op (layer) covered.
+    pub first_op: u16,
+    /// Number of ops (layers) covered (at least 1).
+    pub num_ops: u16,
+}
+
+impl<'a> StatsDesc<'a> {
+    /// The name without NUL padding.
+    pub fn name(&self) -> &'a [u8] {
+        self.name
+    }
+
+    /// The name as a string (names are printable ASCII).
+    pub fn name_str(&self) -> &'a str {
+        core::str::from_utf8(self.name).unwrap_or("")
+    }
+
+    /// The name as cuDLA's `char name[81]`.
+    pub fn name_c(&self) -> [u8; NAME_MAX_LEN + 1] {
+        let mut out = [0u8; NAME_MAX_LEN + 1];
+        for (d, s) in out.iter_mut().zip(self.name) {
+            *d = *s;
+        }
+        out
+    }
+
+    /// Bytes of the raw statistics buffer: [`crate::stats::RAW_HEADER_LEN`] +
+    /// [`crate::stats::RAW_RECORD_LEN`] per layer.
+    pub fn size(&self) -> u64 {
+        (crate::stats::RAW_HEADER_LEN + crate::stats::RAW_RECORD_LEN * usize::from(self.num_ops))
+            as u64
     }
 }
 

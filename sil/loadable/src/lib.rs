@@ -11,7 +11,10 @@
 //! * [`Loadable::input`] / [`Loadable::output`] give [`TensorDesc`]s to copy into
 //!   `cudlaModuleTensorDescriptor`;
 //! * [`Loadable::run`] runs the network on the CPU with caller-provided scratch memory
-//!   ([`Loadable::scratch_size`]).
+//!   ([`Loadable::scratch_size`]);
+//! * loadables built with layer statistics ([`FLAG_LAYER_STATS`]) describe their statistics
+//!   buffers ([`Loadable::stats`]); [`stats`] writes the raw per-layer records after a task
+//!   and translates them to CSV.
 //!
 //! The `std` feature adds [`builder`] (TOML network description → binary), [`describe`] (text
 //! dump) and the `build-loadable` tool.
@@ -23,6 +26,7 @@ extern crate std;
 mod error;
 mod exec;
 mod format;
+pub mod stats;
 
 #[cfg(feature = "std")]
 pub mod builder;

@@ -1,0 +1,317 @@
+//! Layer statistics of loadables built with them ([`crate::FLAG_LAYER_STATS`]): the raw
+//! buffer the SIL DLA writes after each task, and its translation to CSV (what cuDLA's
+//! `etiTranslateStats` returns).
+//!
+//! The vendor's raw layout is not public; this one is the SIL's own (all integers
+//! little-endian), documented in `sil/README.md` ("SIL loadable in cuDLA"):
+//!
+//! | offset | type | field |
+//! |---|---|---|
+//! | 0 | `[u8; 8]` | magic [`RAW_MAGIC`] |
+//! | 8 | u32 | layout version [`RAW_VERSION`] |
+//! | 12 | u16 | statistics descriptor index |
+//! | 14 | u16 | record count (= the descriptor's `num_ops`) |
+//! | 16 | u64 | task sequence number (per device handle, from 0) |
+//! | 24 | u64 | task start, ns of the DLA clock (the SIL clock) |
+//! | 32 | u64 | task end, ns |
+//! | 40 | u16 | first op (layer) covered |
+//! | 42 | `[u8; 6]` | reserved, 0 |
+//! | 48 + 32·i | record | layer `first_op + i` |
+//!
+//! Record (32 bytes): u16 op index, u8 op kind ([`crate::OpKind`]), u8 reserved 0, u32
+//! reserved 0, u64 layer start (ns), u64 layer end (ns), u64 work (multiply-accumulates or
+//! elements, [`crate::Loadable::op_work`]).
+//!
+//! The task's modelled time is split over **all** layers in proportion to their work: layer
+//! `i` runs from `start + D·W(<i)/W` to `start + D·W(≤i)/W` (integer division, `D` = end −
+//! start, `W` = total work), so the layers tile the task exactly and a seed of the timing
+//! model gives the same records.
+
+use core::fmt::{self, Write as _};
+
+use crate::format::{Loadable, OpKind, rd_u8, rd_u16, rd_u32, rd_u64};
+
+/// The first 8 bytes of a raw statistics buffer written by the SIL DLA.
+pub const RAW_MAGIC: [u8; 8] = *b"SILSTAT\x01";
+/// The raw layout version.
+pub const RAW_VERSION: u32 = 1;
+/// Length of the raw buffer's header.
+pub const RAW_HEADER_LEN: usize = 48;
+/// Length of one raw per-layer record.
+pub const RAW_RECORD_LEN: usize = 32;
+/// The CSV header line (without its newline).
+pub const CSV_HEADER: &str = "layer,name,op,start_us,end_us,duration_us,cycles";
+
+/// Why a statistics buffer could not be written or translated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatsError {
+    /// The loadable has no statistics descriptor with this index.
+    NoSuchStatistics,
+    /// The buffer is smaller than the descriptor's size.
+    BufferTooSmall,
+    /// The raw buffer is not one the SIL DLA wrote for this descriptor (magic, version,
+    /// index, counts, op indices or kinds, times).
+    BadRaw,
+    /// The DLA frequency is 0.
+    BadFrequency,
+}
+
+impl fmt::Display for StatsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::NoSuchStatistics => "no such statistics descriptor",
+            Self::BufferTooSmall => "statistics buffer too small",
+            Self::BadRaw => "not a raw statistics buffer of this descriptor",
+            Self::BadFrequency => "DLA frequency must be above 0 MHz",
+        })
+    }
+}
+
+/// One task as the SIL DLA modelled it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TaskTiming {
+    /// Submission sequence number on the device handle.
+    pub seq: u64,
+    /// Start, ns (SIL clock).
+    pub start_ns: u64,
+    /// End, ns (≥ start).
+    pub end_ns: u64,
+}
+
+/// `d · num / den` without overflow (`num ≤ den`); 0 when `den` is 0.
+fn scale(d: u64, num: u64, den: u64) -> u64 {
+    if den == 0 {
+        return 0;
+    }
+    u64::try_from(u128::from(d) * u128::from(num) / u128::from(den)).unwrap_or(u64::MAX)
+}
+
+fn put(out: &mut [u8], off: usize, v: &[u8]) {
+    if let Some(d) = out.get_mut(off..off + v.len()) {
+        d.copy_from_slice(v);
+    }
+}
+
+/// Writes the raw statistics of descriptor `index` for one task into `out` (at least the
+/// descriptor's [`crate::StatsDesc::size`] bytes; bytes beyond are not touched). Allocates
+/// nothing.
+pub fn write_raw(
+    l: &Loadable<'_>,
+    index: usize,
+    t: &TaskTiming,
+    out: &mut [u8],
+) -> Result<(), StatsError> {
+    let desc = l.stat(index).ok_or(StatsError::NoSuchStatistics)?;
+    let size = usize::try_from(desc.size()).unwrap_or(usize::MAX);
+    if out.len() < size {
+        return Err(StatsError::BufferTooSmall);
+    }
+    let out = &mut out[..size];
+    out.fill(0);
+    put(out, 0, &RAW_MAGIC);
+    put(out, 8, &RAW_VERSION.to_le_bytes());
+    put(out, 12, &desc.index.to_le_bytes());
+    put(out, 14, &desc.num_ops.to_le_bytes());
+    put(out, 16, &t.seq.to_le_bytes());
+    put(out, 24, &t.start_ns.to_le_bytes());
+    put(out, 32, &t.end_ns.to_le_bytes());
+    put(out, 40, &desc.first_op.to_le_bytes());
+    let total = l.work();
+    let d = t.end_ns.saturating_sub(t.start_ns);
+    let first = usize::from(desc.first_op);
+    let last = first + usize::from(desc.num_ops);
+    let mut before = 0u64;
+    for op in 0..last {
+        let w = l.op_work(op).unwrap_or(0);
+        let after = before.saturating_add(w);
+        if op >= first {
+            let kind = l.op(op).map_or(0, |o| o.kind as u8);
+            let rec = RAW_HEADER_LEN + RAW_RECORD_LEN * (op - first);
+            put(
+                out,
+                rec,
+                &u16::try_from(op).unwrap_or(u16::MAX).to_le_bytes(),
+            );
+            put(out, rec + 2, &[kind]);
+            put(
+                out,
+                rec + 8,
+                &(t.start_ns + scale(d, before, total)).to_le_bytes(),
+            );
+            put(
+                out,
+                rec + 16,
+                &(t.start_ns + scale(d, after, total)).to_le_bytes(),
+            );
+            put(out, rec + 24, &w.to_le_bytes());
+        }
+        before = after;
+    }
+    Ok(())
+}
+
+/// A decoded raw record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RawRecord {
+    /// Op (layer) index.
+    pub op: u16,
+    /// Op kind.
+    pub kind: OpKind,
+    /// Layer start, ns.
+    pub start_ns: u64,
+    /// Layer end, ns.
+    pub end_ns: u64,
+    /// Work.
+    pub work: u64,
+}
+
+/// A validated raw statistics buffer.
+#[derive(Clone, Copy, Debug)]
+pub struct RawStats<'a> {
+    bytes: &'a [u8],
+    /// Task sequence number.
+    pub seq: u64,
+    /// Task start, ns.
+    pub start_ns: u64,
+    /// Task end, ns.
+    pub end_ns: u64,
+    /// Number of records.
+    pub count: usize,
+}
+
+impl RawStats<'_> {
+    /// Record `i` (validated by [`parse_raw`]).
+    pub fn record(&self, i: usize) -> Option<RawRecord> {
+        if i >= self.count {
+            return None;
+        }
+        let r = RAW_HEADER_LEN + RAW_RECORD_LEN * i;
+        Some(RawRecord {
+            op: rd_u16(self.bytes, r)?,
+            kind: OpKind::from_u8(rd_u8(self.bytes, r + 2)?)?,
+            start_ns: rd_u64(self.bytes, r + 8)?,
+            end_ns: rd_u64(self.bytes, r + 16)?,
+            work: rd_u64(self.bytes, r + 24)?,
+        })
+    }
+}
+
+/// Validates a raw buffer against descriptor `index` of `l`: it must be what
+/// [`write_raw`] writes for some task (`raw` holds at least the descriptor's size).
+pub fn parse_raw<'r>(
+    l: &Loadable<'_>,
+    index: usize,
+    raw: &'r [u8],
+) -> Result<RawStats<'r>, StatsError> {
+    use StatsError::BadRaw;
+    let desc = l.stat(index).ok_or(StatsError::NoSuchStatistics)?;
+    let size = usize::try_from(desc.size()).unwrap_or(usize::MAX);
+    let raw = raw.get(..size).ok_or(StatsError::BufferTooSmall)?;
+    let start_ns = rd_u64(raw, 24).ok_or(BadRaw)?;
+    let end_ns = rd_u64(raw, 32).ok_or(BadRaw)?;
+    if raw.get(..8) != Some(&RAW_MAGIC[..])
+        || rd_u32(raw, 8) != Some(RAW_VERSION)
+        || rd_u16(raw, 12) != Some(desc.index)
+        || rd_u16(raw, 14) != Some(desc.num_ops)
+        || rd_u16(raw, 40) != Some(desc.first_op)
+        || raw.get(42..48).is_none_or(|r| r.iter().any(|&b| b != 0))
+        || end_ns < start_ns
+    {
+        return Err(BadRaw);
+    }
+    let s = RawStats {
+        bytes: raw,
+        seq: rd_u64(raw, 16).ok_or(BadRaw)?,
+        start_ns,
+        end_ns,
+        count: usize::from(desc.num_ops),
+    };
+    let mut prev_end = start_ns;
+    for i in 0..s.count {
+        let r = s.record(i).ok_or(BadRaw)?;
+        let op = usize::from(desc.first_op) + i;
+        let base = RAW_HEADER_LEN + RAW_RECORD_LEN * i;
+        if usize::from(r.op) != op
+            || l.op(op).map(|o| o.kind) != Some(r.kind)
+            || rd_u8(raw, base + 3) != Some(0)
+            || rd_u32(raw, base + 4) != Some(0)
+            || r.start_ns < prev_end
+            || r.end_ns < r.start_ns
+            || r.end_ns > end_ns
+        {
+            return Err(BadRaw);
+        }
+        prev_end = r.end_ns;
+    }
+    Ok(s)
+}
+
+/// Counts bytes and, with a buffer, writes them.
+struct Sink<'b> {
+    buf: Option<&'b mut [u8]>,
+    len: usize,
+}
+
+impl fmt::Write for Sink<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        if let Some(b) = self.buf.as_deref_mut() {
+            let dst = b.get_mut(self.len..self.len + s.len()).ok_or(fmt::Error)?;
+            dst.copy_from_slice(s.as_bytes());
+        }
+        self.len += s.len();
+        Ok(())
+    }
+}
+
+/// Microseconds with three decimals.
+struct Micros(u64);
+
+impl fmt::Display for Micros {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{:03}", self.0 / 1000, self.0 % 1000)
+    }
+}
+
+/// Translates a raw buffer of descriptor `index` to CSV: the line [`CSV_HEADER`], then one
+/// line per layer: `op index, layer name, op kind, start and end (µs from the task start,
+/// three decimals), duration (µs), cycles` where cycles = duration (ns) · `dla_freq_mhz` /
+/// 1000 (rounded down). Every line ends with `\n`; a NUL byte follows the last one.
+///
+/// Returns the stream length **including the NUL**. With `out`, the stream is written into it
+/// (it must hold that many bytes, else [`StatsError::BufferTooSmall`] and `out` holds a
+/// prefix). Allocates nothing.
+pub fn translate_csv(
+    l: &Loadable<'_>,
+    index: usize,
+    raw: &[u8],
+    dla_freq_mhz: u32,
+    out: Option<&mut [u8]>,
+) -> Result<usize, StatsError> {
+    if dla_freq_mhz == 0 {
+        return Err(StatsError::BadFrequency);
+    }
+    let s = parse_raw(l, index, raw)?;
+    let mut sink = Sink { buf: out, len: 0 };
+    let mut lines = || -> fmt::Result {
+        writeln!(sink, "{CSV_HEADER}")?;
+        for i in 0..s.count {
+            let r = s.record(i).ok_or(fmt::Error)?;
+            let dur = r.end_ns - r.start_ns;
+            let cycles = u128::from(dur) * u128::from(dla_freq_mhz) / 1000;
+            writeln!(
+                sink,
+                "{},{},{},{},{},{},{}",
+                r.op,
+                l.layer_name(usize::from(r.op)).unwrap_or(""),
+                r.kind.name(),
+                Micros(r.start_ns - s.start_ns),
+                Micros(r.end_ns - s.start_ns),
+                Micros(dur),
+                cycles
+            )?;
+        }
+        sink.write_str("\0")
+    };
+    lines().map_err(|_| StatsError::BufferTooSmall)?;
+    Ok(sink.len)
+}
