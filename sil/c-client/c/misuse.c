@@ -187,6 +187,33 @@ static void check_nvsci_misuse(struct dla* d, struct sync_pair* s) {
         EXPECT_SCI(NvSciSyncAttrListReconcile(lists, 2, &rec, &conflict),
                    NvSciError_ReconciliationFailed);
         CHECK(conflict != NULL, "no conflict list after ReconciliationFailed");
+        /* On success the conflict list out-parameter is NULL: freeing it frees nothing. */
+        {
+            NvSciSyncAttrList ok_lists[2] = {NULL, NULL}, ok_rec = NULL;
+            NvSciSyncAttrList ok_conflict = (NvSciSyncAttrList)(uintptr_t)0x8; /* garbage */
+            NvSciSyncAccessPerm wait = NvSciSyncAccessPerm_WaitOnly;
+            NvSciSyncAttrKeyValuePair wperm = {NvSciSyncAttrKey_RequiredPerm, &wait,
+                                               sizeof(wait)};
+            if (NvSciSyncAttrListCreate(s->module, &ok_lists[0]) == NvSciError_Success &&
+                NvSciSyncAttrListCreate(s->module, &ok_lists[1]) == NvSciError_Success &&
+                NvSciSyncAttrListSetAttrs(ok_lists[0], &perm, 1) == NvSciError_Success &&
+                NvSciSyncAttrListSetAttrs(ok_lists[1], &wperm, 1) == NvSciError_Success) {
+                EXPECT_SCI(NvSciSyncAttrListReconcile(ok_lists, 2, &ok_rec, &ok_conflict),
+                           NvSciError_Success);
+                CHECK(ok_conflict == NULL, "conflict list after a successful reconcile: %p",
+                      (void*)ok_conflict);
+            } else {
+                FAIL("lists for a successful reconcile");
+            }
+            if (ok_rec != NULL) {
+                NvSciSyncAttrListFree(ok_rec);
+            }
+            for (int i = 0; i < 2; i++) {
+                if (ok_lists[i] != NULL) {
+                    NvSciSyncAttrListFree(ok_lists[i]);
+                }
+            }
+        }
         /* cudlaGetNvSciSyncAttributes sets RequiredPerm itself: a list that has it is
          * refused ("setting this value by the application is disallowed"). */
         EXPECT_DLA(cudlaGetNvSciSyncAttributes((uint64_t*)lists[0], CUDLA_NVSCISYNC_ATTR_WAIT),

@@ -5,7 +5,10 @@
  * default"), and the CPU lists allow every primitive (nvscisync.h NeedCpuAccess), so both
  * objects reconcile to sync points and cudlaImportExternalSemaphore accepts them (cudla.h:
  * sync point and deterministic semaphore are the supported primitives). A sync point's fences
- * carry its id (not 0; one per object) and the thresholds the signaler hands out.
+ * carry its id (not 0; one per object) and the thresholds the signaler hands out; a waiter
+ * cannot build a fence past the threshold (no wait-before-signal on sync points: the SIL
+ * answers NvSciSyncFenceUpdateFence with NvSciError_Overflow, sil/README.md "Objects,
+ * primitives and thresholds").
  *
  * usage: standalone_syncpoint <loadable> <golden input> <golden output>
  */
@@ -25,6 +28,15 @@ static void check(const struct flow_result* r) {
           (unsigned long long)r->pre_id);
     CHECK(r->pre_value != 0 && r->eof_value != 0, "thresholds %llu/%llu",
           (unsigned long long)r->pre_value, (unsigned long long)r->eof_value);
+    {
+        NvSciSyncFence f = {{0}};
+        /* A promised value: the fence can be rebuilt; one past the threshold cannot. */
+        EXPECT_SCI(NvSciSyncFenceUpdateFence(r->signal_obj, r->eof_id, r->eof2_value, &f),
+                   NvSciError_Success);
+        EXPECT_SCI(NvSciSyncFenceUpdateFence(r->signal_obj, r->eof_id, r->eof2_value + 1, &f),
+                   NvSciError_Overflow);
+        NvSciSyncFenceClear(&f);
+    }
 }
 
 int main(int argc, char** argv) {
