@@ -18,11 +18,11 @@ unsafe extern "C" {
     /// Virtual time only: moves the clock forward to `ns` (never backwards).
     pub fn NvSciSilClockAdvanceTo(ns: u64) -> NvSciError;
 
-    /// The 64-bit counter of a deterministic semaphore (alone in its own 4 KiB page for
-    /// the life of the object).
+    /// The 64-bit counter of a semaphore object (alone in its own 4 KiB page for the life
+    /// of the object). A sync point has no such counter: `NvSciError_NotSupported`.
     pub fn NvSciSyncSilObjGetCounter(obj: NvSciSyncObj, counter: *mut *mut u64) -> NvSciError;
-    /// An engine signals: +1, records `timestampNs` for the new value, wakes waiters.
-    /// No permission check.
+    /// An engine signals: +1 (a sync point wraps at 32 bits), records `timestampNs` for the
+    /// new value, wakes waiters. No permission check.
     pub fn NvSciSyncSilObjSignalEngine(obj: NvSciSyncObj, timestampNs: u64) -> NvSciError;
     /// The engine that will signal `obj` reserves its next signal: the object's threshold
     /// advances by one (sync point: its next value; semaphore: one past the highest value

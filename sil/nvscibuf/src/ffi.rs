@@ -5,7 +5,7 @@
 
 use nvsci_sys::{NvSciError, NvSciError_BadParameter, NvSciError_Success};
 use sil_common::ffi::Status;
-pub(crate) use sil_common::ffi::{bytes, usable, write};
+pub(crate) use sil_common::ffi::{array, array_mut, bytes, read, slice, usable, write};
 
 /// `Success` / `BadParameter`.
 pub(crate) const STATUS: Status<NvSciError> = Status {

@@ -10,13 +10,12 @@ use std::alloc::Layout;
 use std::ptr::NonNull;
 use std::sync::{Arc, MutexGuard};
 
-use nvsci_sys::{NvSciError, NvSciError_ReconciliationFailed};
-use sil_common::handle::{Map, RefTable, Registry, new_map};
+use nvsci_sys::{NvSciError, NvSciError_BadParameter};
+use sil_common::handle::{ListTable, Map, RefTable, Registry, new_map};
 pub(crate) use sil_common::handle::{handle_of, ptr_of};
-use sil_common::list_api::{ListApi, ListHandles};
 
-use crate::attr::AttrList;
-use crate::ffi::STATUS;
+use crate::ffi;
+use crate::list::{AttrList, ListData, ListRef, Slot};
 
 /// Tag of module handles.
 pub(crate) const TAG_MODULE: u64 = 0x5EB1 << 48;
@@ -96,9 +95,11 @@ pub(crate) struct ObjEntry {
 
 /// Every live handle of the library.
 pub(crate) struct State {
-    /// Module and attribute list handles; an object's lists are owned by it: they live
-    /// with the object and `NvSciBufAttrListFree` ignores them.
-    pub handles: ListHandles<AttrList>,
+    /// Open module handles.
+    pub modules: Map<u64, ()>,
+    /// Attribute list handles; an object's lists are owned by it: they live with the
+    /// object and `NvSciBufAttrListFree` ignores them.
+    pub lists: ListTable<AttrList>,
     /// Object handles.
     pub objects: Map<u64, ObjEntry>,
     /// Core id -> buffer, counted by its handles.
@@ -108,15 +109,16 @@ pub(crate) struct State {
 impl State {
     const fn new() -> Self {
         State {
-            handles: ListHandles::new(),
+            modules: new_map(),
+            lists: ListTable::new(),
             objects: new_map(),
             cores: RefTable::new(),
         }
     }
 
     /// The list behind a handle.
-    pub(crate) fn list(&self, h: u64) -> Option<&Arc<AttrList>> {
-        self.handles.lists.get(h)
+    pub(crate) fn list(&self, h: u64) -> Option<&ListRef> {
+        self.lists.get(h)
     }
 
     /// An object handle and its buffer.
@@ -128,9 +130,9 @@ impl State {
     /// Drops a handle's reference; the buffer and its lists go with the last one.
     pub(crate) fn release(&mut self, id: u64) {
         if let Some(e) = self.cores.release(id) {
-            self.handles.lists.remove(e.list_rw);
+            self.lists.remove(e.list_rw);
             if let Some(ro) = e.list_ro {
-                self.handles.lists.remove(ro);
+                self.lists.remove(ro);
             }
         }
     }
@@ -138,16 +140,6 @@ impl State {
 
 /// This library's handle table (its own static: never shared with another SIL library).
 pub(crate) static REGISTRY: Registry<State> = Registry::new(State::new());
-
-/// The module and attribute-list calls shared with the SIL NvSciSync.
-pub(crate) static API: ListApi<State, AttrList, NvSciError> = ListApi {
-    registry: &REGISTRY,
-    handles: |st| &mut st.handles,
-    status: STATUS,
-    reconciliation_failed: NvSciError_ReconciliationFailed,
-    tag_module: TAG_MODULE,
-    tag_list: TAG_LIST,
-};
 
 /// Locks the handle table.
 pub(crate) fn state() -> MutexGuard<'static, State> {
@@ -157,4 +149,51 @@ pub(crate) fn state() -> MutexGuard<'static, State> {
 /// A fresh id (never 0, never reused in the life of the process).
 pub(crate) fn next_id() -> u64 {
     REGISTRY.next_id()
+}
+
+/// Registers a list in the locked table `st` and returns its new handle; `owner` is the
+/// core id of the object that owns it.
+pub(crate) fn add_list(st: &mut State, module: u64, data: ListData, owner: Option<u64>) -> u64 {
+    let h = REGISTRY.new_handle(TAG_LIST);
+    st.lists.insert(h, AttrList::new(module, data), owner);
+    h
+}
+
+/// Registers a free-standing list and returns its new handle.
+pub(crate) fn register_list(module: u64, data: ListData) -> u64 {
+    add_list(&mut state(), module, data, None)
+}
+
+/// The list behind a handle.
+pub(crate) fn list<T>(h: *mut T) -> Option<ListRef> {
+    state().lists.get(handle_of(h)).cloned()
+}
+
+/// The module and slots of the `n` lists at `inputs` (reconcile, append, validate, attach
+/// calls): `BadParameter` unless they are distinct live lists (`n > 0`), all of one module
+/// and all unreconciled (nvscibuf.h, each of those calls).
+///
+/// # Safety
+/// `inputs` is NULL or points to `n` handles.
+pub(crate) unsafe fn gather<T>(
+    inputs: *const *mut T,
+    n: usize,
+) -> Result<(u64, Vec<Slot>), NvSciError> {
+    let bad = NvSciError_BadParameter;
+    // SAFETY: the caller guarantees `n` readable handles (NULL is refused).
+    let handles = unsafe { ffi::array(inputs, n) }.ok_or(bad)?;
+    let lists = state().lists.get_distinct(handles).ok_or(bad)?;
+    let module = lists[0].module;
+    let mut slots = Vec::new();
+    for l in &lists {
+        if l.module != module {
+            return Err(bad);
+        }
+        let d = l.lock();
+        if d.recon.is_some() {
+            return Err(bad);
+        }
+        slots.extend(d.slots.iter().cloned());
+    }
+    Ok((module, slots))
 }
