@@ -1,10 +1,13 @@
 //! Hand-written FFI declarations for cuDLA (`cudla.h`, `libcudla.so.1`), api-facts §4.
 //!
-//! Target: cuDLA 1.2.1 ([`CUDLA_VER_MAJOR`].[`CUDLA_VER_MINOR`].[`CUDLA_VER_PATCH`]) plus
-//! the later additions that NVIDIA's cuDLA docs and Python bindings list (task
-//! statistics, fault diagnostics, [`cudlaSetTaskTimeoutInMs`]); each is marked.
+//! Target: cuDLA 1.5 (CUDA 13.5: `cudla.h` 1.5 and `cudlaExternalEtbl.hpp`, the headers of
+//! the PyPI package `nvidia-cudla`), i.e. [`CUDLA_VER_MAJOR`].[`CUDLA_VER_MINOR`].[`CUDLA_VER_PATCH`].
+//! Everything newer than the public 1.2.1 header (task statistics and the export table,
+//! fault diagnostics, [`cudlaSetTaskTimeoutInMs`], the scratch-memory flags,
+//! [`cudlaErrorDriverNotFound`]) says so in its docs.
 //! Every name is the vendor's C name. C enums are `#[repr(transparent)]` newtypes with
-//! one constant per enumerator.
+//! one constant per enumerator. The declarations are written by hand from the facts of the
+//! headers (names, values, field orders); no header text is copied.
 //!
 //! Layouts are asserted at compile time for 64-bit (LP64) targets only; 32-bit targets
 //! only compile the declarations.
@@ -28,10 +31,10 @@ pub mod sil;
 pub const CUDLA_VER_MAJOR: u32 = 1;
 // sdk-check: version
 /// cuDLA minor version these declarations target.
-pub const CUDLA_VER_MINOR: u32 = 2;
+pub const CUDLA_VER_MINOR: u32 = 5;
 // sdk-check: version
 /// cuDLA patch version these declarations target.
-pub const CUDLA_VER_PATCH: u32 = 1;
+pub const CUDLA_VER_PATCH: u32 = 0;
 
 /// The value [`cudlaGetVersion`] reports for a version (1000000·major + 1000·minor + patch).
 pub const fn cudla_version(major: u64, minor: u64, patch: u64) -> u64 {
@@ -106,6 +109,8 @@ cudla_status_codes! {
     cudlaErrorUnsupportedOperation = 13;
     /// An NvSci call failed.
     cudlaErrorNvSci = 14;
+    /// The dependent driver is not found or not loaded (`cudla.h` 1.5; not in 1.2.1).
+    cudlaErrorDriverNotFound = 15;
     /// DLA hardware: invalid input.
     cudlaErrorDlaErrInvalidInput = 0x4000_0001;
     /// DLA hardware: invalid pre-action.
@@ -174,6 +179,22 @@ pub struct cudlaMode(pub u32);
 pub const CUDLA_CUDA_DLA: cudlaMode = cudlaMode(0);
 /// Standalone mode (no CUDA; NvSci buffers and fences).
 pub const CUDLA_STANDALONE: cudlaMode = cudlaMode(1);
+
+/// Scratch-memory configuration, OR-ed with a [`cudlaMode`] into the `flags` of
+/// [`cudlaCreateDevice`] (a C enum; `cudla.h` 1.5, not in 1.2.1). Bit 0 of the flags is the
+/// mode, the configuration uses bit 1 and up.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct cudlaScratchMemoryConfig(pub u32);
+/// A private scratch buffer per loadable (the default).
+pub const CUDLA_SCRATCH_MEMORY_DEFAULT: cudlaScratchMemoryConfig = cudlaScratchMemoryConfig(0);
+/// The handle's modules share one fixed-size scratch pool (loadables that do not fit get a
+/// private buffer); must be OR-ed with a mode.
+pub const CUDLA_SCRATCH_MEMORY_SHARED_STATIC: cudlaScratchMemoryConfig =
+    cudlaScratchMemoryConfig(1 << 1);
+/// Pins the C enum to 32 bits (not a configuration).
+pub const CUDLA_SCRATCH_MEMORY_CONFIG_MAX: cudlaScratchMemoryConfig =
+    cudlaScratchMemoryConfig(0x7FFF_FFFF);
 
 /// `flags` of [`cudlaGetNvSciSyncAttributes`] (a C enum; may be OR-ed).
 #[repr(transparent)]
@@ -295,16 +316,87 @@ pub const CUDLA_DATA_CATEGORY_PLANAR: u8 = 3;
 /// Data category: bias.
 pub const CUDLA_DATA_CATEGORY_BIAS: u8 = 4;
 
-/// Pixel format R8 (the first of 0..37; only the values in api-facts are declared).
+// Pixel formats (`CUDLA_PIXEL_FORMAT_*`, the values of `pixelFormat`).
+/// Pixel format R8.
 pub const CUDLA_PIXEL_FORMAT_R8: u8 = 0;
+/// Pixel format R10.
+pub const CUDLA_PIXEL_FORMAT_R10: u8 = 1;
+/// Pixel format R12.
+pub const CUDLA_PIXEL_FORMAT_R12: u8 = 2;
+/// Pixel format R16.
+pub const CUDLA_PIXEL_FORMAT_R16: u8 = 3;
+/// Pixel format R16_I.
+pub const CUDLA_PIXEL_FORMAT_R16_I: u8 = 4;
+/// Pixel format R16_F.
+pub const CUDLA_PIXEL_FORMAT_R16_F: u8 = 5;
+/// Pixel format A16B16G16R16.
+pub const CUDLA_PIXEL_FORMAT_A16B16G16R16: u8 = 6;
+/// Pixel format X16B16G16R16.
+pub const CUDLA_PIXEL_FORMAT_X16B16G16R16: u8 = 7;
+/// Pixel format A16B16G16R16_F.
+pub const CUDLA_PIXEL_FORMAT_A16B16G16R16_F: u8 = 8;
+/// Pixel format A16Y16U16V16.
+pub const CUDLA_PIXEL_FORMAT_A16Y16U16V16: u8 = 9;
+/// Pixel format V16U16Y16A16.
+pub const CUDLA_PIXEL_FORMAT_V16U16Y16A16: u8 = 10;
+/// Pixel format A16Y16U16V16_F.
+pub const CUDLA_PIXEL_FORMAT_A16Y16U16V16_F: u8 = 11;
+/// Pixel format A8B8G8R8.
+pub const CUDLA_PIXEL_FORMAT_A8B8G8R8: u8 = 12;
+/// Pixel format A8R8G8B8.
+pub const CUDLA_PIXEL_FORMAT_A8R8G8B8: u8 = 13;
+/// Pixel format B8G8R8A8.
+pub const CUDLA_PIXEL_FORMAT_B8G8R8A8: u8 = 14;
+/// Pixel format R8G8B8A8.
+pub const CUDLA_PIXEL_FORMAT_R8G8B8A8: u8 = 15;
+/// Pixel format X8B8G8R8.
+pub const CUDLA_PIXEL_FORMAT_X8B8G8R8: u8 = 16;
+/// Pixel format X8R8G8B8.
+pub const CUDLA_PIXEL_FORMAT_X8R8G8B8: u8 = 17;
+/// Pixel format B8G8R8X8.
+pub const CUDLA_PIXEL_FORMAT_B8G8R8X8: u8 = 18;
+/// Pixel format R8G8B8X8.
+pub const CUDLA_PIXEL_FORMAT_R8G8B8X8: u8 = 19;
+/// Pixel format A2B10G10R10.
+pub const CUDLA_PIXEL_FORMAT_A2B10G10R10: u8 = 20;
+/// Pixel format A2R10G10B10.
+pub const CUDLA_PIXEL_FORMAT_A2R10G10B10: u8 = 21;
+/// Pixel format B10G10R10A2.
+pub const CUDLA_PIXEL_FORMAT_B10G10R10A2: u8 = 22;
+/// Pixel format R10G10B10A2.
+pub const CUDLA_PIXEL_FORMAT_R10G10B10A2: u8 = 23;
+/// Pixel format A2Y10U10V10.
+pub const CUDLA_PIXEL_FORMAT_A2Y10U10V10: u8 = 24;
+/// Pixel format V10U10Y10A2.
+pub const CUDLA_PIXEL_FORMAT_V10U10Y10A2: u8 = 25;
+/// Pixel format A8Y8U8V8.
+pub const CUDLA_PIXEL_FORMAT_A8Y8U8V8: u8 = 26;
+/// Pixel format V8U8Y8A8.
+pub const CUDLA_PIXEL_FORMAT_V8U8Y8A8: u8 = 27;
+/// Pixel format Y8___U8V8_N444.
+pub const CUDLA_PIXEL_FORMAT_Y8___U8V8_N444: u8 = 28;
+/// Pixel format Y8___V8U8_N444.
+pub const CUDLA_PIXEL_FORMAT_Y8___V8U8_N444: u8 = 29;
+/// Pixel format Y10___U10V10_N444.
+pub const CUDLA_PIXEL_FORMAT_Y10___U10V10_N444: u8 = 30;
+/// Pixel format Y10___V10U10_N444.
+pub const CUDLA_PIXEL_FORMAT_Y10___V10U10_N444: u8 = 31;
+/// Pixel format Y12___U12V12_N444.
+pub const CUDLA_PIXEL_FORMAT_Y12___U12V12_N444: u8 = 32;
+/// Pixel format Y12___V12U12_N444.
+pub const CUDLA_PIXEL_FORMAT_Y12___V12U12_N444: u8 = 33;
+/// Pixel format Y16___U16V16_N444.
+pub const CUDLA_PIXEL_FORMAT_Y16___U16V16_N444: u8 = 34;
+/// Pixel format Y16___V16U16_N444.
+pub const CUDLA_PIXEL_FORMAT_Y16___V16U16_N444: u8 = 35;
 /// Pixel format: feature data (not an image).
 pub const CUDLA_PIXEL_FORMAT_FEATURE: u8 = 36;
-/// Pixel format: unknown.
+/// Pixel format: unknown (the largest value).
 pub const CUDLA_PIXEL_FORMAT_UNKNOWN: u8 = 37;
 
 /// Pixel mapping: pitch linear.
 pub const CUDLA_PIXEL_MAPPING_PITCH_LINEAR: u8 = 0;
-/// Pixel mapping: block linear (not supported by cuDLA 1.2.1 for I/O).
+/// Pixel mapping: block linear (cuDLA release notes: not supported for I/O).
 pub const CUDLA_PIXEL_MAPPING_BLOCK_LINEAR: u8 = 1;
 
 // ---------------------------------------------------------------------------------------
@@ -431,9 +523,11 @@ pub struct cudlaWaitEvents {
 pub struct cudlaSignalEvents {
     /// Registered semaphore pointers from [`cudlaImportExternalSemaphore`].
     pub devPtrs: *const *mut u64,
-    /// Fence placeholders that cuDLA fills before [`cudlaSubmitTask`] returns.
+    /// Fence placeholders (EOF or SOF) that cuDLA fills before [`cudlaSubmitTask`] returns
+    /// (deterministic semaphores need none).
     pub eofFences: *mut CudlaFence,
-    /// Number of events (use 1).
+    /// Number of events: any number of semaphores and at most one sync point; at most 29
+    /// EOF fences, and at most 29 pre-fences plus SOF fences per task (`cudla.h` 1.5).
     pub numEvents: u32,
 }
 
@@ -536,11 +630,72 @@ unsafe extern "C" {
     pub fn cudlaGetLastError(devHandle: cudlaDevHandle) -> cudlaStatus;
     /// Sets the task timeout (1..=1_000_000 ms; default 30 s).
     ///
-    /// UNCONFIRMED-exported: documented (DRIVE OS PDF, CUDA 12 docs, Python bindings) but
-    /// absent from the public 1.2.1 header; a given JetPack's libcudla may lack it.
-    /// A binary that calls it and is linked with `-z now` (Rust's default full RELRO)
-    /// then fails to load there, so resolve it at run time where that matters.
+    /// Declared by `cudla.h` 1.5 and exported by its `libcudla.so.1` (`readelf`), but absent
+    /// from the public 1.2.1 header: an older JetPack's libcudla may lack it. A binary that
+    /// calls it and is linked with `-z now` (Rust's default full RELRO) then fails to load
+    /// there, so resolve it at run time where that matters.
     pub fn cudlaSetTaskTimeoutInMs(devHandle: cudlaDevHandle, timeout: u32) -> cudlaStatus;
+    /// The table of extra entry points (task-statistics translation); `flags` must be 0
+    /// (`cudlaExternalEtbl.hpp`, cuDLA 1.5).
+    pub fn cudlaGetExternalExportTable(
+        exportTable: *mut *const cudlaExternalEtbl,
+        flags: u32,
+    ) -> cudlaStatus;
+}
+
+// ---------------------------------------------------------------------------------------
+// Export table (`cudlaExternalEtbl.hpp`)
+// ---------------------------------------------------------------------------------------
+
+/// What `etiTranslateStats` returns (a C enum).
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct cudlaTranslateAttributeType(pub u32);
+/// The length of the CSV stream (`csvStreamLength`).
+pub const CUDLA_GET_CSV_LENGTH: cudlaTranslateAttributeType = cudlaTranslateAttributeType(0);
+/// The CSV stream, written to the caller's buffer at `csvStreamStats`.
+pub const CUDLA_GET_CSV_STATS: cudlaTranslateAttributeType = cudlaTranslateAttributeType(1);
+
+/// In/out value of the statistics translation (which member depends on the query).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union cudlaTranslateCsvAttribute {
+    /// [`CUDLA_GET_CSV_LENGTH`]: the stream length, written by cuDLA.
+    pub csvStreamLength: u64,
+    /// [`CUDLA_GET_CSV_STATS`]: the caller's buffer of `csvStreamLength` bytes.
+    pub csvStreamStats: *mut c_void,
+}
+
+/// The export table of [`cudlaGetExternalExportTable`] (C struct tag `cudlaExernalEtbl_t`,
+/// spelled so in the header). Function pointers are `Option` so a NULL entry stays
+/// representable.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct cudlaExternalEtbl {
+    /// Translates a raw statistics buffer of the handle's (only) module into CSV (length
+    /// query, then the stream).
+    pub etiTranslateStats: Option<
+        unsafe extern "C" fn(
+            devHandle: cudlaDevHandle,
+            input: *mut u8,
+            dlaFreqMHz: u32,
+            idx: u32,
+            csvAttrType: cudlaTranslateAttributeType,
+            csvAttribute: *mut cudlaTranslateCsvAttribute,
+        ) -> cudlaStatus,
+    >,
+    /// The same for a given module of the handle.
+    pub etiTranslateStatsForMultiModule: Option<
+        unsafe extern "C" fn(
+            devHandle: cudlaDevHandle,
+            hModule: cudlaModule,
+            input: *mut u8,
+            dlaFreqMHz: u32,
+            idx: u32,
+            csvAttrType: cudlaTranslateAttributeType,
+            csvAttribute: *mut cudlaTranslateCsvAttribute,
+        ) -> cudlaStatus,
+    >,
 }
 
 // ---------------------------------------------------------------------------------------
@@ -553,6 +708,18 @@ const _: () = {
 
     assert!(size_of::<cudlaStatus>() == 4);
     assert!(size_of::<cudlaFenceType>() == 4);
+    assert!(size_of::<cudlaScratchMemoryConfig>() == 4);
+    assert!(size_of::<cudlaTranslateAttributeType>() == 4);
+
+    assert!(size_of::<cudlaTranslateCsvAttribute>() == 8);
+    assert!(align_of::<cudlaTranslateCsvAttribute>() == 8);
+    assert!(offset_of!(cudlaTranslateCsvAttribute, csvStreamLength) == 0);
+    assert!(offset_of!(cudlaTranslateCsvAttribute, csvStreamStats) == 0);
+
+    assert!(size_of::<cudlaExternalEtbl>() == 16);
+    assert!(align_of::<cudlaExternalEtbl>() == 8);
+    assert!(offset_of!(cudlaExternalEtbl, etiTranslateStats) == 0);
+    assert!(offset_of!(cudlaExternalEtbl, etiTranslateStatsForMultiModule) == 8);
 
     assert!(size_of::<cudlaExternalMemoryHandleDesc>() == 16);
     assert!(align_of::<cudlaExternalMemoryHandleDesc>() == 8);
@@ -653,7 +820,23 @@ mod tests {
                 CUDLA_VER_MINOR as u64,
                 CUDLA_VER_PATCH as u64
             ),
-            1_002_001
+            1_005_000
         );
+    }
+
+    #[test]
+    fn header_1_5_values() {
+        assert_eq!(cudlaErrorDriverNotFound.0, 15);
+        assert_eq!(
+            cudlaErrorDriverNotFound.name(),
+            Some("cudlaErrorDriverNotFound")
+        );
+        assert_eq!(CUDLA_SCRATCH_MEMORY_SHARED_STATIC.0 | CUDLA_STANDALONE.0, 3);
+        assert_eq!(CUDLA_TASK_STATISTICS.0, 2);
+        assert_eq!(CUDLA_SUBMIT_DIAGNOSTICS_TASK.0, 4);
+        assert_eq!(CUDLA_MODULE_ENABLE_FAULT_DIAGNOSTICS.0, 1);
+        assert_eq!((CUDLA_GET_CSV_LENGTH.0, CUDLA_GET_CSV_STATS.0), (0, 1));
+        assert_eq!(CUDLA_PIXEL_FORMAT_Y16___V16U16_N444, 35);
+        assert_eq!(CUDLA_PIXEL_FORMAT_A2B10G10R10, 20);
     }
 }

@@ -11,7 +11,8 @@ pub const CUDLA_SIL_TIMING_UNIFORM: u32 = 1;
 /// [`cudlaSilTimingModel::kind`]: histogram (`numBins`, `binUpperNs`, `binWeights`).
 pub const CUDLA_SIL_TIMING_HISTOGRAM: u32 = 2;
 
-/// [`cudlaSilFault::kind`]: the task hangs (never signals).
+/// [`cudlaSilFault::kind`]: the task hangs: its SOF is signalled, then nothing until the
+/// handle's task timeout ends it (`cudlaErrorDlaErrEngineTimeout`, EOF signalled).
 pub const CUDLA_SIL_FAULT_HANG: u32 = 1;
 /// [`cudlaSilFault::kind`]: the task is late by `extraDelayNs`.
 pub const CUDLA_SIL_FAULT_LATE: u32 = 2;
@@ -19,6 +20,10 @@ pub const CUDLA_SIL_FAULT_LATE: u32 = 2;
 pub const CUDLA_SIL_FAULT_ASYNC_ERROR: u32 = 3;
 /// [`cudlaSilFault::kind`]: bytes of output tensor 0 are flipped.
 pub const CUDLA_SIL_FAULT_CORRUPT_OUTPUT: u32 = 4;
+/// [`cudlaSilFault::kind`]: the DLA has a permanent fault: a diagnostics task
+/// (`CUDLA_SUBMIT_DIAGNOSTICS_TASK`) reports it, with `status` as the failed-check mask
+/// (0 means check 0). Regular tasks are not affected.
+pub const CUDLA_SIL_FAULT_PERMANENT: u32 = 5;
 
 /// Execution-time model of a SIL DLA (48 bytes).
 #[repr(C)]
@@ -46,7 +51,8 @@ pub struct cudlaSilTimingModel {
 pub struct cudlaSilFault {
     /// `CUDLA_SIL_FAULT_*`.
     pub kind: u32,
-    /// [`CUDLA_SIL_FAULT_ASYNC_ERROR`]: the `cudlaStatus` value to report.
+    /// [`CUDLA_SIL_FAULT_ASYNC_ERROR`]: the `cudlaStatus` value to report;
+    /// [`CUDLA_SIL_FAULT_PERMANENT`]: the failed-check mask the diagnostics report.
     pub status: i32,
     /// Apply to the task submitted after this many more tasks (0 = the next).
     pub skipTasks: u64,

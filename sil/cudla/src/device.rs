@@ -1,6 +1,6 @@
 //! Device handles, their imports, the loaded module, the task queue and the fault table.
 
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
@@ -34,6 +34,8 @@ pub(crate) struct Mem {
     pub size: u64,
     /// Imported with `CUDLA_READ_ONLY_PERM`.
     pub read_only: bool,
+    /// Imported with `CUDLA_TASK_STATISTICS` (a layer-statistics buffer).
+    pub stats: bool,
 }
 
 // SAFETY: `obj` is an NvSciBuf handle (thread-safe by NvSciBuf's contract) and `ptr` points
@@ -45,13 +47,20 @@ unsafe impl Sync for Mem {}
 
 impl Mem {
     /// Wraps an imported buffer.
-    pub(crate) fn new(obj: NvSciBufObj, ptr: *mut u8, size: u64, read_only: bool) -> Self {
+    pub(crate) fn new(
+        obj: NvSciBufObj,
+        ptr: *mut u8,
+        size: u64,
+        read_only: bool,
+        stats: bool,
+    ) -> Self {
         Mem {
             token: new_token(),
             obj,
             ptr,
             size,
             read_only,
+            stats,
         }
     }
 
@@ -70,60 +79,42 @@ impl Drop for Mem {
     }
 }
 
-/// An imported NvSciSync object (a deterministic semaphore).
+/// The primitive behind an imported NvSciSync object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SyncKind {
+    /// A sync point (at most one per task's signal events).
+    Syncpoint,
+    /// A semaphore whose list requires deterministic fences (needs no fence placeholder).
+    DeterministicSemaphore,
+}
+
+/// An imported NvSciSync object: a sync point or a deterministic semaphore.
 pub(crate) struct Sem {
     /// The device pointer token handed to the application.
     pub token: u64,
     /// Our duplicate of the application's handle (freed on drop).
     pub obj: NvSciSyncObj,
-    /// The semaphore's 64-bit counter (identity and current value).
-    pub counter: *const u64,
-    /// Highest value this handle has promised (a fence was written for it) so far.
-    pub scheduled: AtomicU64,
+    /// Identity of the object (its reconciled attribute list, shared by every duplicate).
+    pub identity: usize,
+    /// What the object is.
+    pub kind: SyncKind,
 }
 
-// SAFETY: `obj` is an NvSciSync handle (thread-safe by NvSciSync's contract); `counter` is
-// only read atomically and stays valid while our duplicate keeps the object alive.
+// SAFETY: `obj` is an NvSciSync handle (thread-safe by NvSciSync's contract); the other
+// fields are plain values.
 unsafe impl Send for Sem {}
 // SAFETY: as above.
 unsafe impl Sync for Sem {}
 
 impl Sem {
-    /// Wraps an imported semaphore.
-    pub(crate) fn new(obj: NvSciSyncObj, counter: *const u64) -> Self {
-        let s = Sem {
+    /// Wraps an imported object.
+    pub(crate) fn new(obj: NvSciSyncObj, identity: usize, kind: SyncKind) -> Self {
+        Sem {
             token: new_token(),
             obj,
-            counter,
-            scheduled: AtomicU64::new(0),
-        };
-        s.scheduled.store(s.counter_value(), Ordering::Relaxed);
-        s
-    }
-
-    /// The counter's current value.
-    pub(crate) fn counter_value(&self) -> u64 {
-        // SAFETY: the counter is an 8-byte aligned u64 in its own page that lives as long as
-        // the object (NvSciSyncSilObjGetCounter); other parties write it atomically.
-        unsafe { AtomicU64::from_ptr(self.counter as *mut u64) }.load(Ordering::Acquire)
-    }
-
-    /// Promises the next signal: returns the value the semaphore will have after it.
-    pub(crate) fn reserve(&self) -> u64 {
-        let now = self.counter_value();
-        let next = self
-            .scheduled
-            .load(Ordering::Relaxed)
-            .max(now)
-            .wrapping_add(1);
-        self.scheduled.store(next, Ordering::Relaxed);
-        next
-    }
-
-    /// Withdraws the promise made by the latest [`Sem::reserve`] (queued events overwritten).
-    pub(crate) fn unreserve(&self) {
-        let v = self.scheduled.load(Ordering::Relaxed);
-        self.scheduled.store(v.wrapping_sub(1), Ordering::Relaxed);
+            identity,
+            kind,
+        }
     }
 }
 
@@ -152,34 +143,54 @@ impl Import {
     }
 }
 
-/// A loaded SIL loadable.
-pub(crate) struct Module {
+/// A parsed SIL loadable and the memory it runs in.
+pub(crate) struct Net {
     /// The parsed view; borrows the allocation behind `bytes`.
     loadable: Loadable<'static>,
     /// The module bytes (our own copy), freed on drop.
     bytes: *mut [u8],
     /// Interpreter scratch memory, sized at load time.
     pub scratch: Mutex<Box<[u8]>>,
+}
+
+// SAFETY: `bytes` is an allocation owned by this value and never written after load;
+// `loadable` only reads it. The scratch buffer is behind a mutex.
+unsafe impl Send for Net {}
+// SAFETY: as above.
+unsafe impl Sync for Net {}
+
+impl Net {
+    /// The parsed loadable.
+    pub(crate) fn loadable(&self) -> &Loadable<'static> {
+        &self.loadable
+    }
+}
+
+impl Drop for Net {
+    fn drop(&mut self) {
+        // SAFETY: `bytes` came from `Box::into_raw` in `Module::load` and is freed exactly
+        // once, here; `loadable` (which borrows it) is not used afterwards.
+        drop(unsafe { Box::from_raw(self.bytes) });
+    }
+}
+
+/// A loaded module: a SIL loadable, or the internal fault-diagnostics module.
+pub(crate) struct Module {
+    /// The module handle handed to the application.
+    pub token: u64,
+    /// The network (None for the diagnostics module).
+    pub net: Option<Net>,
     /// Input descriptors as cuDLA reports them.
     pub inputs: Vec<cudlaModuleTensorDescriptor>,
     /// Output descriptors as cuDLA reports them.
     pub outputs: Vec<cudlaModuleTensorDescriptor>,
+    /// Task-statistics descriptors as cuDLA reports them.
+    pub stats: Vec<cudlaModuleTensorDescriptor>,
 }
 
-// SAFETY: `bytes` is an allocation owned by this module and never written after load;
-// `loadable` only reads it. The scratch buffer is behind a mutex.
-unsafe impl Send for Module {}
-// SAFETY: as above.
-unsafe impl Sync for Module {}
-
 fn to_desc(d: &sil_loadable::TensorDesc<'_>) -> cudlaModuleTensorDescriptor {
-    let name_c = d.name_c();
-    let mut name = [0 as core::ffi::c_char; 81];
-    for (dst, src) in name.iter_mut().zip(name_c.iter()) {
-        *dst = *src as core::ffi::c_char;
-    }
     cudlaModuleTensorDescriptor {
-        name,
+        name: c_name(&d.name_c()),
         size: d.size,
         n: d.n,
         c: d.c,
@@ -194,12 +205,41 @@ fn to_desc(d: &sil_loadable::TensorDesc<'_>) -> cudlaModuleTensorDescriptor {
     }
 }
 
+/// A `char name[81]` from NUL-padded bytes.
+pub(crate) fn c_name(bytes: &[u8; 81]) -> [core::ffi::c_char; 81] {
+    let mut name = [0 as core::ffi::c_char; 81];
+    for (dst, src) in name.iter_mut().zip(bytes.iter()) {
+        *dst = *src as core::ffi::c_char;
+    }
+    name
+}
+
+/// A statistics buffer as a descriptor: `size` bytes of raw records, reported as a
+/// 1 × 1 × 1 × size uint8 buffer (the fields are the SIL's choice; see `sil/README.md`).
+pub(crate) fn byte_buffer_desc(name: &[u8; 81], size: u64) -> cudlaModuleTensorDescriptor {
+    let s = u32::try_from(size).unwrap_or(u32::MAX);
+    cudlaModuleTensorDescriptor {
+        name: c_name(name),
+        size,
+        n: 1,
+        c: 1,
+        h: 1,
+        w: size,
+        dataFormat: cudla_sys::CUDLA_DATA_FORMAT_UNKNOWN,
+        dataType: cudla_sys::CUDLA_DATA_TYPE_UINT8,
+        dataCategory: cudla_sys::CUDLA_DATA_CATEGORY_FEATURE,
+        pixelFormat: cudla_sys::CUDLA_PIXEL_FORMAT_UNKNOWN,
+        pixelMapping: cudla_sys::CUDLA_PIXEL_MAPPING_PITCH_LINEAR,
+        stride: [1, s, s, s, 0, 0, 0, 0],
+    }
+}
+
 impl Module {
     /// Copies, parses and validates a loadable.
-    pub(crate) fn load(image: &[u8]) -> Result<Self, sil_loadable::LoadableError> {
+    pub(crate) fn load(image: &[u8], token: u64) -> Result<Self, sil_loadable::LoadableError> {
         let bytes: *mut [u8] = Box::into_raw(image.to_vec().into_boxed_slice());
-        // SAFETY: `bytes` is a live allocation owned by the module being built; it is only
-        // freed in `Drop`, after which `loadable` is never used.
+        // SAFETY: `bytes` is a live allocation owned by the `Net` being built; it is only
+        // freed in `Net::drop`, after which `loadable` is never used.
         let view: &'static [u8] = unsafe { &*bytes };
         let loadable = match Loadable::parse(view) {
             Ok(l) => l,
@@ -212,31 +252,43 @@ impl Module {
         let scratch = vec![0u8; loadable.scratch_size()].into_boxed_slice();
         let inputs = loadable.inputs().map(|d| to_desc(&d)).collect();
         let outputs = loadable.outputs().map(|d| to_desc(&d)).collect();
+        let stats = loadable
+            .stats()
+            .map(|s| byte_buffer_desc(&s.name_c(), s.size()))
+            .collect();
         Ok(Module {
-            loadable,
-            bytes,
-            scratch: Mutex::new(scratch),
+            token,
+            net: Some(Net {
+                loadable,
+                bytes,
+                scratch: Mutex::new(scratch),
+            }),
             inputs,
             outputs,
+            stats,
         })
     }
 
-    /// The parsed loadable.
-    pub(crate) fn loadable(&self) -> &Loadable<'static> {
-        &self.loadable
+    /// The internal fault-diagnostics module: no inputs, one result output.
+    pub(crate) fn diagnostics(token: u64) -> Self {
+        Module {
+            token,
+            net: None,
+            inputs: Vec::new(),
+            outputs: vec![crate::diag::descriptor()],
+            stats: Vec::new(),
+        }
+    }
+
+    /// Whether this is the fault-diagnostics module.
+    pub(crate) fn is_diagnostics(&self) -> bool {
+        self.net.is_none()
     }
 }
 
-impl Drop for Module {
-    fn drop(&mut self) {
-        // SAFETY: `bytes` came from `Box::into_raw` in `load` and is freed exactly once, here.
-        drop(unsafe { Box::from_raw(self.bytes) });
-    }
-}
-
-/// A semaphore a task signals, and when.
+/// An object a task signals, and when.
 pub(crate) struct Signal {
-    /// The semaphore.
+    /// The imported object.
     pub sem: Arc<Sem>,
     /// Signal at start of frame (`CUDLA_NVSCISYNC_FENCE_SOF`) instead of at the end.
     pub sof: bool,
@@ -253,6 +305,8 @@ pub(crate) struct FaultEffect {
     pub async_status: i32,
     /// Flip the bytes of output tensor 0 after the run.
     pub corrupt: bool,
+    /// Permanent fault: diagnostics report this failed-check mask (0 = none).
+    pub permanent_mask: u32,
 }
 
 /// An injected fault rule (`cudlaSilFault`).
@@ -270,8 +324,22 @@ pub(crate) struct FaultRule {
     pub extra_ns: u64,
 }
 
+/// What a queue entry is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EntryKind {
+    /// A regular task (or a NOOP task).
+    Task,
+    /// A fault-diagnostics task (`CUDLA_SUBMIT_DIAGNOSTICS_TASK`).
+    Diagnostics,
+    /// Signals promised by an event-only submission that a later one replaced: they are
+    /// kept in FIFO order and signalled when the worker gets here (no work, no faults).
+    Release,
+}
+
 /// One queued task.
 pub(crate) struct Entry {
+    /// What it is.
+    pub kind: EntryKind,
     /// Submission sequence number on this handle.
     pub seq: u64,
     /// SIL clock at submission.
@@ -284,36 +352,54 @@ pub(crate) struct Entry {
     pub inputs: [Option<Arc<Mem>>; MAX_IO],
     /// Output buffers (first `n_out`).
     pub outputs: [Option<Arc<Mem>>; MAX_IO],
+    /// Statistics buffers (first `n_stats`).
+    pub stats: [Option<Arc<Mem>>; MAX_STATS],
     /// Number of inputs.
     pub n_in: usize,
     /// Number of outputs.
     pub n_out: usize,
+    /// Number of statistics buffers (0: no layer statistics for this task).
+    pub n_stats: usize,
     /// Pre-fences (our duplicates; first `n_waits`).
-    pub waits: [OwnedFence; MAX_ENTRY_WAITS],
+    pub waits: [OwnedFence; MAX_PRE_AND_SOF],
     /// Number of pre-fences.
     pub n_waits: usize,
-    /// Semaphores to signal.
-    pub signals: [Option<Signal>; MAX_ENTRY_SIGNALS],
+    /// Objects to signal (first `n_signals`).
+    pub signals: [Option<Signal>; MAX_SIGNALS],
+    /// Number of signals.
+    pub n_signals: usize,
     /// Injected faults.
     pub fault: FaultEffect,
 }
 
 impl Entry {
     /// An empty entry.
-    pub(crate) fn new() -> Self {
+    pub(crate) fn new(kind: EntryKind) -> Self {
         Entry {
+            kind,
             seq: 0,
             submit_ns: 0,
             noop: false,
             module: None,
             inputs: [const { None }; MAX_IO],
             outputs: [const { None }; MAX_IO],
+            stats: [const { None }; MAX_STATS],
             n_in: 0,
             n_out: 0,
-            waits: [const { OwnedFence::CLEARED }; MAX_ENTRY_WAITS],
+            n_stats: 0,
+            waits: [const { OwnedFence::CLEARED }; MAX_PRE_AND_SOF],
             n_waits: 0,
-            signals: [const { None }; MAX_ENTRY_SIGNALS],
+            signals: [const { None }; MAX_SIGNALS],
+            n_signals: 0,
             fault: FaultEffect::default(),
+        }
+    }
+
+    /// Appends a signal (the caller keeps within [`MAX_SIGNALS`]).
+    pub(crate) fn push_signal(&mut self, s: Signal) {
+        if let Some(slot) = self.signals.get_mut(self.n_signals) {
+            *slot = Some(s);
+            self.n_signals += 1;
         }
     }
 }
@@ -321,33 +407,61 @@ impl Entry {
 /// Waits and signals queued by an event-only submission for the next real task.
 pub(crate) struct Pending {
     /// Pre-fences for the first task of the next submission.
-    pub waits: [OwnedFence; MAX_WAIT_EVENTS],
+    pub waits: [OwnedFence; MAX_PRE_AND_SOF],
     /// Number of queued pre-fences.
     pub n_waits: usize,
     /// Signals for the last task of the next submission (their values are reserved).
-    pub signals: [Option<Signal>; MAX_SIGNAL_EVENTS],
+    pub signals: [Option<Signal>; MAX_SIGNALS],
+    /// Number of queued signals.
+    pub n_signals: usize,
 }
 
 impl Pending {
     fn new() -> Self {
         Pending {
-            waits: [const { OwnedFence::CLEARED }; MAX_WAIT_EVENTS],
+            waits: [const { OwnedFence::CLEARED }; MAX_PRE_AND_SOF],
             n_waits: 0,
-            signals: [const { None }; MAX_SIGNAL_EVENTS],
+            signals: [const { None }; MAX_SIGNALS],
+            n_signals: 0,
         }
     }
 
-    /// Drops the queued events, withdrawing the reserved signal values.
-    pub(crate) fn reset(&mut self) {
+    /// Drops the queued pre-fences.
+    pub(crate) fn clear_waits(&mut self) {
         for w in &mut self.waits[..self.n_waits] {
             w.clear();
         }
         self.n_waits = 0;
-        for s in &mut self.signals {
+    }
+
+    /// Queued signals: (number, SOF among them, sync points among them).
+    pub(crate) fn signal_counts(&self) -> (usize, usize, usize) {
+        let mut sof = 0;
+        let mut sp = 0;
+        for s in self.signals[..self.n_signals].iter().flatten() {
+            sof += usize::from(s.sof);
+            sp += usize::from(s.sem.kind == SyncKind::Syncpoint);
+        }
+        (self.n_signals, sof, sp)
+    }
+
+    /// Moves the queued signals into `e` (appended to its own).
+    pub(crate) fn take_signals_into(&mut self, e: &mut Entry) {
+        for s in &mut self.signals[..self.n_signals] {
             if let Some(sig) = s.take() {
-                sig.sem.unreserve();
+                e.push_signal(sig);
             }
         }
+        self.n_signals = 0;
+    }
+
+    /// Drops everything queued (device destroyed: the promised values are never reached).
+    pub(crate) fn reset(&mut self) {
+        self.clear_waits();
+        for s in &mut self.signals {
+            *s = None;
+        }
+        self.n_signals = 0;
     }
 }
 
@@ -400,6 +514,13 @@ impl DevState {
                 }
                 cudla_sys::sil::CUDLA_SIL_FAULT_ASYNC_ERROR => eff.async_status = rule.status,
                 cudla_sys::sil::CUDLA_SIL_FAULT_CORRUPT_OUTPUT => eff.corrupt = true,
+                cudla_sys::sil::CUDLA_SIL_FAULT_PERMANENT => {
+                    eff.permanent_mask |= if rule.status == 0 {
+                        1
+                    } else {
+                        rule.status as u32
+                    }
+                }
                 _ => {}
             }
             if rule.remaining > 0 {
@@ -465,14 +586,14 @@ pub(crate) struct Queue {
     pub cv: Condvar,
 }
 
-/// A device handle (`cudlaDevHandle` points to one of these).
+/// A device handle (`cudlaDevHandle` is its token).
 pub(crate) struct Device {
+    /// The handle value handed to the application (never reused).
+    pub token: u64,
     /// The DLA instance (0-based).
     pub dla: u64,
     /// API-side state.
     pub state: Mutex<DevState>,
-    /// Address of the loaded module (0 = none), for lock-free module-handle lookup.
-    pub module_addr: AtomicUsize,
     /// Task queue.
     pub queue: Queue,
     /// Set by `cudlaDestroyDevice`.
@@ -493,10 +614,11 @@ pub(crate) struct Device {
 
 impl Device {
     /// A new handle on DLA `dla` (the worker is started by the caller).
-    pub(crate) fn new(dla: u64) -> Self {
+    pub(crate) fn new(token: u64, dla: u64) -> Self {
         let mut imports = Vec::new();
         imports.reserve_exact(MAX_IMPORTS);
         Device {
+            token,
             dla,
             state: Mutex::new(DevState {
                 module: None,
@@ -506,7 +628,6 @@ impl Device {
                 faults: [None; MAX_FAULTS],
                 next_seq: 0,
             }),
-            module_addr: AtomicUsize::new(0),
             queue: Queue {
                 ring: Mutex::new(Ring::new(QUEUE_CAPACITY)),
                 cv: Condvar::new(),
@@ -548,6 +669,5 @@ impl Device {
         st.pending.reset();
         st.imports.clear();
         st.module = None;
-        self.module_addr.store(0, Ordering::Release);
     }
 }

@@ -9,12 +9,19 @@
 //!   queue of [`limits::QUEUE_CAPACITY`] entries, preallocated at creation.
 //! * Modules are SIL loadables (`sil-loadable`); the worker runs the int8 network on the CPU
 //!   over the imported NvSciBuf memory.
-//! * Pre-fences are waited for with `NvSciSyncSilFenceWaitEngine`, completions signalled with
-//!   `NvSciSyncSilObjSignalEngine`; EOF fences are written with `NvSciSyncFenceUpdateFence`
-//!   before [`cudlaSubmitTask`] returns (deterministic semaphores only).
+//! * Sync points and deterministic semaphores are imported; pre-fences of either kind are
+//!   waited for with `NvSciSyncSilFenceWaitEngine`; each signal event reserves its value with
+//!   `NvSciSyncSilObjEngineFence` (which writes the SOF/EOF fence before [`cudlaSubmitTask`]
+//!   returns) and is reached with `NvSciSyncSilObjSignalEngine` and a timestamp.
+//! * Loadables with layer statistics get per-layer records after each task; the export table
+//!   ([`cudlaGetExternalExportTable`]) translates them to CSV.
+//! * Tasks end at the task timeout ([`cudlaSetTaskTimeoutInMs`]); the fault-diagnostics
+//!   module and task are modelled ([`CUDLA_MODULE_ENABLE_FAULT_DIAGNOSTICS`],
+//!   [`CUDLA_SUBMIT_DIAGNOSTICS_TASK`]).
 //! * Timing follows a per-handle model ([`cudlaSilSetTimingModel`], default fixed 2 ms), in
 //!   real time (the worker sleeps) or in virtual time (timestamps computed, no sleeping).
-//! * Faults ([`cudlaSilInjectFault`]): hang, late, asynchronous error, corrupt output.
+//! * Faults ([`cudlaSilInjectFault`]): hang, late, asynchronous error, corrupt output,
+//!   permanent fault (seen by the diagnostics).
 //!
 //! `cudlaSubmitTask`, the worker loop and `cudlaGetLastError` allocate nothing. Every choice
 //! where the cuDLA documentation is silent is listed in `sil/README.md` ("cuDLA").
@@ -24,6 +31,8 @@
 #![allow(non_snake_case)]
 
 mod device;
+pub mod diag;
+mod etbl;
 pub mod limits;
 mod nvsci;
 mod registry;
@@ -36,19 +45,24 @@ use std::sync::atomic::Ordering;
 
 use cudla_sys::sil::{
     CUDLA_SIL_FAULT_ASYNC_ERROR, CUDLA_SIL_FAULT_CORRUPT_OUTPUT, CUDLA_SIL_FAULT_HANG,
-    CUDLA_SIL_FAULT_LATE, CUDLA_SIL_TIMING_HISTOGRAM, cudlaSilFault, cudlaSilTimingModel,
+    CUDLA_SIL_FAULT_LATE, CUDLA_SIL_FAULT_PERMANENT, CUDLA_SIL_TIMING_HISTOGRAM, cudlaSilFault,
+    cudlaSilTimingModel,
 };
 use cudla_sys::*;
 use nvsci_sys::{
     NvSciError_Success, NvSciSyncAccessPerm, NvSciSyncAccessPerm_SignalOnly,
-    NvSciSyncAccessPerm_WaitOnly, NvSciSyncAccessPerm_WaitSignal,
-    NvSciSyncAttrKey_RequireDeterministicFences, NvSciSyncAttrKey_RequiredPerm,
-    NvSciSyncAttrKeyValuePair, NvSciSyncAttrList, NvSciSyncAttrListSetAttrs, NvSciSyncObj,
+    NvSciSyncAccessPerm_WaitOnly, NvSciSyncAccessPerm_WaitSignal, NvSciSyncAttrKey_RequiredPerm,
+    NvSciSyncAttrKeyValuePair, NvSciSyncAttrList, NvSciSyncAttrListSetAttrs,
+    NvSciSyncAttrValPrimitiveType_Syncpoint, NvSciSyncAttrValPrimitiveType_SysmemSemaphore,
+    NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b, NvSciSyncObj,
 };
 use sil_common::timing::{MAX_BINS, TimingModel, TimingSampler};
 
-use crate::device::{Device, FaultRule, Import, Mem, Module, Sem, lock};
+pub use crate::etbl::cudlaGetExternalExportTable;
+
+use crate::device::{Device, FaultRule, Import, Mem, Module, Sem, SyncKind, lock};
 use crate::limits::*;
+use crate::registry::ModuleLookup;
 
 /// Runs an API body, turning a panic into `cudlaErrorUnknown` (nothing unwinds into C).
 fn guard(f: impl FnOnce() -> cudlaStatus) -> cudlaStatus {
@@ -64,7 +78,7 @@ fn status(r: Result<(), cudlaStatus>) -> cudlaStatus {
 
 static CREATE_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// Returns the library version, 1000000·major + 1000·minor + patch (1.2.1 → 1002001).
+/// Returns the library version, 1000000·major + 1000·minor + patch (1.5.0 → 1005000).
 ///
 /// # Safety
 /// `version` must be NULL or writable.
@@ -97,9 +111,13 @@ pub unsafe extern "C" fn cudlaDeviceGetCount(pNumDevices: *mut u64) -> cudlaStat
 
 /// Creates a standalone-mode device handle on DLA `device` and starts its worker.
 ///
-/// Hybrid mode (`CUDLA_CUDA_DLA`) is `cudlaErrorUnsupportedOperation` (no CUDA in SIL);
-/// other flags `cudlaErrorInvalidParam`; a device index out of range
-/// `cudlaErrorInvalidDevice`; a 17th live handle on one DLA `cudlaErrorOutOfResources`.
+/// `flags`: a mode (bit 0) OR-ed with a scratch-memory configuration (`cudla.h` 1.5):
+/// `CUDLA_SCRATCH_MEMORY_SHARED_STATIC` is accepted (no effect: each SIL module keeps its own
+/// scratch buffer, the header's fallback). Hybrid mode (`CUDLA_CUDA_DLA`) is
+/// `cudlaErrorUnsupportedOperation` (no CUDA in SIL); other flag bits
+/// `cudlaErrorInvalidParam`; a device index out of range `cudlaErrorInvalidDevice`; a 17th
+/// live handle on one DLA `cudlaErrorOutOfResources`. `*devHandle` is written on success
+/// only.
 ///
 /// # Safety
 /// `devHandle` must be NULL or writable.
@@ -113,11 +131,14 @@ pub unsafe extern "C" fn cudlaCreateDevice(
         if devHandle.is_null() {
             return cudlaErrorInvalidParam;
         }
-        if flags == CUDLA_CUDA_DLA.0 {
-            return cudlaErrorUnsupportedOperation;
-        }
-        if flags != CUDLA_STANDALONE.0 {
+        let scratch = flags & !1;
+        if scratch != CUDLA_SCRATCH_MEMORY_DEFAULT.0
+            && scratch != CUDLA_SCRATCH_MEMORY_SHARED_STATIC.0
+        {
             return cudlaErrorInvalidParam;
+        }
+        if flags & 1 == CUDLA_CUDA_DLA.0 {
+            return cudlaErrorUnsupportedOperation;
         }
         let _g = lock(&CREATE_LOCK);
         if device >= registry::device_count() {
@@ -126,7 +147,7 @@ pub unsafe extern "C" fn cudlaCreateDevice(
         if registry::handles_on(device) >= MAX_HANDLES_PER_DLA {
             return cudlaErrorOutOfResources;
         }
-        let dev = Arc::new(Device::new(device));
+        let dev = Arc::new(Device::new(registry::new_device_token(), device));
         let d2 = dev.clone();
         let spawned = std::thread::Builder::new()
             .name(format!("sil-dla{device}"))
@@ -135,7 +156,7 @@ pub unsafe extern "C" fn cudlaCreateDevice(
             Ok(h) => *lock(&dev.worker) = Some(h),
             Err(_) => return cudlaErrorCreationFailed,
         }
-        let h = Arc::as_ptr(&dev) as cudlaDevHandle;
+        let h = dev.token as cudlaDevHandle;
         registry::insert(dev);
         // SAFETY: non-NULL, writable by contract.
         unsafe { *devHandle = h };
@@ -159,11 +180,14 @@ pub unsafe extern "C" fn cudlaDestroyDevice(devHandle: cudlaDevHandle) -> cudlaS
     })
 }
 
-/// Loads a SIL loadable (one per handle lifetime).
+/// Loads a SIL loadable, or with `CUDLA_MODULE_ENABLE_FAULT_DIAGNOSTICS` (and `pModule`
+/// NULL, `moduleSize` 0) the internal fault-diagnostics module; one module per handle
+/// lifetime.
 ///
 /// Corrupt image: `cudlaErrorInvalidModule`; unsupported format version:
 /// `cudlaErrorIncompatibleDlaSWVersion`; a second load: `cudlaErrorUnsupportedOperation`;
-/// `CUDLA_MODULE_ENABLE_FAULT_DIAGNOSTICS`: `cudlaErrorUnsupportedOperation`.
+/// other flags, or image arguments that do not match the flag: `cudlaErrorInvalidParam`.
+/// `*hModule` is written on success only.
 ///
 /// # Safety
 /// `pModule` must be NULL or readable for `moduleSize` bytes; `hModule` NULL or writable.
@@ -182,33 +206,51 @@ pub unsafe extern "C" fn cudlaModuleLoadFromMemory(
         if hModule.is_null() {
             return cudlaErrorInvalidParam;
         }
-        if flags == CUDLA_MODULE_ENABLE_FAULT_DIAGNOSTICS.0 {
-            return cudlaErrorUnsupportedOperation;
-        }
-        if flags != CUDLA_MODULE_DEFAULT.0 || pModule.is_null() || moduleSize == 0 {
+        let diagnostics = if flags == CUDLA_MODULE_DEFAULT.0 {
+            if pModule.is_null() || moduleSize == 0 {
+                return cudlaErrorInvalidParam;
+            }
+            false
+        } else if flags == CUDLA_MODULE_ENABLE_FAULT_DIAGNOSTICS.0 {
+            if !pModule.is_null() || moduleSize != 0 {
+                return cudlaErrorInvalidParam;
+            }
+            true
+        } else {
             return cudlaErrorInvalidParam;
-        }
+        };
         let mut st = lock(&dev.state);
         if st.module_loaded_once {
             return cudlaErrorUnsupportedOperation;
         }
-        // SAFETY: non-NULL and readable for `moduleSize` bytes by contract.
-        let image = unsafe { std::slice::from_raw_parts(pModule, moduleSize) };
-        let module = match Module::load(image) {
-            Ok(m) => Arc::new(m),
-            Err(sil_loadable::LoadableError::UnsupportedVersion(_)) => {
-                return cudlaErrorIncompatibleDlaSWVersion;
+        let token = dev.token + MODULE_TOKEN_OFFSET;
+        let module = if diagnostics {
+            Arc::new(Module::diagnostics(token))
+        } else {
+            // SAFETY: non-NULL and readable for `moduleSize` bytes by contract.
+            let image = unsafe { std::slice::from_raw_parts(pModule, moduleSize) };
+            match Module::load(image, token) {
+                Ok(m) => Arc::new(m),
+                Err(sil_loadable::LoadableError::UnsupportedVersion(_)) => {
+                    return cudlaErrorIncompatibleDlaSWVersion;
+                }
+                Err(_) => return cudlaErrorInvalidModule,
             }
-            Err(_) => return cudlaErrorInvalidModule,
         };
-        let h = Arc::as_ptr(&module) as cudlaModule;
         st.module = Some(module);
         st.module_loaded_once = true;
-        dev.module_addr.store(h as usize, Ordering::Release);
         // SAFETY: non-NULL, writable by contract.
-        unsafe { *hModule = h };
+        unsafe { *hModule = token as cudlaModule };
         cudlaSuccess
     })
+}
+
+/// The status for a module handle that does not name a loaded module.
+fn module_error(e: ModuleLookup) -> cudlaStatus {
+    match e {
+        ModuleLookup::NotAModule => cudlaErrorInvalidModule,
+        ModuleLookup::NotLoaded => cudlaErrorInvalidDevice,
+    }
 }
 
 /// Copies descriptors into the caller's array.
@@ -222,9 +264,17 @@ unsafe fn copy_descs(dst: *mut cudlaModuleTensorDescriptor, src: &[cudlaModuleTe
     }
 }
 
-/// Queries tensor counts or fills the caller's descriptor arrays.
+/// Queries tensor counts or fills the caller's descriptor arrays (the caller allocates one
+/// descriptor per tensor and stores the array pointer in the union first).
 ///
-/// The task-statistics attributes report 0 statistics buffers (SIL loadables have none).
+/// `CUDLA_NUM_OUTPUT_TASK_STATISTICS` is the number of layer-statistics buffers of a loadable
+/// built with them (else 0), returned in `numOutputTensors`;
+/// `CUDLA_OUTPUT_TASK_STATISTICS_DESCRIPTORS` fills the array at `outputTensorDesc` (nothing
+/// is written when there are none). Errors: unknown handle `cudlaErrorInvalidModule`, a module
+/// no longer loaded (unloaded, or its device destroyed) `cudlaErrorInvalidDevice`, NULL
+/// `attribute`, or a NULL array pointer where there is at least one descriptor to write,
+/// `cudlaErrorInvalidParam`, unknown `attrType`
+/// `cudlaErrorInvalidAttribute`; nothing is written on an error.
 ///
 /// # Safety
 /// `attribute` must be NULL or valid; for the descriptor queries its pointer member must be
@@ -236,46 +286,52 @@ pub unsafe extern "C" fn cudlaModuleGetAttributes(
     attribute: *mut cudlaModuleAttribute,
 ) -> cudlaStatus {
     guard(|| {
-        let Some((_dev, m)) = registry::lookup_module(hModule) else {
-            return cudlaErrorInvalidModule;
+        let m = match registry::lookup_module(hModule) {
+            Ok((_dev, m)) => m,
+            Err(e) => return module_error(e),
         };
         if attribute.is_null() {
             return cudlaErrorInvalidParam;
         }
         let a = attribute;
+        // SAFETY (the reads of the pointer members below): `attribute` is non-NULL and valid
+        // by contract; the caller stored the array pointer in the member it queries.
+        let descs = |p: *mut cudlaModuleTensorDescriptor, src: &[cudlaModuleTensorDescriptor]| {
+            if src.is_empty() {
+                return cudlaSuccess;
+            }
+            if p.is_null() {
+                return cudlaErrorInvalidParam;
+            }
+            // SAFETY: the caller allocated one descriptor per entry of `src`.
+            unsafe { copy_descs(p, src) };
+            cudlaSuccess
+        };
         match attrType {
-            // SAFETY (all arms): `attribute` is non-NULL and valid by contract.
             CUDLA_NUM_INPUT_TENSORS => {
-                // SAFETY: see above.
+                // SAFETY: `attribute` is non-NULL and valid by contract.
                 unsafe { (*a).numInputTensors = m.inputs.len() as u32 }
             }
             CUDLA_NUM_OUTPUT_TENSORS => {
-                // SAFETY: see above.
+                // SAFETY: as above.
                 unsafe { (*a).numOutputTensors = m.outputs.len() as u32 }
             }
+            CUDLA_NUM_OUTPUT_TASK_STATISTICS => {
+                // SAFETY: as above.
+                unsafe { (*a).numOutputTensors = m.stats.len() as u32 }
+            }
             CUDLA_INPUT_TENSOR_DESCRIPTORS => {
-                // SAFETY: see above; reading the pointer member the caller set.
-                let p = unsafe { (*a).inputTensorDesc };
-                if p.is_null() {
-                    return cudlaErrorInvalidParam;
-                }
-                // SAFETY: the caller allocated one descriptor per input.
-                unsafe { copy_descs(p, &m.inputs) }
+                // SAFETY: as above; reading the pointer member the caller set.
+                return descs(unsafe { (*a).inputTensorDesc }, &m.inputs);
             }
             CUDLA_OUTPUT_TENSOR_DESCRIPTORS => {
-                // SAFETY: see above.
-                let p = unsafe { (*a).outputTensorDesc };
-                if p.is_null() {
-                    return cudlaErrorInvalidParam;
-                }
-                // SAFETY: the caller allocated one descriptor per output.
-                unsafe { copy_descs(p, &m.outputs) }
+                // SAFETY: as above.
+                return descs(unsafe { (*a).outputTensorDesc }, &m.outputs);
             }
-            CUDLA_NUM_OUTPUT_TASK_STATISTICS => {
-                // SAFETY: see above.
-                unsafe { (*a).numOutputTensors = 0 }
+            CUDLA_OUTPUT_TASK_STATISTICS_DESCRIPTORS => {
+                // SAFETY: as above.
+                return descs(unsafe { (*a).outputTensorDesc }, &m.stats);
             }
-            CUDLA_OUTPUT_TASK_STATISTICS_DESCRIPTORS => {}
             _ => return cudlaErrorInvalidAttribute,
         }
         cudlaSuccess
@@ -285,12 +341,14 @@ pub unsafe extern "C" fn cudlaModuleGetAttributes(
 /// Unloads a module (`flags` must be 0). Queued tasks keep their own reference.
 ///
 /// # Safety
-/// Any value may be passed; unknown handles give `cudlaErrorInvalidModule`.
+/// Any value may be passed: an unknown handle gives `cudlaErrorInvalidModule`, a module no
+/// longer loaded (unloaded, or its device destroyed) `cudlaErrorInvalidDevice`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cudlaModuleUnload(hModule: cudlaModule, flags: u32) -> cudlaStatus {
     guard(|| {
-        let Some((dev, m)) = registry::lookup_module(hModule) else {
-            return cudlaErrorInvalidModule;
+        let (dev, m) = match registry::lookup_module(hModule) {
+            Ok(v) => v,
+            Err(e) => return module_error(e),
         };
         if flags != 0 {
             return cudlaErrorInvalidParam;
@@ -298,7 +356,6 @@ pub unsafe extern "C" fn cudlaModuleUnload(hModule: cudlaModule, flags: u32) -> 
         let mut st = lock(&dev.state);
         if st.module.as_ref().is_some_and(|x| Arc::ptr_eq(x, &m)) {
             st.module = None;
-            dev.module_addr.store(0, Ordering::Release);
         }
         cudlaSuccess
     })
@@ -350,9 +407,11 @@ pub unsafe extern "C" fn cudlaMemUnregister(
 
 /// Imports an NvSciBuf object (RawBuffer or Tensor) and returns its device pointer token.
 ///
-/// `flags`: `CUDLA_READ_WRITE_PERM` or `CUDLA_READ_ONLY_PERM`; `CUDLA_TASK_STATISTICS` is
-/// `cudlaErrorUnsupportedOperation`. Importing the same memory twice on one handle returns
-/// `cudlaErrorMemoryRegistered` with the existing token.
+/// `flags`: `CUDLA_READ_WRITE_PERM`, `CUDLA_READ_ONLY_PERM` or `CUDLA_TASK_STATISTICS` (a
+/// layer-statistics buffer, only usable in the statistics slots of a task); anything else
+/// `cudlaErrorInvalidParam`. Importing the same memory twice on one handle returns
+/// `cudlaErrorMemoryRegistered` with the existing token written to `*devPtr`; on every other
+/// error `*devPtr` is not written.
 ///
 /// # Safety
 /// `desc` and `devPtr` must be NULL or valid; `desc->extBufObject` an NvSciBuf handle.
@@ -384,10 +443,10 @@ unsafe fn import_memory(
     if d.extBufObject.is_null() || d.size == 0 {
         return Err(cudlaErrorInvalidParam);
     }
-    let read_only = match flags {
-        f if f == CUDLA_READ_WRITE_PERM.0 => false,
-        f if f == CUDLA_READ_ONLY_PERM.0 => true,
-        f if f == CUDLA_TASK_STATISTICS.0 => return Err(cudlaErrorUnsupportedOperation),
+    let (read_only, stats) = match flags {
+        f if f == CUDLA_READ_WRITE_PERM.0 => (false, false),
+        f if f == CUDLA_READ_ONLY_PERM.0 => (true, false),
+        f if f == CUDLA_TASK_STATISTICS.0 => (false, true),
         _ => return Err(cudlaErrorInvalidParam),
     };
     let obj = d.extBufObject as nvsci_sys::NvSciBufObj;
@@ -410,7 +469,7 @@ unsafe fn import_memory(
             return Err(e);
         }
     };
-    let mem = Arc::new(Mem::new(dup, ptr, d.size, read_only));
+    let mem = Arc::new(Mem::new(dup, ptr, d.size, read_only, stats));
     if d.size > size.unwrap_or(backing).min(backing) {
         return Err(cudlaErrorInvalidParam);
     }
@@ -452,10 +511,12 @@ unsafe fn add_import(
 
 /// Imports an NvSciSync object and returns its device pointer token.
 ///
-/// Only deterministic semaphores (`RequireDeterministicFences`) are accepted; anything else
-/// is `cudlaErrorInvalidParam`, the status real standalone cuDLA gives for a regular
-/// semaphore. Importing the same object twice on one handle returns
-/// `cudlaErrorMemoryRegistered` with the existing token.
+/// Accepted, as `cudla.h` 1.5 says: sync points, and semaphores whose reconciled list
+/// requires deterministic fences. A regular (non-deterministic) semaphore or any other
+/// primitive is `cudlaErrorInvalidParam`, the status real standalone cuDLA gives for a regular
+/// semaphore. The same object (any duplicate handle of it) twice on one handle returns
+/// `cudlaErrorMemoryRegistered` with the existing token written to `*devPtr`; on every other
+/// error `*devPtr` is not written.
 ///
 /// # Safety
 /// `desc` and `devPtr` must be NULL or valid; `desc->extSyncObject` an NvSciSync handle.
@@ -488,30 +549,33 @@ unsafe fn import_semaphore(
         return Err(cudlaErrorInvalidParam);
     }
     // SAFETY: the application passes an NvSciSync handle; NvSciSync validates it.
-    if !unsafe { nvsci::sync_obj_bool_attr(obj, NvSciSyncAttrKey_RequireDeterministicFences) }? {
+    let info = unsafe { nvsci::sync_obj_info(obj) }?;
+    let kind = if info.primitive == NvSciSyncAttrValPrimitiveType_Syncpoint.0 {
+        SyncKind::Syncpoint
+    } else if info.deterministic
+        && (info.primitive == NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b.0
+            || info.primitive == NvSciSyncAttrValPrimitiveType_SysmemSemaphore.0)
+    {
+        SyncKind::DeterministicSemaphore
+    } else {
         return Err(cudlaErrorInvalidParam);
-    }
+    };
     // SAFETY: as above.
     let dup = unsafe { nvsci::sync_obj_dup(obj) }?;
-    // SAFETY: `dup` is our own handle to the same object.
-    let counter = match unsafe { nvsci::sync_obj_counter(dup) } {
-        Ok(c) => c,
-        Err(e) => {
-            // SAFETY: `dup` is ours and not stored anywhere.
-            unsafe { nvsci::sync_obj_free(dup) };
-            return Err(e);
-        }
-    };
-    let sem = Arc::new(Sem::new(dup, counter));
-    let same = |i: &Import| matches!(i, Import::Sem(s) if std::ptr::eq(s.counter, counter));
+    let identity = info.list as usize;
+    let sem = Arc::new(Sem::new(dup, identity, kind));
+    let same = |i: &Import| matches!(i, Import::Sem(s) if s.identity == identity);
     // SAFETY: `devPtr` checked non-NULL, writable by contract.
     unsafe { add_import(&dev, Import::Sem(sem), same, devPtr) }
 }
 
 /// Fills an `NvSciSyncAttrList` (passed cast to `uint64_t*`) with cuDLA's attributes:
 /// `RequiredPerm` (WAIT → WaitOnly, SIGNAL → SignalOnly, both → WaitSignal) and
-/// `PrimitiveInfo` (the 64-bit system-memory semaphore). A list that already has
-/// `RequiredPerm` is `cudlaErrorInvalidParam`.
+/// `PrimitiveInfo` = [`Syncpoint`, `SysmemSemaphorePayload64b`]: sync points first, as
+/// `cudla.h` 1.5 says cuDLA prioritises them; the semaphore serves regular and deterministic
+/// semaphores. `RequireDeterministicFences` is not set (the application sets it for a
+/// deterministic semaphore). A list that already has `RequiredPerm` is
+/// `cudlaErrorInvalidParam`.
 ///
 /// # Safety
 /// `attrList` must be NULL or an `NvSciSyncAttrList` handle.
@@ -542,7 +606,10 @@ unsafe fn sync_attributes(list: NvSciSyncAttrList, flags: u32) -> Result<(), cud
     if unsafe { nvsci::sync_get_attr(list, NvSciSyncAttrKey_RequiredPerm) }?.is_some() {
         return Err(cudlaErrorInvalidParam);
     }
-    let primitives = [nvsci_sys::NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b];
+    let primitives = [
+        NvSciSyncAttrValPrimitiveType_Syncpoint,
+        NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b,
+    ];
     let pairs = [
         NvSciSyncAttrKeyValuePair {
             attrKey: NvSciSyncAttrKey_RequiredPerm,
@@ -566,8 +633,9 @@ unsafe fn sync_attributes(list: NvSciSyncAttrList, flags: u32) -> Result<(), cud
 
 /// Submits tasks to the handle's FIFO (standalone mode: `stream` must be NULL).
 ///
-/// On success the EOF/SOF fences of the signal events have been written. See
-/// `sil/README.md` for the validation rules and limits.
+/// On success the EOF/SOF fences of the signal events have been written (each with the
+/// object's primitive id and the value its signal reaches). See `sil/README.md` for the
+/// validation rules and limits.
 ///
 /// # Safety
 /// `ptrToTasks` must be NULL or point to `numTasks` tasks whose pointers are valid as the
@@ -636,10 +704,11 @@ pub unsafe extern "C" fn cudlaGetLastError(devHandle: cudlaDevHandle) -> cudlaSt
     })
 }
 
-/// Sets the task timeout (1..=1000000 ms, default 30000). A task whose modelled execution
-/// time exceeds it completes after the timeout with `cudlaErrorDlaErrEngineTimeout`
-/// (reported by `cudlaGetLastError`) and its EOF fence signalled. A bad handle or a timeout
-/// out of range is `cudlaErrorInvalidParam`.
+/// Sets the task timeout (1..=1000000 ms, default 30000). A hung task (fault kind hang), and
+/// a task whose modelled execution time exceeds the timeout, ends at start + timeout with
+/// `cudlaErrorDlaErrEngineTimeout` (reported by `cudlaGetLastError`), its outputs not
+/// written and its EOF fences signalled. A bad handle or a timeout out of range is
+/// `cudlaErrorInvalidParam`. Applies to tasks that start after the call.
 ///
 /// # Safety
 /// Any value may be passed.
@@ -746,6 +815,7 @@ pub unsafe extern "C" fn cudlaSilInjectFault(
             CUDLA_SIL_FAULT_LATE,
             CUDLA_SIL_FAULT_ASYNC_ERROR,
             CUDLA_SIL_FAULT_CORRUPT_OUTPUT,
+            CUDLA_SIL_FAULT_PERMANENT,
         ];
         if !known.contains(&f.kind) || (f.kind == CUDLA_SIL_FAULT_ASYNC_ERROR && f.status == 0) {
             return cudlaErrorInvalidParam;

@@ -10,16 +10,19 @@ pub const MAX_HANDLES_PER_DLA: usize = 16;
 pub const QUEUE_CAPACITY: usize = 64;
 /// Imports (memory + semaphores) per handle; preallocated at create.
 pub const MAX_IMPORTS: usize = 256;
-/// Pre-fences plus SOF fences per task (cuDLA docs: 29).
-pub const MAX_WAIT_EVENTS: usize = 29;
-/// Signal events per task (cuDLA 1.2.1 release notes: one).
-pub const MAX_SIGNAL_EVENTS: usize = 1;
+/// Pre-fences plus SOF fences per task, queued event-only events included (`cudla.h` 1.5,
+/// `cudlaSubmitTask`: 29).
+pub const MAX_PRE_AND_SOF: usize = 29;
+/// EOF fences per task, queued event-only events included (`cudla.h` 1.5: 29).
+pub const MAX_EOF: usize = 29;
+/// Sync points among the signal events of a task (`cudla.h` 1.5: one).
+pub const MAX_SYNCPOINT_SIGNALS: usize = 1;
+/// Signal events a task (or an event-only submission) can carry: 29 EOF + 29 SOF.
+pub const MAX_SIGNALS: usize = MAX_EOF + MAX_PRE_AND_SOF;
 /// Input or output tensors per task (the SIL loadable format's limit).
 pub const MAX_IO: usize = sil_loadable::MAX_IO_TENSORS;
-/// Pre-fences a queued task can carry: its own plus those of an event-only submission.
-pub const MAX_ENTRY_WAITS: usize = 2 * MAX_WAIT_EVENTS;
-/// Signals a queued task can carry: its own plus those of an event-only submission.
-pub const MAX_ENTRY_SIGNALS: usize = 2 * MAX_SIGNAL_EVENTS;
+/// Statistics buffers per task (the SIL loadable format's limit).
+pub const MAX_STATS: usize = sil_loadable::MAX_STATS;
 /// Fault rules per handle.
 pub const MAX_FAULTS: usize = 16;
 /// Default task timeout (cuDLA docs: 30 s).
@@ -34,11 +37,23 @@ pub const DEFAULT_SEED: u64 = 0;
 pub const FENCE_POLL_US: i64 = 5_000;
 /// Required alignment of imported memory (DLA rule: 32 bytes).
 pub const DLA_ADDR_ALIGN: usize = 32;
+/// First device handle value (handles are never-reused tokens, not addresses).
+pub const DEV_TOKEN_BASE: u64 = 0x00de_0000_0000;
+/// Distance between two device handle values.
+pub const DEV_TOKEN_STRIDE: u64 = 0x1000;
+/// A device handle's module handle is the device handle plus this (one module per handle
+/// lifetime).
+pub const MODULE_TOKEN_OFFSET: u64 = 0x800;
+/// Modelled execution time of a diagnostics task (not drawn from the timing model).
+pub const DIAG_EXEC_NS: u64 = 1_000_000;
+/// Real-time slice in which a worker re-reads the virtual clock while a hung task waits for
+/// its timeout.
+pub const VIRTUAL_POLL: core::time::Duration = core::time::Duration::from_millis(1);
 /// First device pointer token.
 pub const TOKEN_BASE: u64 = 0xd1a0_0000_0000;
 /// Distance between two tokens.
 pub const TOKEN_STRIDE: u64 = 0x1000;
-/// `cudlaGetVersion`: 1.2.1.
+/// `cudlaGetVersion`: 1.5.0 (the `cudla.h` these declarations follow).
 pub const VERSION: u64 = cudla_sys::cudla_version(
     cudla_sys::CUDLA_VER_MAJOR as u64,
     cudla_sys::CUDLA_VER_MINOR as u64,

@@ -10,15 +10,16 @@ use core::ffi::c_void;
 use cudla_sys::{cudlaErrorInvalidParam, cudlaErrorNvSci, cudlaStatus};
 use nvsci_sys::sil::{
     NvSciBufSilObjGetMemory, NvSciSilClockAdvanceTo, NvSciSilClockNowNs,
-    NvSciSyncSilFenceWaitEngine, NvSciSyncSilObjGetCounter, NvSciSyncSilObjSignalEngine,
+    NvSciSyncSilFenceWaitEngine, NvSciSyncSilObjEngineFence, NvSciSyncSilObjSignalEngine,
 };
 use nvsci_sys::{
     NvSciBufAttrKey, NvSciBufAttrKeyValuePair, NvSciBufAttrListGetAttrs, NvSciBufObj,
     NvSciBufObjDup, NvSciBufObjFree, NvSciBufObjGetAttrList, NvSciError, NvSciError_BadParameter,
-    NvSciError_ClearedFence, NvSciError_Success, NvSciSyncAttrKey, NvSciSyncAttrList,
-    NvSciSyncAttrListGetAttr, NvSciSyncFence, NvSciSyncFenceClear, NvSciSyncFenceDup,
-    NvSciSyncFenceExtractFence, NvSciSyncFenceInitializer, NvSciSyncFenceUpdateFence, NvSciSyncObj,
-    NvSciSyncObjDup, NvSciSyncObjFree, NvSciSyncObjGetAttrList,
+    NvSciError_ClearedFence, NvSciError_Success, NvSciSyncAttrKey, NvSciSyncAttrKey_PrimitiveInfo,
+    NvSciSyncAttrKey_RequireDeterministicFences, NvSciSyncAttrList, NvSciSyncAttrListGetAttr,
+    NvSciSyncFence, NvSciSyncFenceClear, NvSciSyncFenceDup, NvSciSyncFenceExtractFence,
+    NvSciSyncFenceInitializer, NvSciSyncObj, NvSciSyncObjDup, NvSciSyncObjFree,
+    NvSciSyncObjGetAttrList,
 };
 
 /// Maps an NvSci failure to the cuDLA status this library reports for it:
@@ -75,23 +76,44 @@ pub(crate) unsafe fn sync_get_attr(
     }
 }
 
-/// Reads a `bool` attribute of a sync object's reconciled list (false when not set).
+/// What cuDLA needs to know about a sync object: its reconciled list (the object's identity,
+/// shared by every duplicate handle), its primitive (`PrimitiveInfo` of the reconciled list,
+/// which holds the one chosen primitive) and whether it requires deterministic fences.
+pub(crate) struct SyncObjInfo {
+    /// `NvSciSyncObjGetAttrList` (lives as long as the object).
+    pub list: NvSciSyncAttrList,
+    /// The reconciled primitive (`NvSciSyncAttrValPrimitiveType` value), 0 if not set.
+    pub primitive: u32,
+    /// `RequireDeterministicFences` of the reconciled list.
+    pub deterministic: bool,
+}
+
+/// Reads [`SyncObjInfo`] of a sync object through the public attribute calls.
 ///
 /// # Safety
-/// `obj` must be a sync object handle.
-pub(crate) unsafe fn sync_obj_bool_attr(
-    obj: NvSciSyncObj,
-    key: NvSciSyncAttrKey,
-) -> Result<bool, cudlaStatus> {
+/// `obj` must be a sync object handle (NvSciSync validates it).
+pub(crate) unsafe fn sync_obj_info(obj: NvSciSyncObj) -> Result<SyncObjInfo, cudlaStatus> {
     let mut list: NvSciSyncAttrList = core::ptr::null_mut();
     // SAFETY: `list` is a valid out-pointer; the caller vouches for `obj`.
     check(unsafe { NvSciSyncObjGetAttrList(obj, &mut list) })?;
     // SAFETY: `list` was just returned by NvSciSync and lives as long as the object.
-    match unsafe { sync_get_attr(list, key) }? {
-        // SAFETY: NvSciSync returned a value of `len >= 1` bytes; a bool is one byte.
-        Some((v, len)) if len >= 1 => Ok(unsafe { *(v as *const u8) } != 0),
-        _ => Ok(false),
-    }
+    let primitive = match unsafe { sync_get_attr(list, NvSciSyncAttrKey_PrimitiveInfo) }? {
+        // SAFETY: NvSciSync returned `len >= 4` bytes of 4-byte primitive values.
+        Some((v, len)) if len >= 4 => unsafe { core::ptr::read_unaligned(v as *const u32) },
+        _ => 0,
+    };
+    // SAFETY: as above.
+    let deterministic =
+        match unsafe { sync_get_attr(list, NvSciSyncAttrKey_RequireDeterministicFences) }? {
+            // SAFETY: NvSciSync returned a value of `len >= 1` bytes; a bool is one byte.
+            Some((v, len)) if len >= 1 => (unsafe { *(v as *const u8) }) != 0,
+            _ => false,
+        };
+    Ok(SyncObjInfo {
+        list,
+        primitive,
+        deterministic,
+    })
 }
 
 /// Duplicates a sync object handle (the reference cuDLA holds while the object is imported).
@@ -114,20 +136,6 @@ pub(crate) unsafe fn sync_obj_free(obj: NvSciSyncObj) {
     unsafe { NvSciSyncObjFree(obj) }
 }
 
-/// The 64-bit counter of a SIL semaphore.
-///
-/// # Safety
-/// `obj` must be a sync object handle.
-pub(crate) unsafe fn sync_obj_counter(obj: NvSciSyncObj) -> Result<*mut u64, cudlaStatus> {
-    let mut counter: *mut u64 = core::ptr::null_mut();
-    // SAFETY: `counter` is a valid out-pointer; the caller vouches for `obj`.
-    check(unsafe { NvSciSyncSilObjGetCounter(obj, &mut counter) })?;
-    if counter.is_null() {
-        return Err(cudlaErrorNvSci);
-    }
-    Ok(counter)
-}
-
 /// Engine-side signal: +1 with the given timestamp.
 ///
 /// # Safety
@@ -137,18 +145,19 @@ pub(crate) unsafe fn sync_signal_engine(obj: NvSciSyncObj, ts_ns: u64) -> NvSciE
     unsafe { NvSciSyncSilObjSignalEngine(obj, ts_ns) }
 }
 
-/// Writes into `fence` the fence of (`obj`, id 0, `value`).
+/// The engine reserves its next signal of `obj`: the object's threshold advances by one and
+/// `fence` (cleared first) is written with the object's primitive id and the value that
+/// signal reaches (`NvSciSyncSilObjEngineFence`).
 ///
 /// # Safety
 /// `obj` must be a sync object handle; `fence` must point to a writable `NvSciSyncFence`
 /// that is cleared or holds a valid fence.
-pub(crate) unsafe fn sync_update_fence(
+pub(crate) unsafe fn sync_engine_fence(
     obj: NvSciSyncObj,
-    value: u64,
     fence: *mut NvSciSyncFence,
 ) -> Result<(), cudlaStatus> {
     // SAFETY: forwarded to NvSciSync under the caller's guarantees.
-    check(unsafe { NvSciSyncFenceUpdateFence(obj, 0, value, fence) })
+    check(unsafe { NvSciSyncSilObjEngineFence(obj, fence) })
 }
 
 /// Checks that `fence` is a fence NvSciSync understands (cleared fences are accepted).

@@ -1,4 +1,5 @@
-//! The per-handle FIFO worker: waits for pre-fences, runs the network, signals.
+//! The per-handle FIFO worker: waits for pre-fences, runs the network (or the diagnostics),
+//! writes layer statistics, signals SOF and EOF fences, ends tasks at the task timeout.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -9,8 +10,10 @@ use cudla_sys::{
     cudlaStatus,
 };
 use nvsci_sys::NvSciError_Timeout;
+use sil_loadable::stats::{self, TaskTiming};
 
-use crate::device::{Device, Entry, lock};
+use crate::device::{Device, Entry, EntryKind, lock};
+use crate::diag;
 use crate::limits::*;
 use crate::nvsci;
 
@@ -34,14 +37,21 @@ fn pause_until(dev: &Device, deadline: u64) -> bool {
     }
 }
 
-/// Blocks until the device is being destroyed.
-fn hang(dev: &Device) {
-    let mut g = lock(&dev.queue.ring);
-    while !dev.stop.load(Ordering::Acquire) {
-        g = match dev.queue.cv.wait_timeout(g, Duration::from_millis(50)) {
-            Ok((g, _)) => g,
-            Err(e) => e.into_inner().0,
-        };
+/// Virtual time: blocks until the SIL clock (moved by others) reaches `deadline`, re-reading
+/// it every [`VIRTUAL_POLL`] of real time. Returns `false` when the device is being destroyed.
+fn await_virtual(dev: &Device, deadline: u64) -> bool {
+    loop {
+        if dev.stop.load(Ordering::Acquire) {
+            return false;
+        }
+        if nvsci::now_ns() >= deadline {
+            return true;
+        }
+        let g = lock(&dev.queue.ring);
+        if dev.stop.load(Ordering::Acquire) {
+            return false;
+        }
+        let _ = dev.queue.cv.wait_timeout(g, VIRTUAL_POLL);
     }
 }
 
@@ -63,9 +73,10 @@ fn next(dev: &Device) -> Option<Entry> {
     }
 }
 
-/// Signals the semaphores of `entry` selected by `sof`.
+/// Signals the objects of `entry` selected by `sof`, with timestamp `ts` (ns of the SIL
+/// clock, which is the SIL's DLA clock).
 fn signal(entry: &Entry, sof: bool, ts: u64) {
-    for s in entry.signals.iter().flatten() {
+    for s in entry.signals[..entry.n_signals].iter().flatten() {
         if s.sof == sof {
             // SAFETY: `s.sem.obj` is our duplicate of an imported sync object, alive while
             // the Arc is.
@@ -74,12 +85,12 @@ fn signal(entry: &Entry, sof: bool, ts: u64) {
     }
 }
 
-/// Runs the network of `entry` over its imported buffers.
-fn run_network(entry: &Entry) -> Result<(), cudlaStatus> {
-    let Some(module) = entry.module.as_ref() else {
+/// Runs the network of `entry` over its imported buffers and writes its layer statistics.
+fn run_network(entry: &Entry, timing: &TaskTiming) -> Result<(), cudlaStatus> {
+    let Some(net) = entry.module.as_ref().and_then(|m| m.net.as_ref()) else {
         return Err(cudlaErrorDlaErrInvalidInput);
     };
-    let l = module.loadable();
+    let l = net.loadable();
     let mut ins: [&[u8]; MAX_IO] = [&[]; MAX_IO];
     let mut outs: [&mut [u8]; MAX_IO] = Default::default();
     for (i, m) in entry.inputs[..entry.n_in].iter().enumerate() {
@@ -88,9 +99,9 @@ fn run_network(entry: &Entry) -> Result<(), cudlaStatus> {
         };
         // SAFETY: `m.ptr` points to at least `m.size >= d.size` bytes of the imported
         // buffer, kept alive by our duplicate handle inside `m`. Submission checked that no
-        // output of this task overlaps an input, so this shared view is not aliased by the
-        // mutable views below (the application must not write inputs while the task runs,
-        // as on the real DLA).
+        // output or statistics buffer of this task overlaps an input, so this shared view is
+        // not aliased by the mutable views below (the application must not write inputs
+        // while the task runs, as on the real DLA).
         ins[i] = unsafe { std::slice::from_raw_parts(m.ptr, d.size as usize) };
     }
     for (i, m) in entry.outputs[..entry.n_out].iter().enumerate() {
@@ -98,16 +109,51 @@ fn run_network(entry: &Entry) -> Result<(), cudlaStatus> {
             return Err(cudlaErrorDlaErrInvalidInput);
         };
         // SAFETY: as above; submission checked that outputs overlap neither each other nor
-        // any input, so this is the only view of these bytes inside the library.
+        // any input or statistics buffer, so this is the only view of these bytes here.
         outs[i] = unsafe { std::slice::from_raw_parts_mut(m.ptr, d.size as usize) };
     }
-    let mut scratch = lock(&module.scratch);
+    let mut scratch = lock(&net.scratch);
     l.run(&ins[..entry.n_in], &mut outs[..entry.n_out], &mut scratch)
         .map_err(|_| cudlaErrorDlaErrInvalidInput)?;
     if entry.fault.corrupt
         && let Some(o) = outs[..entry.n_out].first_mut()
     {
         for b in o.iter_mut() {
+            *b ^= 0xff;
+        }
+    }
+    for (k, m) in entry.stats[..entry.n_stats].iter().enumerate() {
+        let (Some(m), Some(d)) = (m, l.stat(k)) else {
+            return Err(cudlaErrorDlaErrInvalidInput);
+        };
+        // SAFETY: `m.ptr` points to at least `m.size >= d.size()` bytes (checked at
+        // submission), kept alive by `m`; statistics buffers overlap nothing else of the task.
+        let out = unsafe { std::slice::from_raw_parts_mut(m.ptr, d.size() as usize) };
+        stats::write_raw(l, k, timing, out).map_err(|_| cudlaErrorDlaErrInvalidInput)?;
+    }
+    Ok(())
+}
+
+/// Writes the diagnostics result of `entry` into its output.
+fn run_diagnostics(dev: &Device, entry: &Entry, timing: &TaskTiming) -> Result<(), cudlaStatus> {
+    let Some(Some(m)) = entry.outputs.first() else {
+        return Err(cudlaErrorDlaErrInvalidInput);
+    };
+    // SAFETY: the output import holds at least `RESULT_LEN` bytes (checked at submission
+    // against the diagnostics descriptor), kept alive by `m`; it is the task's only buffer.
+    let out = unsafe { std::slice::from_raw_parts_mut(m.ptr, diag::RESULT_LEN) };
+    diag::write_result(
+        &diag::Run {
+            dla: u32::try_from(dev.dla).unwrap_or(u32::MAX),
+            failed_mask: entry.fault.permanent_mask,
+            seq: timing.seq,
+            start_ns: timing.start_ns,
+            end_ns: timing.end_ns,
+        },
+        out,
+    );
+    if entry.fault.corrupt {
+        for b in out.iter_mut() {
             *b ^= 0xff;
         }
     }
@@ -118,6 +164,22 @@ fn run_network(entry: &Entry) -> Result<(), cudlaStatus> {
 pub(crate) fn run(dev: Arc<Device>) {
     let mut free_at = 0u64;
     while let Some(mut entry) = next(&dev) {
+        let virt = nvsci::clock_is_virtual();
+
+        // Replaced event-only signals: reached in FIFO order, no work.
+        if entry.kind == EntryKind::Release {
+            let at = if virt {
+                entry.submit_ns.max(free_at)
+            } else {
+                nvsci::now_ns()
+            };
+            free_at = free_at.max(at);
+            signal(&entry, true, at);
+            signal(&entry, false, at);
+            finish(&dev, entry);
+            continue;
+        }
+
         // 1. Pre-fences (re-checking the stop flag between slices).
         let mut reached = 0u64;
         let mut status = cudla_sys::cudlaSuccess;
@@ -141,39 +203,56 @@ pub(crate) fn run(dev: Arc<Device>) {
             w.clear();
         }
 
-        // 2. Start.
-        let virt = nvsci::clock_is_virtual();
+        // 2. Start (SOF).
         let start = if virt {
             entry.submit_ns.max(reached).max(free_at)
         } else {
             nvsci::now_ns()
         };
         signal(&entry, true, start);
-        if entry.fault.hang {
-            hang(&dev);
-            return;
-        }
 
-        // 3. Execute.
-        let model_ns = if entry.noop {
-            0
-        } else {
-            lock(&dev.sampler).sample()
-        };
-        let mut duration = model_ns.saturating_add(entry.fault.extra_ns);
+        // 3. Modelled time, cut at the task timeout. A hung task never ends by itself: the
+        // timeout ends it (in virtual time once the clock has reached start + timeout).
         let timeout_ns = u64::from(dev.timeout_ms.load(Ordering::Relaxed)) * 1_000_000;
-        if duration > timeout_ns {
-            duration = timeout_ns;
+        let (duration, hung) = if entry.fault.hang {
+            (timeout_ns, true)
+        } else {
+            let model_ns = if entry.noop {
+                0
+            } else if entry.kind == EntryKind::Diagnostics {
+                DIAG_EXEC_NS
+            } else {
+                lock(&dev.sampler).sample()
+            };
+            (model_ns.saturating_add(entry.fault.extra_ns), false)
+        };
+        let duration = if hung || duration > timeout_ns {
             status = cudlaErrorDlaErrEngineTimeout;
-        }
-        if !entry.noop
-            && status.is_success()
-            && let Err(e) = run_network(&entry)
-        {
-            status = e;
-        }
+            timeout_ns
+        } else {
+            duration
+        };
         let end = start.saturating_add(duration);
+        let timing = TaskTiming {
+            seq: entry.seq,
+            start_ns: start,
+            end_ns: end,
+        };
+
+        // 4. Execute (a timed-out task writes nothing).
+        if !entry.noop && status.is_success() {
+            let r = match entry.kind {
+                EntryKind::Diagnostics => run_diagnostics(&dev, &entry, &timing),
+                _ => run_network(&entry, &timing),
+            };
+            if let Err(e) = r {
+                status = e;
+            }
+        }
         let stamp = if virt {
+            if hung && !await_virtual(&dev, end) {
+                return;
+            }
             end
         } else {
             if !pause_until(&dev, end) {
@@ -183,17 +262,22 @@ pub(crate) fn run(dev: Arc<Device>) {
         };
         free_at = end;
 
-        // 4. Complete: latch the error first, so a waiter woken by the fence sees it.
+        // 5. Complete (EOF): latch the error first, so a waiter woken by the fence sees it.
         if !status.is_success() {
             dev.set_error(status);
         } else if entry.fault.async_status != 0 {
             dev.set_error(cudlaStatus(entry.fault.async_status));
         }
         signal(&entry, false, stamp);
-        drop(entry);
-        dev.completed.fetch_add(1, Ordering::AcqRel);
-        dev.busy.store(false, Ordering::Release);
-        let _g = lock(&dev.queue.ring);
-        dev.queue.cv.notify_all();
+        finish(&dev, entry);
     }
+}
+
+/// Drops a finished entry (its references) and wakes anyone waiting for progress.
+fn finish(dev: &Device, entry: Entry) {
+    drop(entry);
+    dev.completed.fetch_add(1, Ordering::AcqRel);
+    dev.busy.store(false, Ordering::Release);
+    let _g = lock(&dev.queue.ring);
+    dev.queue.cv.notify_all();
 }

@@ -21,7 +21,7 @@ fn version_count_and_attributes() {
     unsafe {
         let mut v = 0;
         ok(cudlaGetVersion(&mut v));
-        assert_eq!(v, 1_002_001);
+        assert_eq!(v, 1_005_000);
         assert_eq!(cudlaGetVersion(null_mut()), cudlaErrorInvalidParam);
         let mut n = 0;
         ok(cudlaDeviceGetCount(&mut n));
@@ -170,10 +170,20 @@ fn module_load_errors() {
             cudlaModuleLoadFromMemory(dev, AEB.as_ptr(), AEB.len(), &mut m, 5),
             cudlaErrorInvalidParam
         );
+        // The diagnostics flag takes no image.
         assert_eq!(
-            cudlaModuleLoadFromMemory(dev, null(), 0, &mut m, 1),
-            cudlaErrorUnsupportedOperation
+            cudlaModuleLoadFromMemory(dev, AEB.as_ptr(), AEB.len(), &mut m, 1),
+            cudlaErrorInvalidParam
         );
+        assert_eq!(
+            cudlaModuleLoadFromMemory(dev, null(), 5, &mut m, 1),
+            cudlaErrorInvalidParam
+        );
+        assert_eq!(
+            cudlaModuleLoadFromMemory(dev, AEB.as_ptr(), 0, &mut m, 1),
+            cudlaErrorInvalidParam
+        );
+        assert!(m.is_null(), "nothing written on errors");
         // Corrupt: a flipped byte (hash), truncated, garbage.
         let mut bad = AEB.to_vec();
         bad[200] ^= 1;
@@ -212,7 +222,18 @@ fn module_load_errors() {
         );
         assert_eq!(cudlaModuleUnload(m, 1), cudlaErrorInvalidParam);
         ok(cudlaModuleUnload(m, 0));
-        assert_eq!(cudlaModuleUnload(m, 0), cudlaErrorInvalidModule);
+        // Unloaded: "not loaded in any device" (cudla.h: cudlaErrorInvalidDevice).
+        assert_eq!(cudlaModuleUnload(m, 0), cudlaErrorInvalidDevice);
+        let mut a = cudlaModuleAttribute { numInputTensors: 0 };
+        assert_eq!(
+            cudlaModuleGetAttributes(m, CUDLA_NUM_INPUT_TENSORS, &mut a),
+            cudlaErrorInvalidDevice
+        );
+        // A value that never was a module handle.
+        assert_eq!(
+            cudlaModuleUnload((m as usize + 0x1000) as cudlaModule, 0),
+            cudlaErrorInvalidModule
+        );
         assert_eq!(
             cudlaModuleLoadFromMemory(dev, AEB.as_ptr(), AEB.len(), &mut m2, 0),
             cudlaErrorUnsupportedOperation
@@ -308,12 +329,20 @@ fn module_attributes() {
             cudlaModuleGetAttributes(m, CUDLA_NUM_INPUT_TENSORS, null_mut()),
             cudlaErrorInvalidParam
         );
+        // No statistics: the descriptor query writes nothing, even through NULL.
+        a.outputTensorDesc = null_mut();
+        ok(cudlaModuleGetAttributes(
+            m,
+            CUDLA_OUTPUT_TASK_STATISTICS_DESCRIPTORS,
+            &mut a,
+        ));
         ok(cudlaDestroyDevice(dev));
-        // The module died with its handle.
+        // The module died with its handle: "not loaded in any device" (cudla.h).
         assert_eq!(
             cudlaModuleGetAttributes(m, CUDLA_NUM_INPUT_TENSORS, &mut a),
-            cudlaErrorInvalidModule
+            cudlaErrorInvalidDevice
         );
+        assert_eq!(cudlaModuleUnload(m, 0), cudlaErrorInvalidDevice);
     }
 }
 
@@ -361,14 +390,18 @@ fn memory_import_and_unregister() {
             extBufObject: raw2 as *const c_void,
             size: 64,
         };
-        assert_eq!(
-            cudlaImportExternalMemory(dev, &d2, &mut x, CUDLA_TASK_STATISTICS.0),
-            cudlaErrorUnsupportedOperation
-        );
-        assert_eq!(
-            cudlaImportExternalMemory(dev, &d2, &mut x, 9),
-            cudlaErrorInvalidParam
-        );
+        // A statistics buffer imports (cudla.h 1.5).
+        let st = import_mem(dev, raw2, 64, CUDLA_TASK_STATISTICS.0);
+        ok(cudlaMemUnregister(dev, st));
+        // Flags are one of the three values, not an OR.
+        for bad in [3, 4, 9] {
+            x = null_mut();
+            assert_eq!(
+                cudlaImportExternalMemory(dev, &d2, &mut x, bad),
+                cudlaErrorInvalidParam
+            );
+            assert!(x.is_null(), "nothing written on errors");
+        }
         assert_eq!(
             cudlaImportExternalMemory(dev, null(), &mut x, 0),
             cudlaErrorInvalidParam
@@ -450,6 +483,29 @@ fn sync_attributes_and_semaphore_import() {
             ));
             assert_eq!(len, 8);
             assert_eq!(*(v as *const u64), want);
+            // Sync points first, then the 64-bit semaphore; no deterministic request.
+            sok(NvSciSyncAttrListGetAttr(
+                l,
+                NvSciSyncAttrKey_PrimitiveInfo,
+                &mut v,
+                &mut len,
+            ));
+            assert_eq!(len, 8);
+            let prims = std::slice::from_raw_parts(v as *const NvSciSyncAttrValPrimitiveType, 2);
+            assert_eq!(
+                prims,
+                [
+                    NvSciSyncAttrValPrimitiveType_Syncpoint,
+                    NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b
+                ]
+            );
+            sok(NvSciSyncAttrListGetAttr(
+                l,
+                NvSciSyncAttrKey_RequireDeterministicFences,
+                &mut v,
+                &mut len,
+            ));
+            assert_eq!(len, 0, "RequireDeterministicFences must not be set");
             // RequiredPerm already set.
             assert_eq!(
                 cudlaGetNvSciSyncAttributes(l as *mut u64, flags),
@@ -494,14 +550,33 @@ fn sync_attributes_and_semaphore_import() {
             cudlaErrorInvalidParam
         );
         // A regular (non-deterministic) semaphore is refused as by standalone cuDLA.
-        let regular = sci.sem(CUDLA_NVSCISYNC_ATTR_SIGNAL, false);
+        let regular = sci.sem_with(CUDLA_NVSCISYNC_ATTR_SIGNAL, Kind::Regular, false);
         let rd = cudlaExternalSemaphoreHandleDesc {
             extSyncObject: regular as *const c_void,
         };
+        let mut untouched = BAD as *mut u64;
         assert_eq!(
-            cudlaImportExternalSemaphore(dev, &rd, &mut again, 0),
+            cudlaImportExternalSemaphore(dev, &rd, &mut untouched, 0),
             cudlaErrorInvalidParam
         );
+        assert_eq!(untouched, BAD as *mut u64, "nothing written on errors");
+        // A sync point (the default without a deterministic request) imports.
+        let sp = sci.sem(CUDLA_NVSCISYNC_ATTR_SIGNAL, false);
+        let spp = import_sem(dev, sp);
+        // A duplicate handle of an imported object is the same object.
+        let mut dup = null_mut();
+        sok(NvSciSyncObjDup(sp, &mut dup));
+        let dd = cudlaExternalSemaphoreHandleDesc {
+            extSyncObject: dup as *const c_void,
+        };
+        assert_eq!(
+            cudlaImportExternalSemaphore(dev, &dd, &mut again, 0),
+            cudlaErrorMemoryRegistered
+        );
+        assert_eq!(again, spp);
+        NvSciSyncObjFree(dup);
+        ok(cudlaMemUnregister(dev, spp));
+        NvSciSyncObjFree(sp);
         ok(cudlaMemUnregister(dev, p));
         assert_eq!(cudlaMemUnregister(dev, p), cudlaErrorInvalidAddress);
         ok(cudlaDestroyDevice(dev));
@@ -548,7 +623,6 @@ fn submit_validation_errors() {
     let other = Dla::new(&sci, 0);
     let wait_obj = dla.wait_sem(&sci);
     let (sig_obj, sp) = dla.signal_sem(&sci);
-    let base = counter(sig_obj);
     // SAFETY: C ABI calls; handles are live or deliberately bogus (the library validates
     // them), pointers point to live locals of matching types and lengths.
     unsafe {
@@ -573,6 +647,7 @@ fn submit_validation_errors() {
             cudlaSubmitTask(dev, null(), 1, null_mut(), 0),
             cudlaErrorInvalidParam
         );
+        // The diagnostics flag with an input array (cudla.h 1.5: UnsupportedOperation).
         assert_eq!(e(&good, 4), cudlaErrorUnsupportedOperation);
         assert_eq!(e(&good, 8), cudlaErrorInvalidParam);
         // Module and tensors.
@@ -587,9 +662,13 @@ fn submit_validation_errors() {
         let mut t = good;
         t.numInputTensors = 2;
         assert_eq!(e(&t, 0), cudlaErrorInvalidParam);
+        // One of the two tensor arrays NULL (cudla.h 1.5: UnsupportedOperation).
         let mut t = good;
         t.outputTensor = null();
-        assert_eq!(e(&t, 0), cudlaErrorInvalidParam);
+        assert_eq!(e(&t, 0), cudlaErrorUnsupportedOperation);
+        let mut t = good;
+        t.inputTensor = null();
+        assert_eq!(e(&t, 0), cudlaErrorUnsupportedOperation);
         let foreign = [other.in_ptrs[0]];
         let mut t = good;
         t.inputTensor = foreign.as_ptr();
@@ -638,7 +717,17 @@ fn submit_validation_errors() {
             .collect();
         let w30 = waits(&cf);
         let t = dla.task(Some(&w30), None);
-        assert_eq!(e(&t, 0), cudlaErrorInvalidParam, "30 pre-fences");
+        assert_eq!(
+            e(&t, 0),
+            cudlaErrorUnsupportedOperation,
+            "30 pre-fences (cudla.h 1.5: the fence limits are UnsupportedOperation)"
+        );
+        let w29 = waits(&cf[..29]);
+        let t = dla.task(Some(&w29), None);
+        ok(e(&t, CUDLA_SUBMIT_NOOP.0));
+        for _ in 0..30 {
+            sok(NvSciSyncObjSignal(wait_obj));
+        }
         let dup = [cf[0], cf[0]];
         let wd = waits(&dup);
         let t = dla.task(Some(&wd), None);
@@ -653,7 +742,7 @@ fn submit_validation_errors() {
         let t = dla.task(Some(&ws), None);
         assert_eq!(
             e(&t, 0),
-            cudlaErrorInvalidParam,
+            cudlaErrorUnsupportedOperation,
             "SOF type in the wait list"
         );
         let mut junk = NvSciSyncFence {
@@ -689,8 +778,13 @@ fn submit_validation_errors() {
             eofFences: two.as_mut_ptr(),
             numEvents: 2,
         };
+        // Two signal events of one deterministic semaphore: allowed (any number of
+        // semaphores), values +1 and +2.
         let t = dla.task(None, Some(&mut s2));
-        assert_eq!(e(&t, 0), cudlaErrorInvalidParam, "two signal events");
+        ok(e(&t, 0));
+        assert_eq!(fence_value(&eof2), fence_value(&eof) + 1);
+        sok(sci.wait(&eof2, 5_000_000));
+        let base = counter(sig_obj);
         let memp = [dla.out_ptrs[0]];
         let mut ef2 = [cfence(&mut eof, CUDLA_NVSCISYNC_FENCE)];
         let mut sm = signals(&memp, &mut ef2);
@@ -702,7 +796,16 @@ fn submit_validation_errors() {
         }];
         let mut sb = signals(&sp, &mut ef3);
         let t = dla.task(None, Some(&mut sb));
-        assert_eq!(e(&t, 0), cudlaErrorInvalidParam, "bad fence type");
+        assert_eq!(e(&t, 0), cudlaErrorUnsupportedOperation, "bad fence type");
+        // A placeholder that is neither cleared nor a fence.
+        let mut junk2 = NvSciSyncFence {
+            payload: [9, 9, 9, 9, 9, 9],
+        };
+        let mut ef4 = [cfence(&mut junk2, CUDLA_NVSCISYNC_FENCE)];
+        let mut sj = signals(&sp, &mut ef4);
+        let t = dla.task(None, Some(&mut sj));
+        assert_eq!(e(&t, 0), cudlaErrorInvalidParam, "garbage placeholder");
+        assert_eq!(junk2.payload, [9, 9, 9, 9, 9, 9], "not written");
         let mut snull = cudlaSignalEvents {
             devPtrs: null(),
             eofFences: null_mut(),
@@ -718,12 +821,12 @@ fn submit_validation_errors() {
         let pair = [ev, ev];
         assert_eq!(
             cudlaSubmitTask(dev, pair.as_ptr(), 2, null_mut(), 0),
-            cudlaErrorInvalidParam
+            cudlaErrorUnsupportedOperation
         );
         let mixed = [good, ev];
         assert_eq!(
             cudlaSubmitTask(dev, mixed.as_ptr(), 2, null_mut(), 0),
-            cudlaErrorInvalidParam
+            cudlaErrorUnsupportedOperation
         );
 
         // Nothing was promised by the failed calls: the next fence is base + 1.
@@ -737,6 +840,7 @@ fn submit_validation_errors() {
             NvSciSyncFenceClear(f);
         }
         NvSciSyncFenceClear(&mut eof);
+        NvSciSyncFenceClear(&mut eof2);
     }
     dla.destroy();
     other.destroy();
@@ -883,10 +987,12 @@ fn event_only_submission_applies_to_the_next_task() {
         let mut f2 = [cfence(&mut eof, CUDLA_NVSCISYNC_FENCE)];
         let mut s2 = signals(&sp, &mut f2);
         ok(dla.submit(&ev(Some(&w), Some(&mut s2)), 0));
-        // The overwritten promise is withdrawn: the second gets the same value.
-        assert_eq!(fence_value(&eof), base + 1);
+        // The replaced signal keeps its value: it is released in queue order (nothing is
+        // queued before it, so at once), and the new one gets the next value.
+        assert_eq!(fence_value(&eof), base + 2);
+        sok(sci.wait(&first, 1_000_000));
         std::thread::sleep(Duration::from_millis(10));
-        assert_eq!(counter(sig), base, "events alone do nothing");
+        assert_eq!(counter(sig), base + 1, "the new events alone do nothing");
 
         // The next real task (no events of its own) carries them.
         write(dla.outputs[0], &[0; 1536]);
@@ -899,12 +1005,12 @@ fn event_only_submission_applies_to_the_next_task() {
         );
         sok(NvSciSyncObjSignal(wait_obj));
         sok(sci.wait(&eof, 5_000_000));
-        assert_eq!(counter(sig), base + 1);
+        assert_eq!(counter(sig), base + 2);
         assert_eq!(dla.outputs(), GOLDEN_OUT);
         // Consumed: a further task signals nothing more.
         let mut done = NvSciSyncFenceInitializer;
         ok(dla.submit_fences(None, &sp, &mut done, 0));
-        assert_eq!(fence_value(&done), base + 2);
+        assert_eq!(fence_value(&done), base + 3);
         sok(sci.wait(&done, 5_000_000));
         for f in [&mut first, &mut pre, &mut eof, &mut done] {
             NvSciSyncFenceClear(f);

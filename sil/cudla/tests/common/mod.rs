@@ -29,6 +29,24 @@ pub const GOLDEN_OUT: &[u8] = include_bytes!(concat!(
     "/../../loadables/aeb_detector.golden_output.bin"
 ));
 
+/// The loadable with layer statistics (the AEB network; same golden output).
+pub const AEB_STATS: &[u8] = include_bytes!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../loadable/tests/data/aeb_detector_stats.sildla"
+));
+
+/// What kind of NvSciSync object a test makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// No deterministic request: reconciles to a sync point (cuDLA lists sync points first).
+    Syncpoint,
+    /// `RequireDeterministicFences`: the 64-bit semaphore, +1 per signal.
+    Deterministic,
+    /// The CPU list allows only the 64-bit semaphore, without determinism: a regular
+    /// semaphore, which cuDLA refuses.
+    Regular,
+}
+
 static SERIAL: Mutex<()> = Mutex::new(());
 
 /// Tests of one binary share the DLA handles (16 per DLA) and the clock: run them one at
@@ -135,9 +153,26 @@ impl Sci {
         self.buf_alloc(&mut pairs)
     }
 
-    /// A semaphore between the CPU and a DLA. `dla` is `CUDLA_NVSCISYNC_ATTR_WAIT` (the CPU
-    /// signals, the DLA waits) or `_SIGNAL` (the DLA signals, the CPU waits).
+    /// A deterministic semaphore (`deterministic`) or a sync point between the CPU and a DLA.
+    /// `dla` is `CUDLA_NVSCISYNC_ATTR_WAIT` (the CPU signals, the DLA waits) or `_SIGNAL`
+    /// (the DLA signals, the CPU waits).
     pub fn sem(&self, dla: cudlaNvSciSyncAttributes, deterministic: bool) -> NvSciSyncObj {
+        let kind = if deterministic {
+            Kind::Deterministic
+        } else {
+            Kind::Syncpoint
+        };
+        self.sem_with(dla, kind, false)
+    }
+
+    /// An object of `kind` between the CPU and a DLA; `timestamps`: the CPU waiter asks for
+    /// timestamps (`WaiterRequireTimestamps`, with `NeedCpuAccess`).
+    pub fn sem_with(
+        &self,
+        dla: cudlaNvSciSyncAttributes,
+        kind: Kind,
+        timestamps: bool,
+    ) -> NvSciSyncObj {
         // SAFETY: C ABI calls with live handles from this test and pointers to live locals.
         unsafe {
             let (mut dla_list, mut cpu_list) = (null_mut(), null_mut());
@@ -150,17 +185,32 @@ impl Sci {
             } else {
                 NvSciSyncAccessPerm_WaitOnly
             };
-            let det = deterministic;
-            let pairs = [
+            let det = true;
+            let ts = true;
+            let sem_only = [NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b];
+            let mut pairs = vec![
                 spair(NvSciSyncAttrKey_NeedCpuAccess, &cpu),
                 spair(NvSciSyncAttrKey_RequiredPerm, &perm),
-                spair(NvSciSyncAttrKey_RequireDeterministicFences, &det),
             ];
-            let n = if deterministic { 3 } else { 2 };
-            sok(NvSciSyncAttrListSetAttrs(cpu_list, pairs.as_ptr(), n));
-            if deterministic {
-                sok(NvSciSyncAttrListSetAttrs(dla_list, pairs[2..].as_ptr(), 1));
+            match kind {
+                Kind::Deterministic => {
+                    pairs.push(spair(NvSciSyncAttrKey_RequireDeterministicFences, &det))
+                }
+                Kind::Regular => pairs.push(NvSciSyncAttrKeyValuePair {
+                    attrKey: NvSciSyncAttrKey_PrimitiveInfo,
+                    value: sem_only.as_ptr() as *const c_void,
+                    len: std::mem::size_of_val(&sem_only),
+                }),
+                Kind::Syncpoint => {}
             }
+            if timestamps {
+                pairs.push(spair(NvSciSyncAttrKey_WaiterRequireTimestamps, &ts));
+            }
+            sok(NvSciSyncAttrListSetAttrs(
+                cpu_list,
+                pairs.as_ptr(),
+                pairs.len(),
+            ));
             let lists = [cpu_list, dla_list];
             let (mut rec, mut conflict) = (null_mut(), null_mut());
             sok(NvSciSyncAttrListReconcile(
@@ -249,10 +299,23 @@ pub fn import_sem(dev: cudlaDevHandle, obj: NvSciSyncObj) -> *mut u64 {
 }
 
 pub fn fence_value(f: &NvSciSyncFence) -> u64 {
+    fence_id_value(f).1
+}
+
+/// (primitive id, value) of a fence.
+pub fn fence_id_value(f: &NvSciSyncFence) -> (u64, u64) {
     let (mut id, mut v) = (0, 0);
     // SAFETY: C ABI calls with live handles from this test and pointers to live locals.
     unsafe { sok(NvSciSyncFenceExtractFence(f, &mut id, &mut v)) };
-    v
+    (id, v)
+}
+
+/// The timestamp of an expired fence in µs (`NvSciSyncFenceGetTimestamp`).
+pub fn fence_ts_us(f: &NvSciSyncFence) -> u64 {
+    let mut us = 0;
+    // SAFETY: C ABI calls with live handles from this test and pointers to live locals.
+    unsafe { sok(NvSciSyncFenceGetTimestamp(f, &mut us)) };
+    us
 }
 
 pub fn signal_ts(obj: NvSciSyncObj, value: u64) -> u64 {
@@ -362,6 +425,19 @@ impl Dla {
     pub fn signal_sem(&self, sci: &Sci) -> (NvSciSyncObj, [*mut u64; 1]) {
         let obj = sci.sem(CUDLA_NVSCISYNC_ATTR_SIGNAL, true);
         (obj, [import_sem(self.dev, obj)])
+    }
+
+    /// A sync point this handle signals and the CPU waits on (with timestamps), imported.
+    pub fn signal_sp(&self, sci: &Sci) -> (NvSciSyncObj, [*mut u64; 1]) {
+        let obj = sci.sem_with(CUDLA_NVSCISYNC_ATTR_SIGNAL, Kind::Syncpoint, true);
+        (obj, [import_sem(self.dev, obj)])
+    }
+
+    /// A sync point the CPU signals and this handle waits on, imported.
+    pub fn wait_sp(&self, sci: &Sci) -> NvSciSyncObj {
+        let obj = sci.sem_with(CUDLA_NVSCISYNC_ATTR_WAIT, Kind::Syncpoint, false);
+        import_sem(self.dev, obj);
+        obj
     }
 
     /// Submits one task that waits on `pre` (if given) and signals `sp` with its EOF
