@@ -356,6 +356,7 @@ cudlaStatus cudlaGetExternalExportTable(const cudlaExternalEtbl** const exportTa
 #define CUDLA_SIL_FAULT_LATE 2u
 #define CUDLA_SIL_FAULT_ASYNC_ERROR 3u
 #define CUDLA_SIL_FAULT_CORRUPT_OUTPUT 4u
+#define CUDLA_SIL_FAULT_PERMANENT 5u
 
 typedef struct {
     uint32_t kind;

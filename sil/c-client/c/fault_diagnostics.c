@@ -10,11 +10,53 @@
  * output. The documented refusals: inputs with the diagnostics flag, or no outputs
  * (cudlaErrorUnsupportedOperation).
  *
+ * The vendor's diagnostics result is not public; the SIL's is a 64-byte record
+ * (sil/README.md, cuDLA "Fault diagnostics"; all little-endian): magic "SILDIAG\1", layout
+ * version 1, verdict (0 pass, 1 permanent fault), DLA instance, checks run, failed-check mask,
+ * reserved, task sequence number, start and end (ns), FNV-1a 64 of bytes 0..56. A clean run
+ * must pass; after the SIL extension injects a permanent fault (CUDLA_SIL_FAULT_PERMANENT
+ * with a failed-check mask), the next run reports it.
+ *
  * usage: fault_diagnostics <loadable> <golden input> <golden output>
  */
 #include <string.h>
 
 #include "common.h"
+
+#define DIAG_RESULT_LEN 64u
+
+static uint32_t le32(const uint8_t* p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64(const uint8_t* p) {
+    return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+static uint64_t fnv1a64(const uint8_t* p, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x00000100000001b3ull;
+    }
+    return h;
+}
+
+/* Checks one diagnostics result: layout, checksum, verdict and failed-check mask. */
+static void check_result(const uint8_t* r, uint32_t expected_mask, uint64_t* seq) {
+    CHECK(memcmp(r, "SILDIAG\001", 8) == 0, "diagnostics result: bad magic");
+    CHECK(le32(r + 8) == 1u, "diagnostics result: layout version %u", le32(r + 8));
+    CHECK(le64(r + 56) == fnv1a64(r, 56), "diagnostics result: bad checksum");
+    CHECK(le32(r + 12) == (expected_mask == 0 ? 0u : 1u), "diagnostics verdict %u, mask %#x",
+          le32(r + 12), le32(r + 24));
+    CHECK(le32(r + 24) == expected_mask, "failed-check mask %#x, expected %#x", le32(r + 24),
+          expected_mask);
+    CHECK(le32(r + 16) == 0u, "diagnostics ran on DLA %u, the handle is on DLA 0", le32(r + 16));
+    CHECK(le32(r + 20) > 0u, "no diagnostics checks run");
+    CHECK(le64(r + 48) >= le64(r + 40), "diagnostics end before start");
+    *seq = le64(r + 32);
+}
 
 int main(int argc, char** argv) {
     struct golden g;
@@ -32,6 +74,7 @@ int main(int argc, char** argv) {
     NvSciSyncFence eof = {{0}}, diag_eof = {{0}};
     cudlaTask task;
     size_t b;
+    uint64_t seq1 = 0, seq2 = 0;
 
     memset(&d, 0, sizeof(d));
     memset(&s, 0, sizeof(s));
@@ -112,6 +155,34 @@ int main(int argc, char** argv) {
     SCI(NvSciSyncFenceWait(&eof, s.ctx, 5000000));
     DLA(cudlaGetLastError(d.dev));
     dla_check_outputs(&d, &g, "regular task beside the diagnostics");
+    if (num_out != 1 || out_desc[0].size < DIAG_RESULT_LEN) {
+        FAIL("diagnostics outputs: %u, first of %llu bytes", num_out,
+             (unsigned long long)out_desc[0].size);
+        goto cleanup;
+    }
+    check_result(out_cpu[0], 0, &seq1);
+
+    /* A permanent fault (SIL extension): the next diagnostics run reports it. */
+    {
+        cudlaSilFault fault;
+        memset(&fault, 0, sizeof(fault));
+        fault.kind = CUDLA_SIL_FAULT_PERMANENT;
+        fault.status = 0x5;
+        fault.count = 1;
+        DLA(cudlaSilInjectFault(diag, &fault));
+    }
+    memset(out_cpu[0], 0xA5, out_desc[0].size);
+    NvSciSyncFenceClear(&diag_eof);
+    memset(&task, 0, sizeof(task));
+    task.moduleHandle = diag_mod;
+    task.outputTensor = out_reg;
+    task.numOutputTensors = num_out;
+    DLA(sync_pair_run(&ds, &task, CUDLA_SUBMIT_DIAGNOSTICS_TASK, &diag_eof));
+    SCI(NvSciSyncFenceWait(&diag_eof, ds.ctx, 5000000));
+    printf("cudlaGetLastError after the faulty diagnostics run: %d\n", (int)cudlaGetLastError(diag));
+    check_result(out_cpu[0], 0x5, &seq2);
+    CHECK(seq2 > seq1, "task sequence numbers %llu then %llu", (unsigned long long)seq1,
+          (unsigned long long)seq2);
 
 cleanup:
     NvSciSyncFenceClear(&eof);
