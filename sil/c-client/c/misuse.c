@@ -144,6 +144,55 @@ static void check_submit_misuse(struct dla* d, struct sync_pair* s) {
     } else {
         FAIL("NvSciSyncObjGenerateFence");
     }
+    /* "cuDLA supports 1 sync point and any number of semaphores as part of
+     * cudlaSignalEvents. If more than 1 sync point is specified, cudlaErrorInvalidParam". */
+    {
+        NvSciSyncObj sp[2] = {NULL, NULL};
+        uint64_t* sp_reg[2] = {NULL, NULL};
+        NvSciSyncFence spf[2] = {{{0}}, {{0}}};
+        CudlaFence fences[2] = {{&spf[0], CUDLA_NVSCISYNC_FENCE}, {&spf[1], CUDLA_NVSCISYNC_FENCE}};
+        uint64_t* sig[2];
+        cudlaSignalEvents se;
+        int k;
+        for (k = 0; k < 2; k++) {
+            cudlaExternalSemaphoreHandleDesc sdesc;
+            if (alloc_sync(s->module, CUDLA_NVSCISYNC_ATTR_SIGNAL, false, false, &sp[k]) != 0) {
+                break;
+            }
+            CHECK(sync_primitive(sp[k]) == NvSciSyncAttrValPrimitiveType_Syncpoint,
+                  "default DLA->CPU object is not a sync point");
+            sdesc.extSyncObject = (const void*)sp[k];
+            EXPECT_DLA(cudlaImportExternalSemaphore(d->dev, &sdesc, &sp_reg[k], 0), cudlaSuccess);
+        }
+        if (sp_reg[0] != NULL && sp_reg[1] != NULL) {
+            sig[0] = sp_reg[0];
+            sig[1] = sp_reg[1];
+            se.devPtrs = sig;
+            se.eofFences = fences;
+            se.numEvents = 2;
+            dla_task(d, &task);
+            task.signalEvents = &se;
+            EXPECT_DLA(cudlaSubmitTask(d->dev, &task, 1, NULL, 0), cudlaErrorInvalidParam);
+            /* One sync point and one semaphore are fine (the semaphore signals too). */
+            sig[1] = s->signal_reg;
+            EXPECT_DLA(cudlaSubmitTask(d->dev, &task, 1, NULL, 0), cudlaSuccess);
+            EXPECT_SCI(NvSciSyncFenceWait(&spf[0], s->ctx, 5000000), NvSciError_Success);
+            EXPECT_SCI(NvSciSyncFenceWait(&spf[1], s->ctx, 5000000), NvSciError_Success);
+            EXPECT_DLA(cudlaGetLastError(d->dev), cudlaSuccess);
+        }
+        for (k = 0; k < 2; k++) {
+            NvSciSyncFenceClear(&spf[k]);
+        }
+        for (k = 0; k < 2; k++) {
+            if (sp_reg[k] != NULL) {
+                EXPECT_DLA(cudlaMemUnregister(d->dev, sp_reg[k]), cudlaSuccess);
+            }
+            if (sp[k] != NULL) {
+                NvSciSyncObjFree(sp[k]);
+            }
+        }
+    }
+
     /* Nothing of the refused submissions runs: a correct task still completes alone. */
     dla_task(d, &task);
     EXPECT_DLA(sync_pair_run(s, &task, 0, &eof), cudlaSuccess);
