@@ -83,12 +83,20 @@ fn task_statistics_as_csv() {
     let bytes = std::fs::read(&path).unwrap();
     let loadable = sil_loadable::Loadable::parse(&bytes).expect("parse the statistics loadable");
     let rows: Vec<String> = loadable.stats().map(|s| s.num_ops.to_string()).collect();
-    assert!(!rows.is_empty(), "{} has no statistics descriptors", path.display());
+    assert!(
+        !rows.is_empty(),
+        "{} has no statistics descriptors",
+        path.display()
+    );
     // Independently of the parser: the first descriptor covers every layer of the network
     // description.
     let toml = std::fs::read_to_string(repo_root().join("loadables/aeb_detector.toml")).unwrap();
     let layers = toml.lines().filter(|l| l.trim() == "[[layer]]").count();
-    assert_eq!(rows[0], layers.to_string(), "first statistics descriptor vs the layers");
+    assert_eq!(
+        rows[0],
+        layers.to_string(),
+        "first statistics descriptor vs the layers"
+    );
 
     let exe = client::build(
         "task_statistics",
