@@ -355,7 +355,7 @@ mod tests {
         for (i, k) in pairs {
             assert_eq!(index(k), Some(i), "{k:?}");
         }
-        // Indices are consecutive within each type's range, in key order.
+        // The table is in increasing key order (the header's enum order).
         for w in KEYS.windows(2) {
             assert!(w[0].key.0 < w[1].key.0);
         }

@@ -116,7 +116,7 @@ static NEXT_SYNCPOINT_ID: AtomicU32 = AtomicU32::new(1);
 pub(crate) fn new_syncpoint_id() -> Option<u64> {
     NEXT_SYNCPOINT_ID
         .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-            (n < u32::MAX - 1).then_some(n + 1)
+            (n < u32::MAX).then_some(n + 1)
         })
         .ok()
         .map(u64::from)

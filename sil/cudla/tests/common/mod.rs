@@ -348,14 +348,19 @@ pub struct Dla {
 
 impl Dla {
     pub fn new(sci: &Sci, device: u64) -> Self {
+        Self::with_loadable(sci, device, AEB)
+    }
+
+    /// A handle with `image` (the AEB network, with or without statistics) loaded.
+    pub fn with_loadable(sci: &Sci, device: u64, image: &[u8]) -> Self {
         let dev = create(device);
         let mut module = null_mut();
         // SAFETY: C ABI calls with live handles from this test and pointers to live locals.
         unsafe {
             ok(cudlaModuleLoadFromMemory(
                 dev,
-                AEB.as_ptr(),
-                AEB.len(),
+                image.as_ptr(),
+                image.len(),
                 &mut module,
                 0,
             ))
