@@ -1,75 +1,139 @@
-//! Compiles `c/standalone.c` with the system C compiler against the SIL shared libraries
-//! (`libcudla.so`, `libnvscisync.so`, `libnvscibuf.so`, built by cargo as cdylibs of the
-//! dev-dependencies) and runs it on the committed AEB loadable and its golden data.
+//! The conformance suite: plain C clients of `c/`, written against the documented API
+//! (`c/api.h`), built with `-Wall -Wextra -Werror` against the staged SIL libraries, linked
+//! by SONAME and run with `LD_LIBRARY_PATH` as their only environment, each checking its
+//! results against the committed AEB loadable's golden data (sil/README.md, "Conformance
+//! suite").
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-const LIBS: [&str; 3] = ["libcudla.so", "libnvscisync.so", "libnvscibuf.so"];
+use sil_c_client::stage::staged;
+use sil_c_client::{client, repo_root};
 
-/// The directory holding the three SIL cdylibs: `target/<profile>/deps` (where cargo puts
-/// the cdylibs of dependencies), or `target/<profile>`.
-fn lib_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("current_exe");
-    let deps = exe.parent().expect("deps dir").to_path_buf();
-    let profile = deps.parent().expect("profile dir").to_path_buf();
-    for dir in [deps, profile] {
-        if LIBS.iter().all(|l| dir.join(l).is_file()) {
-            return dir;
-        }
-    }
-    panic!(
-        "the SIL shared libraries {LIBS:?} are not next to {} (build with `cargo test -p sil-c-client`)",
-        exe.display()
-    );
+fn libs() -> &'static Path {
+    staged(Path::new(env!("CARGO_TARGET_TMPDIR")))
 }
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+/// The loadable, its golden input and its golden output.
+fn golden() -> [PathBuf; 3] {
+    let l = repo_root().join("loadables");
+    [
+        l.join("aeb_detector.sildla"),
+        l.join("aeb_detector.golden_input.bin"),
+        l.join("aeb_detector.golden_output.bin"),
+    ]
 }
 
+/// Builds `c/<name>.c` with the shared `common.c` and `more` sources, and runs it on the
+/// golden data followed by `extra` arguments.
+fn run_client(name: &str, more: &[&str], extra: &[&Path]) -> String {
+    let src = format!("{name}.c");
+    let mut sources = vec![src.as_str(), "common.c"];
+    sources.extend_from_slice(more);
+    let exe = client::build(
+        name,
+        &sources,
+        libs(),
+        &Path::new(env!("CARGO_TARGET_TMPDIR")).join("clients"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let g = golden();
+    let mut args: Vec<&Path> = g.iter().map(PathBuf::as_path).collect();
+    args.extend_from_slice(extra);
+    client::run_passing(&exe, libs(), &args, &[])
+}
+
+/// (a) The documented standalone flow with the default primitive (no deterministic request).
 #[test]
-fn standalone_c_client_passes() {
-    let c_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("c");
-    let libs = lib_dir();
-    let exe = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sil-c-client-standalone");
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    let compile = Command::new(&cc)
-        .args(["-Wall", "-Wextra", "-Werror", "-std=c11", "-O1", "-I"])
-        .arg(&c_dir)
-        .arg(c_dir.join("standalone.c"))
-        .arg("-o")
-        .arg(&exe)
-        .arg("-L")
-        .arg(&libs)
-        .args(["-lcudla", "-lnvscisync", "-lnvscibuf"])
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run the C compiler `{cc}`: {e}"));
+fn standalone_flow_with_sync_points() {
+    run_client("standalone_syncpoint", &["standalone_flow.c"], &[]);
+}
+
+/// The same flow with deterministic semaphores requested by the application.
+#[test]
+fn standalone_flow_with_deterministic_semaphores() {
+    run_client("standalone_deterministic", &["standalone_flow.c"], &[]);
+}
+
+/// (c) SOF and EOF fence timestamps, in real time (ordered, at least the modelled duration)
+/// and in the SIL's virtual time (exact).
+#[test]
+fn sof_and_eof_timestamps() {
+    run_client("timestamps", &[], &[Path::new("real")]);
+    run_client("timestamps", &[], &[Path::new("virtual")]);
+}
+
+/// The AEB loadable built with layer statistics (same tensors, same golden output).
+fn stats_loadable() -> PathBuf {
+    let candidates = [
+        repo_root().join("loadables/aeb_detector_stats.sildla"),
+        repo_root().join("sil/loadable/tests/data/aeb_detector_stats.sildla"),
+    ];
+    candidates
+        .iter()
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| panic!("no statistics loadable at {candidates:?}"))
+        .clone()
+}
+
+/// (d) Task statistics through the export table: one CSV row per layer of each statistics
+/// descriptor.
+#[test]
+fn task_statistics_as_csv() {
+    let path = stats_loadable();
+    let bytes = std::fs::read(&path).unwrap();
+    let loadable = sil_loadable::Loadable::parse(&bytes).expect("parse the statistics loadable");
+    let rows: Vec<String> = loadable.stats().map(|s| s.num_ops.to_string()).collect();
     assert!(
-        compile.status.success(),
-        "C compilation failed:\n{}{}",
-        String::from_utf8_lossy(&compile.stdout),
-        String::from_utf8_lossy(&compile.stderr)
+        !rows.is_empty(),
+        "{} has no statistics descriptors",
+        path.display()
+    );
+    // Independently of the parser: the first descriptor covers every layer of the network
+    // description.
+    let toml = std::fs::read_to_string(repo_root().join("loadables/aeb_detector.toml")).unwrap();
+    let layers = toml.lines().filter(|l| l.trim() == "[[layer]]").count();
+    assert_eq!(
+        rows[0],
+        layers.to_string(),
+        "first statistics descriptor vs the layers"
     );
 
-    let loadables = repo().join("loadables");
-    let run = Command::new(&exe)
-        .env("LD_LIBRARY_PATH", &libs)
-        .arg(loadables.join("aeb_detector.sildla"))
-        .arg(loadables.join("aeb_detector.golden_input.bin"))
-        .arg(loadables.join("aeb_detector.golden_output.bin"))
-        .output()
-        .expect("run the C client");
-    let stdout = String::from_utf8_lossy(&run.stdout);
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    println!("{stdout}{stderr}");
-    assert!(
-        run.status.success(),
-        "C client failed ({}):\n{stdout}{stderr}",
-        run.status
-    );
-    assert!(
-        stdout.lines().any(|l| l == "PASS"),
-        "no PASS line:\n{stdout}"
-    );
+    let exe = client::build(
+        "task_statistics",
+        &["task_statistics.c", "common.c"],
+        libs(),
+        &Path::new(env!("CARGO_TARGET_TMPDIR")).join("clients"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let [_, input, output] = golden();
+    let mut args: Vec<&Path> = vec![path.as_path(), input.as_path(), output.as_path()];
+    args.extend(rows.iter().map(Path::new));
+    client::run_passing(&exe, libs(), &args, &[]);
+}
+
+/// (f) Fault diagnostics: the internal diagnostics module and a diagnostics task on a second
+/// handle, beside a regular task.
+#[test]
+fn fault_diagnostics_task() {
+    run_client("fault_diagnostics", &[], &[]);
+}
+
+/// (b) Deterministic semaphores: the waiter builds the EOF fences of later tasks from the
+/// first one (`NvSciSyncFenceExtractFence`, then `NvSciSyncFenceUpdateFence`).
+#[test]
+fn deterministic_semaphores_with_waiter_built_fences() {
+    run_client("waiter_fences", &[], &[]);
+}
+
+/// (e) The error-reporting flow: an asynchronous error, then a task timeout, each read with
+/// `cudlaGetLastError` after the EOF fence.
+#[test]
+fn error_reporting_after_the_eof_fence() {
+    run_client("async_error", &[], &[]);
+}
+
+/// (g) Misuse: wrong flags, NULL out-pointers, freed handles, stale fences.
+#[test]
+fn misuse_gets_the_documented_error_codes() {
+    run_client("misuse", &[], &[]);
 }
