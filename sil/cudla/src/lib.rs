@@ -115,7 +115,8 @@ pub unsafe extern "C" fn cudlaDeviceGetCount(pNumDevices: *mut u64) -> cudlaStat
 /// `CUDLA_SCRATCH_MEMORY_SHARED_STATIC` is accepted (no effect: each SIL module keeps its own
 /// scratch buffer, the header's fallback). Hybrid mode (`CUDLA_CUDA_DLA`) is
 /// `cudlaErrorUnsupportedOperation` (no CUDA in SIL); other flag bits
-/// `cudlaErrorInvalidParam`; a device index out of range `cudlaErrorInvalidDevice`; a 17th
+/// `cudlaErrorInvalidParam`; a device index out of range `cudlaErrorInvalidParam` (the
+/// header's return list; `cudlaErrorInvalidDevice` is for handles); a 17th
 /// live handle on one DLA `cudlaErrorOutOfResources`. `*devHandle` is written on success
 /// only.
 ///
@@ -142,7 +143,7 @@ pub unsafe extern "C" fn cudlaCreateDevice(
         }
         let _g = lock(&CREATE_LOCK);
         if device >= registry::device_count() {
-            return cudlaErrorInvalidDevice;
+            return cudlaErrorInvalidParam;
         }
         if registry::handles_on(device) >= MAX_HANDLES_PER_DLA {
             return cudlaErrorOutOfResources;

@@ -68,7 +68,7 @@ fn create_and_destroy_errors() {
         assert_eq!(cudlaCreateDevice(0, &mut h, 7), cudlaErrorInvalidParam);
         assert_eq!(
             cudlaCreateDevice(2, &mut h, CUDLA_STANDALONE.0),
-            cudlaErrorInvalidDevice
+            cudlaErrorInvalidParam
         );
         assert_eq!(
             cudlaCreateDevice(0, null_mut(), CUDLA_STANDALONE.0),
