@@ -278,9 +278,7 @@ impl SyncObj {
             [a, b, c, d, ..] => u32::from_ne_bytes([*a, *b, *c, *d]),
             _ => 0,
         };
-        if requested
-            && primitive == ns::NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b.0
-        {
+        if requested && primitive == ns::NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b.0 {
             return Ok(());
         }
         Err(Error::NotDeterministic {
@@ -293,7 +291,12 @@ impl SyncObj {
     /// Take the primitive id from `fence`, a fence the object's signaler wrote (an engine's
     /// EOF fence, or the CPU's [`SyncObj::cpu_fence`]) for the value the runtime computed as
     /// `expected`: the value must match, and so must the id if one was adopted before.
-    pub(crate) fn adopt(&mut self, fence: &RawFence, expected: u64, context: Context) -> Result<()> {
+    pub(crate) fn adopt(
+        &mut self,
+        fence: &RawFence,
+        expected: u64,
+        context: Context,
+    ) -> Result<()> {
         let (id, value) = fence.extract(context)?;
         if value != expected {
             return Err(Error::FenceDisagrees {
@@ -803,7 +806,10 @@ mod tests {
             "{refused:?}"
         );
         let message = std::string::ToString::to_string(&refused.unwrap_err());
-        assert!(message.contains("not a deterministic semaphore"), "{message}");
+        assert!(
+            message.contains("not a deterministic semaphore"),
+            "{message}"
+        );
         for l in lists {
             l.free();
         }

@@ -591,8 +591,9 @@ impl Executive {
                 // calibrated at init.
                 let rt = &self.st.tasks[id.0 as usize];
                 let on_clock = |us: u64| {
-                    (us.saturating_mul(1000) as i64).saturating_sub(self.st.dla_offset_ns).max(0)
-                        as u64
+                    (us.saturating_mul(1000) as i64)
+                        .saturating_sub(self.st.dla_offset_ns)
+                        .max(0) as u64
                 };
                 let end = on_clock(rt.eof[h].timestamp_us(context)?);
                 let start = match rt.start.as_ref() {
@@ -808,10 +809,7 @@ pub(crate) fn submit_task(
                 waits: &mut rt.waits[..waits.len()],
                 signal,
                 eof: &mut rt.eof[h],
-                start: rt
-                    .start
-                    .as_mut()
-                    .map(|s| (s.import, &mut s.fences[h])),
+                start: rt.start.as_mut().map(|s| (s.import, &mut s.fences[h])),
                 noop,
             })
         }
@@ -941,7 +939,10 @@ pub(crate) fn release_engines(st: &mut State) -> Result<()> {
         };
         for d in st.dlas.iter_mut() {
             if d.device.owns(start.import) {
-                keep(d.device.unregister(start.import, Context::Semaphore("start")));
+                keep(
+                    d.device
+                        .unregister(start.import, Context::Semaphore("start")),
+                );
             }
         }
         keep(start.sem.free());

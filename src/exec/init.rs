@@ -574,7 +574,10 @@ impl Init {
             l.free();
         }
         let sem = result?;
-        match self.state.dlas[device].device.import_semaphore(&sem, context) {
+        match self.state.dlas[device]
+            .device
+            .import_semaphore(&sem, context)
+        {
             Ok(import) => Ok(StartSignal {
                 sem,
                 import,
