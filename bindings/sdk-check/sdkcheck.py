@@ -46,9 +46,12 @@ BINDINGS = os.path.dirname(HERE)
 # crate -> (source files, headers the probe includes)
 CRATES = {
     "nvsci-sys": (["error.rs", "buf.rs", "sync.rs"], ["nvscierror.h", "nvscibuf.h", "nvscisync.h"]),
-    "cudla-sys": (["lib.rs"], ["cudla.h"]),
+    "cudla-sys": (["lib.rs"], ["cudla.h", "cudlaExternalEtbl.hpp"]),
     "cuda-sys": (["lib.rs"], ["cuda.h"]),
 }
+# Headers that older SDKs do not have (cuDLA before 1.5 has no export table): included when
+# present; the declarations they would hold are then reported as not in the headers.
+OPTIONAL_HEADERS = {"cudlaExternalEtbl.hpp"}
 # source file -> fake header it becomes
 FAKE_HEADER = {
     ("nvsci-sys", "error.rs"): "nvscierror.h",
@@ -131,10 +134,10 @@ def dirs_of(prefix):
 
 def split_top(s, sep=","):
     parts, depth, cur = [], 0, ""
-    for ch in s:
+    for i, ch in enumerate(s):
         if ch in "([{<":
             depth += 1
-        elif ch in ")]}>":
+        elif ch in ")]}>" and not (ch == ">" and i > 0 and s[i - 1] == "-"):  # `->` is no bracket
             depth -= 1
         if ch == sep and depth == 0:
             parts.append(cur)
@@ -260,9 +263,24 @@ def c_path_of(rec):
     return None
 
 
+FN_PTR = re.compile(r'^Option\s*<\s*unsafe extern "C" fn\s*\((.*)\)\s*(?:->\s*(.+?))?\s*,?\s*>$', re.S)
+
+
+def fn_ptr_parts(model, t):
+    """(C return type, [C parameter types]) of `Option<unsafe extern "C" fn(..) -> R>`."""
+    m = FN_PTR.match(norm_ty(t))
+    if not m:
+        return None
+    params = [c_type(model, p.split(":", 1)[1]) for p in split_top(m.group(1))]
+    return c_type(model, m.group(2) or "()"), params or ["void"]
+
+
 def c_type(model, t):
     """C type-name for a Rust type."""
     t = norm_ty(t)
+    fp = fn_ptr_parts(model, t)
+    if fp:
+        return "%s (*)(%s)" % (fp[0], ", ".join(fp[1]))
     m = re.match(r"^\*(mut|const) (.+)$", t)
     if m:
         inner = c_type(model, m.group(2))
@@ -291,6 +309,9 @@ def c_decl(model, t, name):
     m = re.match(r"^\[(.+);\s*(.+)\]$", norm_ty(t))
     if m:
         return "%s %s[%d]" % (c_type(model, m.group(1)), name, array_len(model, m.group(2)))
+    fp = fn_ptr_parts(model, t)
+    if fp:
+        return "%s (*%s)(%s)" % (fp[0], name, ", ".join(fp[1]))
     return "%s %s" % (c_type(model, t), name)
 
 
@@ -469,9 +490,17 @@ def include_dirs(args):
                              for i, f in enumerate(flags) if f.startswith("-I")]
 
 
+def header_present(args, h):
+    return any(os.path.exists(os.path.join(d, h)) for d in include_dirs(args))
+
+
+def crate_headers(args, crate):
+    """The headers a crate's probe includes: the required ones, and the optional ones present."""
+    return [h for h in CRATES[crate][1] if h not in OPTIONAL_HEADERS or header_present(args, h)]
+
+
 def missing_headers(args, crate):
-    return [h for h in CRATES[crate][1]
-            if not any(os.path.exists(os.path.join(d, h)) for d in include_dirs(args))]
+    return [h for h in CRATES[crate][1] if h not in OPTIONAL_HEADERS and not header_present(args, h)]
 
 
 def check(args, model, crates, tmp):
@@ -479,7 +508,7 @@ def check(args, model, crates, tmp):
     diffs, warns = list(model.errors), []
     nprobes = 0
     for crate in crates:
-        files, headers = CRATES[crate]
+        files, headers = CRATES[crate][0], crate_headers(args, crate)
         missing = missing_headers(args, crate)
         if missing:
             diffs.append("%s: header(s) %s not found in %s (use --only to skip this crate)"
@@ -663,7 +692,7 @@ def bindgen_stage(args, model, crates, tmp):
     print("bindgen: using %s (bindgen %s)" % (bindgen, bindgen_version(bindgen)))
     ndiff, nwarn = 0, 0
     for crate in crates:
-        files, headers = CRATES[crate]
+        files, headers = CRATES[crate][0], crate_headers(args, crate)
         missing = missing_headers(args, crate)
         if missing:
             print("DIFF: bindgen: %s: header(s) %s not found in %s (use --only to skip this crate)"

@@ -76,7 +76,7 @@ mutate "fields swapped" cudla.h 's/(    uint64_t \* const \* outputTensor;\n)(.*
     "offsetof\(cudlaTask, outputTensor\): bindings 8, header 24"
 mutate "function removed" cuda.h 's/^CUresult cuEventQuery\(.*\n//m' \
     "cuEventQuery: .* not in the headers"
-mutate "parameter constness changed" nvscibuf.h 's/NvSciBufAttrKeyValuePair \* pairArray, size_t pairCount\);\nNvSciError NvSciBufAttrListGetAttrs/NvSciBufAttrKeyValuePair const * pairArray, size_t pairCount);\nNvSciError NvSciBufAttrListGetAttrs/' \
+mutate "parameter constness changed" nvscibuf.h 's/(NvSciBufAttrListSetAttrs\(NvSciBufAttrList attrList, )NvSciBufAttrKeyValuePair \* pairArray/${1}NvSciBufAttrKeyValuePair const * pairArray/' \
     "NvSciBufAttrListSetAttrs: .* incompatible"
 mutate "parameter added" cudla.h 's/cudlaStatus cudlaGetLastError\(cudlaDevHandle devHandle\);/cudlaStatus cudlaGetLastError(cudlaDevHandle devHandle, uint32_t flags);/' \
     "cudlaGetLastError: .* incompatible"
@@ -146,7 +146,7 @@ if [ "$bindgen_part" = 1 ]; then
         "$B: nvsci-sys: type of field NvSciSyncFence.payload: ours .\[u64; 6\]., SDK .\[u64; 7\]. ;; $B: nvsci-sys: size\(NvSciSyncFence\): ours 48, SDK 56"
     mutate "bindgen: parameter type changed" cudla.h 's/(cudlaCreateDevice\(uint64_t device, cudlaDevHandle \* devHandle, )uint32_t flags/${1}uint16_t flags/' \
         "$B: cudla-sys: function cudlaCreateDevice: parameter 3 \(.flags.\): ours .u32., SDK .u16."
-    mutate "bindgen: parameter constness changed" nvscibuf.h 's/NvSciBufAttrKeyValuePair \* pairArray, size_t pairCount\);\nNvSciError NvSciBufAttrListGetAttrs/NvSciBufAttrKeyValuePair const * pairArray, size_t pairCount);\nNvSciError NvSciBufAttrListGetAttrs/' \
+    mutate "bindgen: parameter constness changed" nvscibuf.h 's/(NvSciBufAttrListSetAttrs\(NvSciBufAttrList attrList, )NvSciBufAttrKeyValuePair \* pairArray/${1}NvSciBufAttrKeyValuePair const * pairArray/' \
         "$B: nvsci-sys: function NvSciBufAttrListSetAttrs: parameter 2 \(.pairArray.\): ours .\*mut NvSciBufAttrKeyValuePair., SDK .\*const"
     mutate "bindgen: parameter added" cudla.h 's/cudlaStatus cudlaGetLastError\(cudlaDevHandle devHandle\);/cudlaStatus cudlaGetLastError(cudlaDevHandle devHandle, uint32_t flags);/' \
         "$B: cudla-sys: function cudlaGetLastError: ours takes 1 parameter\(s\) \(\*mut cudlaDevHandle_t\), the SDK 2"

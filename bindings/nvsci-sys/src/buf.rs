@@ -1085,6 +1085,7 @@ const _: () = {
     assert!(offset_of!(NvSciBufAttrValGpuCompression, compressionType) == 16);
 
     assert!(size_of::<NvSciBufRect>() == 32);
+    assert!(align_of::<NvSciBufRect>() == 8);
     assert!(offset_of!(NvSciBufRect, x0) == 0);
     assert!(offset_of!(NvSciBufRect, y0) == 8);
     assert!(offset_of!(NvSciBufRect, x1) == 16);
