@@ -39,8 +39,9 @@ fn dla_execution_times_are_the_fence_timestamps() {
     .expect("init");
     // On the virtual clock the DLA starts the warm-up task when it is submitted: the
     // calibrated offset is below the timestamps' 1 µs resolution.
-    let offset = runtime.dla_clock_offset_ns().expect("a DLA task");
+    let (offset, window) = runtime.dla_clock_offset_ns().expect("a DLA task");
     assert!((0..1000).contains(&offset), "{offset}");
+    assert_eq!(window, 0);
     runtime
         .set_dla_timing(DLA0, &TimingModel::fixed(MODELLED_NS, 1))
         .unwrap();

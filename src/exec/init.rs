@@ -701,7 +701,7 @@ impl Init {
         } else {
             Clock::Real
         };
-        let mut dla_offset: Option<i64> = None;
+        let mut dla_offset: Option<(i64, i64)> = None;
         for i in 0..s.tasks.len() {
             let id = TaskId(i as u16);
             let context = Context::Task(s.task(id).name);
@@ -747,17 +747,26 @@ impl Init {
                 });
             }
             if let Some(start) = rt.start.as_ref() {
-                // The warm-up task waits for nothing, so the DLA starts it as soon as it is
-                // submitted: its SOF timestamp (DLA clock) is at or after `submitted`
-                // (executive clock), which bounds the clocks' offset from above. The tightest
-                // bound over the DLA tasks is the offset (exact on the SIL virtual clock;
-                // within the DLA's start latency elsewhere).
-                let sof_ns = start.fences[0].timestamp_us(context)?.saturating_mul(1000);
-                let bound = sof_ns as i64 - submitted as i64;
-                dla_offset = Some(dla_offset.map_or(bound, |o: i64| o.min(bound)));
+                // The warm-up task waits for nothing: the DLA starts it no earlier than it was
+                // submitted, so its SOF timestamp (DLA clock) minus `submitted` (executive
+                // clock) bounds the clocks' offset from above; it ended no later than the CPU
+                // saw its fence, so EOF minus `seen` bounds it from below. The offset is the
+                // tightest upper bound (exact on the SIL virtual clock, where the DLA starts
+                // at submission and the CPU's clock does not move while it waits); the
+                // window between the bounds is the stated uncertainty.
+                let seen = clock.now_ns() as i64;
+                let sof_ns = start.fences[0].timestamp_us(context)?.saturating_mul(1000) as i64;
+                let eof_ns = rt.eof[0].timestamp_us(context)?.saturating_mul(1000) as i64;
+                let upper = sof_ns - submitted as i64;
+                let lower = eof_ns - seen;
+                if dla_offset.is_none_or(|(o, _)| upper < o) {
+                    dla_offset = Some((upper, (upper - lower).max(0)));
+                }
             }
         }
-        self.state.dla_offset_ns = dla_offset.unwrap_or(0);
+        let (offset, window) = dla_offset.unwrap_or((0, 0));
+        self.state.dla_offset_ns = offset;
+        self.state.dla_offset_window_ns = window;
         self.calibrate_gpu_timer()
     }
 

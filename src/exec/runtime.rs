@@ -402,6 +402,7 @@ impl Builder {
             gpu: None,
             stamps: None,
             dla_offset_ns: 0,
+            dla_offset_window_ns: 0,
             sync_module: None,
             buf_module: None,
             wait: None,
@@ -544,17 +545,22 @@ impl Initialized {
         self.init_ns
     }
 
-    /// DLA clock minus the executive's clock, in ns, if the schedule has DLA tasks: DLA task
-    /// times come from the timestamps of the SOF and EOF fences cuDLA signals (µs of the DLA
-    /// clock), moved onto the executive's clock by this offset. Init calibrates it from the
-    /// warm-up tasks, which wait for nothing: each starts on the DLA no earlier than it was
-    /// submitted, and the tightest such bound is the offset.
-    pub fn dla_clock_offset_ns(&self) -> Option<i64> {
+    /// DLA clock minus the executive's clock, in ns, and how far below it the true offset may
+    /// be (the calibration's uncertainty), if the schedule has DLA tasks.
+    ///
+    /// DLA task times come from the timestamps of the SOF and EOF fences cuDLA signals (µs
+    /// of the DLA clock), moved onto the executive's clock by this offset. Init calibrates it
+    /// from the warm-up tasks, which wait for nothing: each starts on the DLA no earlier than
+    /// it was submitted (an upper bound of the offset) and ends no later than the CPU sees
+    /// its fence (a lower bound). The offset is the tightest upper bound; the uncertainty is
+    /// the DLA's start latency plus the CPU's wake-up latency of that sample (0 on the SIL
+    /// virtual clock).
+    pub fn dla_clock_offset_ns(&self) -> Option<(i64, i64)> {
         self.state
             .tasks
             .iter()
             .any(|t| t.start.is_some())
-            .then_some(self.state.dla_offset_ns)
+            .then_some((self.state.dla_offset_ns, self.state.dla_offset_window_ns))
     }
 
     /// The GPU's SM, if the schedule uses a GPU.

@@ -110,6 +110,8 @@ pub(crate) struct State {
     pub stamps: Option<Stamps>,
     /// DLA clock minus executive clock, ns (calibrated at init from the warm-up tasks).
     pub dla_offset_ns: i64,
+    /// How far below `dla_offset_ns` the true offset may be, ns.
+    pub dla_offset_window_ns: i64,
     pub sync_module: Option<SyncModule>,
     pub buf_module: Option<BufModule>,
     pub wait: Option<CpuWaitContext>,

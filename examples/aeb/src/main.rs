@@ -184,10 +184,10 @@ fn run(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
             args.frames,
             orin_exec::engine::platform::NAME,
         );
-        if let Some(ns) = dla_offset_ns {
+        if let Some((ns, window)) = dla_offset_ns {
             println!(
-                "DLA times from SOF/EOF fence timestamps; DLA clock - executive clock = {ns} ns \
-                 (calibrated at init)"
+                "DLA times from SOF/EOF fence timestamps; DLA clock - executive clock = {ns} ns, \
+                 calibrated at init (the true offset is within {window} ns below)"
             );
         }
     }
