@@ -666,6 +666,22 @@ pub union cudlaTranslateCsvAttribute {
     pub csvStreamStats: *mut c_void,
 }
 
+/// The signature of the two translation entries: the multi-module entry names the module
+/// (`hModule`) after the handle, the rest is the same.
+macro_rules! translate_stats_fn {
+    ($($module:ident: $module_ty:ty)?) => {
+        unsafe extern "C" fn(
+            devHandle: cudlaDevHandle,
+            $($module: $module_ty,)?
+            input: *mut u8,
+            dlaFreqMHz: u32,
+            idx: u32,
+            csvAttrType: cudlaTranslateAttributeType,
+            csvAttribute: *mut cudlaTranslateCsvAttribute,
+        ) -> cudlaStatus
+    };
+}
+
 /// The export table of [`cudlaGetExternalExportTable`] (C struct tag `cudlaExernalEtbl_t`,
 /// spelled so in the header). Function pointers are `Option` so a NULL entry stays
 /// representable.
@@ -674,28 +690,9 @@ pub union cudlaTranslateCsvAttribute {
 pub struct cudlaExternalEtbl {
     /// Translates a raw statistics buffer of the handle's (only) module into CSV (length
     /// query, then the stream).
-    pub etiTranslateStats: Option<
-        unsafe extern "C" fn(
-            devHandle: cudlaDevHandle,
-            input: *mut u8,
-            dlaFreqMHz: u32,
-            idx: u32,
-            csvAttrType: cudlaTranslateAttributeType,
-            csvAttribute: *mut cudlaTranslateCsvAttribute,
-        ) -> cudlaStatus,
-    >,
+    pub etiTranslateStats: Option<translate_stats_fn!()>,
     /// The same for a given module of the handle.
-    pub etiTranslateStatsForMultiModule: Option<
-        unsafe extern "C" fn(
-            devHandle: cudlaDevHandle,
-            hModule: cudlaModule,
-            input: *mut u8,
-            dlaFreqMHz: u32,
-            idx: u32,
-            csvAttrType: cudlaTranslateAttributeType,
-            csvAttribute: *mut cudlaTranslateCsvAttribute,
-        ) -> cudlaStatus,
-    >,
+    pub etiTranslateStatsForMultiModule: Option<translate_stats_fn!(hModule: cudlaModule)>,
 }
 
 // ---------------------------------------------------------------------------------------

@@ -409,3 +409,27 @@ cleanup:
     task->signalEvents = NULL;
     return st;
 }
+
+int sync_pair_submit_after_pre_fence(const struct dla* d, const struct sync_pair* s,
+                                     NvSciSyncFence* pre, NvSciSyncFence* eof) {
+    CudlaFence pre_f = {pre, CUDLA_NVSCISYNC_FENCE};
+    CudlaFence eof_f = {eof, CUDLA_NVSCISYNC_FENCE};
+    cudlaWaitEvents wait_events = {&pre_f, 1};
+    uint64_t* signal_ptrs[1];
+    cudlaSignalEvents signal_events;
+    cudlaTask task;
+
+    signal_ptrs[0] = s->signal_reg;
+    signal_events.devPtrs = signal_ptrs;
+    signal_events.eofFences = &eof_f;
+    signal_events.numEvents = 1;
+    dla_task(d, &task);
+    task.waitEvents = &wait_events;
+    task.signalEvents = &signal_events;
+
+    SCI(NvSciSyncObjGenerateFence(s->wait_obj, pre));
+    DLA(cudlaSubmitTask(d->dev, &task, 1, NULL, 0));
+    return 0;
+cleanup:
+    return -1;
+}

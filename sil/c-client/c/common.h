@@ -148,6 +148,11 @@ struct sync_pair {
 int sync_pair_open(struct sync_pair* s, cudlaDevHandle dev, bool deterministic, bool timestamps);
 /* Unregisters and frees (reporting failures); safe on a zeroed struct. */
 void sync_pair_close(struct sync_pair* s);
+/* The documented submission: a new CPU pre-fence on s->wait_obj (written to `*pre`, not
+ * signalled), then one task over all tensors of `d` that waits on it and signals
+ * s->signal_reg with its EOF fence written to `*eof`. Returns 0, or -1 after reporting. */
+int sync_pair_submit_after_pre_fence(const struct dla* d, const struct sync_pair* s,
+                                     NvSciSyncFence* pre, NvSciSyncFence* eof);
 /* Submits `task` (its events replaced) with `flags`, waiting for a new CPU pre-fence and
  * signalling `*eof` on signal_obj, then signals the pre-fence from the CPU. Returns the
  * status of cudlaSubmitTask (cudlaErrorUnknown, after reporting, if an NvSci call fails). */

@@ -30,6 +30,38 @@ fn cpu_wait(m: NvSciSyncModule, f: &NvSciSyncFence) {
     }
 }
 
+/// The CPU signals `a` (releasing the stream's wait); then waits for CUDA's fence `fb` and
+/// for the stream.
+fn signal_and_drain(m: NvSciSyncModule, a: NvSciSyncObj, fb: &NvSciSyncFence, s: CUstream) {
+    // SAFETY: a CPU-signaler object.
+    nv(unsafe { NvSciSyncObjSignal(a) });
+    cpu_wait(m, fb);
+    ck(sync(s));
+}
+
+/// Clears fences owned by the test.
+fn clear(fences: [&mut NvSciSyncFence; 2]) {
+    for f in fences {
+        // SAFETY: a valid fence.
+        unsafe { NvSciSyncFenceClear(f) };
+    }
+}
+
+/// Destroys the stream, then each imported semaphore, then frees its object.
+fn teardown(s: CUstream, sems: [(CUexternalSemaphore, NvSciSyncObj); 2]) {
+    ck(destroy(s));
+    // SAFETY: semaphores imported from these objects; each object is freed after its
+    // semaphore.
+    unsafe {
+        for (e, _) in sems {
+            ck(cuDestroyExternalSemaphore(e));
+        }
+        for (_, o) in sems {
+            NvSciSyncObjFree(o);
+        }
+    }
+}
+
 fn virtual_on() -> std::sync::MutexGuard<'static, ()> {
     let g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     // SAFETY: plain C call.
@@ -179,10 +211,7 @@ fn pipeline(virtual_time: bool) {
         if virtual_time {
             advance(t1);
         }
-        // SAFETY: a CPU-signaler object.
-        nv(unsafe { NvSciSyncObjSignal(a) });
-        cpu_wait(m, &fb);
-        ck(sync(s));
+        signal_and_drain(m, a, &fb, s);
 
         let mut want_map = vec![0i8; map.len];
         orin_exec_kernels::aeb_preprocess(img.slice(), &mut want_map, w, h).expect("model");
@@ -202,21 +231,12 @@ fn pipeline(virtual_time: bool) {
             assert!(tb >= ta + 50_000, "{ta} -> {tb}");
             assert!(ms >= 0.05, "{ms} ms (two kernels of 20 + 30 us)");
         }
-        // SAFETY: fences owned by this test.
-        unsafe {
-            NvSciSyncFenceClear(&mut fa);
-            NvSciSyncFenceClear(&mut fb);
-        }
+        clear([&mut fa, &mut fb]);
     }
-    ck(destroy(s));
-    // SAFETY: imported above; objects freed after.
-    unsafe {
-        ck(cuDestroyExternalSemaphore(ea));
-        ck(cuDestroyExternalSemaphore(eb));
-        assert_eq!(cuDestroyExternalSemaphore(eb), CUDA_ERROR_INVALID_HANDLE);
-        NvSciSyncObjFree(a);
-        NvSciSyncObjFree(b);
-    }
+    teardown(s, [(ea, a), (eb, b)]);
+    // SAFETY: a destroyed handle (the library validates it).
+    let again = unsafe { cuDestroyExternalSemaphore(eb) };
+    assert_eq!(again, CUDA_ERROR_INVALID_HANDLE);
     img.free();
     map.free();
     det.free();
@@ -539,24 +559,10 @@ fn sync_points_signal_and_wait() {
         assert_eq!(query(s), CUDA_ERROR_NOT_READY, "blocked on A");
         let t1 = start + 1_000_000;
         advance(t1);
-        // SAFETY: a CPU-signaler object.
-        nv(unsafe { NvSciSyncObjSignal(a) });
-        cpu_wait(m, &fb);
-        ck(sync(s));
+        signal_and_drain(m, a, &fb, s);
         assert_eq!(signal_ts(a, frame), t1);
         assert_eq!(signal_ts(b, frame), t1, "CUDA signals when its wait ends");
-        // SAFETY: fences owned by this test.
-        unsafe {
-            NvSciSyncFenceClear(&mut fa);
-            NvSciSyncFenceClear(&mut fb);
-        }
+        clear([&mut fa, &mut fb]);
     }
-    ck(destroy(s));
-    // SAFETY: imported above; objects freed after.
-    unsafe {
-        ck(cuDestroyExternalSemaphore(ea));
-        ck(cuDestroyExternalSemaphore(eb));
-        NvSciSyncObjFree(a);
-        NvSciSyncObjFree(b);
-    }
+    teardown(s, [(ea, a), (eb, b)]);
 }

@@ -36,65 +36,49 @@ pub unsafe extern "C" fn cudlaGetExternalExportTable(
     })
 }
 
-/// `etiTranslateStats`: the handle's module (the SIL allows one per handle; none loaded is
-/// `cudlaErrorInvalidParam`).
-///
-/// # Safety
-/// As `cudlaExternalEtbl.hpp` requires: `input` NULL or readable for the statistics
-/// descriptor's size; `csvAttribute` NULL or valid, its `csvStreamStats` NULL or writable for
-/// the length a `CUDLA_GET_CSV_LENGTH` query returned.
-unsafe extern "C" fn eti_translate_stats(
-    devHandle: cudlaDevHandle,
-    input: *mut u8,
-    dlaFreqMHz: u32,
-    idx: u32,
-    csvAttrType: cudlaTranslateAttributeType,
-    csvAttribute: *mut cudlaTranslateCsvAttribute,
-) -> cudlaStatus {
-    guard(|| {
-        // SAFETY: forwarded contract.
-        unsafe {
-            translate(
-                devHandle,
-                None,
-                input,
-                dlaFreqMHz,
-                idx,
-                csvAttrType,
-                csvAttribute,
-            )
+/// Defines an export-table entry with the header's parameters (the multi-module entry names
+/// the module after the handle) that forwards to [`translate`] under [`guard`].
+macro_rules! translate_entry {
+    ($(#[$doc:meta])* $name:ident($($module:ident: $module_ty:ty)?) => $pick:expr) => {
+        $(#[$doc])*
+        unsafe extern "C" fn $name(
+            devHandle: cudlaDevHandle,
+            $($module: $module_ty,)?
+            input: *mut u8,
+            dlaFreqMHz: u32,
+            idx: u32,
+            csvAttrType: cudlaTranslateAttributeType,
+            csvAttribute: *mut cudlaTranslateCsvAttribute,
+        ) -> cudlaStatus {
+            guard(|| {
+                let module = $pick;
+                // SAFETY: forwarded contract.
+                unsafe {
+                    translate(devHandle, module, input, dlaFreqMHz, idx, csvAttrType, csvAttribute)
+                }
+            })
         }
-    })
+    };
 }
 
-/// `etiTranslateStatsForMultiModule`: `hModule` must be the handle's loaded module (else
-/// `cudlaErrorInvalidParam`).
-///
-/// # Safety
-/// As for [`eti_translate_stats`].
-unsafe extern "C" fn eti_translate_stats_for_multi_module(
-    devHandle: cudlaDevHandle,
-    hModule: cudlaModule,
-    input: *mut u8,
-    dlaFreqMHz: u32,
-    idx: u32,
-    csvAttrType: cudlaTranslateAttributeType,
-    csvAttribute: *mut cudlaTranslateCsvAttribute,
-) -> cudlaStatus {
-    guard(|| {
-        // SAFETY: forwarded contract.
-        unsafe {
-            translate(
-                devHandle,
-                Some(hModule),
-                input,
-                dlaFreqMHz,
-                idx,
-                csvAttrType,
-                csvAttribute,
-            )
-        }
-    })
+translate_entry! {
+    /// `etiTranslateStats`: the handle's module (the SIL allows one per handle; none loaded
+    /// is `cudlaErrorInvalidParam`).
+    ///
+    /// # Safety
+    /// As `cudlaExternalEtbl.hpp` requires: `input` NULL or readable for the statistics
+    /// descriptor's size; `csvAttribute` NULL or valid, its `csvStreamStats` NULL or writable
+    /// for the length a `CUDLA_GET_CSV_LENGTH` query returned.
+    eti_translate_stats() => None
+}
+
+translate_entry! {
+    /// `etiTranslateStatsForMultiModule`: `hModule` must be the handle's loaded module (else
+    /// `cudlaErrorInvalidParam`).
+    ///
+    /// # Safety
+    /// As for [`eti_translate_stats`].
+    eti_translate_stats_for_multi_module(hModule: cudlaModule) => Some(hModule)
 }
 
 /// Both entries. Errors (nothing written): `cudlaErrorInvalidParam` for a NULL or unknown

@@ -30,25 +30,8 @@ fn load_diag(sci: &Sci, device: u64) -> Diag {
             &mut module,
             CUDLA_MODULE_ENABLE_FAULT_DIAGNOSTICS.0,
         ));
+        assert_eq!(module_counts(module), (0, 1, 0));
         let mut a = cudlaModuleAttribute { numInputTensors: 9 };
-        ok(cudlaModuleGetAttributes(
-            module,
-            CUDLA_NUM_INPUT_TENSORS,
-            &mut a,
-        ));
-        assert_eq!(a.numInputTensors, 0);
-        ok(cudlaModuleGetAttributes(
-            module,
-            CUDLA_NUM_OUTPUT_TENSORS,
-            &mut a,
-        ));
-        assert_eq!(a.numOutputTensors, 1);
-        ok(cudlaModuleGetAttributes(
-            module,
-            CUDLA_NUM_OUTPUT_TASK_STATISTICS,
-            &mut a,
-        ));
-        assert_eq!(a.numOutputTensors, 0);
         let mut d: [cudlaModuleTensorDescriptor; 1] = std::mem::zeroed();
         a.outputTensorDesc = d.as_mut_ptr();
         ok(cudlaModuleGetAttributes(
@@ -56,13 +39,7 @@ fn load_diag(sci: &Sci, device: u64) -> Diag {
             CUDLA_OUTPUT_TENSOR_DESCRIPTORS,
             &mut a,
         ));
-        let name: String = d[0]
-            .name
-            .iter()
-            .take_while(|c| **c != 0)
-            .map(|c| *c as u8 as char)
-            .collect();
-        assert_eq!(name, "dla_fault_diagnostics");
+        assert_eq!(tensor_name(&d[0]), "dla_fault_diagnostics");
         assert_eq!(d[0].size, diag::RESULT_LEN as u64);
         // No inputs: the input-descriptor query writes nothing, even through NULL.
         a.inputTensorDesc = null_mut();

@@ -16,15 +16,10 @@ use sil_common::timing::{TimingModel, TimingSampler};
 fn stats_descs(m: cudlaModule) -> Vec<cudlaModuleTensorDescriptor> {
     // SAFETY: C ABI calls with live handles and pointers to live locals.
     unsafe {
+        let n = module_counts(m).2 as usize;
         let mut a = cudlaModuleAttribute {
             numOutputTensors: 99,
         };
-        ok(cudlaModuleGetAttributes(
-            m,
-            CUDLA_NUM_OUTPUT_TASK_STATISTICS,
-            &mut a,
-        ));
-        let n = a.numOutputTensors as usize;
         let mut d: Vec<cudlaModuleTensorDescriptor> = vec![std::mem::zeroed(); n];
         a.outputTensorDesc = d.as_mut_ptr();
         ok(cudlaModuleGetAttributes(
@@ -34,14 +29,6 @@ fn stats_descs(m: cudlaModule) -> Vec<cudlaModuleTensorDescriptor> {
         ));
         d
     }
-}
-
-fn name(d: &cudlaModuleTensorDescriptor) -> String {
-    d.name
-        .iter()
-        .take_while(|c| **c != 0)
-        .map(|c| *c as u8 as char)
-        .collect()
 }
 
 fn etbl() -> &'static cudlaExternalEtbl {
@@ -122,8 +109,8 @@ fn descriptors() {
     let dla = Dla::with_loadable(&sci, 0, AEB_STATS);
     let d = stats_descs(dla.module);
     assert_eq!(d.len(), 2);
-    assert_eq!(name(&d[0]), "layerwise");
-    assert_eq!(name(&d[1]), "heads");
+    assert_eq!(tensor_name(&d[0]), "layerwise");
+    assert_eq!(tensor_name(&d[1]), "heads");
     assert_eq!((d[0].size, d[1].size), (48 + 6 * 32, 48 + 3 * 32));
     for x in &d {
         assert_eq!((x.n, x.c, x.h, x.w), (1, 1, 1, x.size));
@@ -133,18 +120,12 @@ fn descriptors() {
         assert_eq!(x.stride[0], 1);
     }
     // The tensor counts are those of the network.
+    assert_eq!(module_counts(dla.module), (1, 2, 2));
     // SAFETY: C ABI calls with live handles and pointers to live locals.
     unsafe {
         let mut a = cudlaModuleAttribute {
-            numOutputTensors: 0,
+            outputTensorDesc: null_mut(),
         };
-        ok(cudlaModuleGetAttributes(
-            dla.module,
-            CUDLA_NUM_OUTPUT_TENSORS,
-            &mut a,
-        ));
-        assert_eq!(a.numOutputTensors, 2);
-        a.outputTensorDesc = null_mut();
         assert_eq!(
             cudlaModuleGetAttributes(dla.module, CUDLA_OUTPUT_TASK_STATISTICS_DESCRIPTORS, &mut a),
             cudlaErrorInvalidParam,
@@ -220,17 +201,10 @@ fn records_and_csv_are_deterministic_for_a_seed() {
         .iter()
         .map(|l| l.split(',').nth(1).unwrap())
         .collect();
-    assert_eq!(
-        names,
-        [
-            "conv1",
-            "pool1",
-            "conv2",
-            "map_head",
-            "gap",
-            "presence_head"
-        ]
-    );
+    // The loadable's layer names, in op order (their values are checked by sil-loadable).
+    let l = sil_loadable::Loadable::parse(AEB_STATS).unwrap();
+    let want: Vec<&str> = (0..l.num_ops()).map(|i| l.layer_name(i).unwrap()).collect();
+    assert_eq!(names, want);
     // At 1000 MHz the cycles are the nanoseconds: they add up to the task's duration.
     let cycles: u64 = lines[1..]
         .iter()

@@ -204,6 +204,31 @@ pub fn strides_for(c: u32, h: u32, line_pitch: u32) -> Option<[u32; NUM_STRIDES]
 // ---------------------------------------------------------------------------------------------
 // Views.
 
+/// The name accessors of a descriptor whose `name` field holds the name without NUL padding
+/// (1 to 80 bytes of printable ASCII).
+macro_rules! name_accessors {
+    ($a:lifetime) => {
+        /// The name without NUL padding (1 to 80 bytes of printable ASCII).
+        pub fn name(&self) -> &$a [u8] {
+            self.name
+        }
+
+        /// The name as a string (always valid: names are printable ASCII).
+        pub fn name_str(&self) -> &$a str {
+            core::str::from_utf8(self.name).unwrap_or("")
+        }
+
+        /// The name as cuDLA's `char name[81]`: the name followed by NUL bytes.
+        pub fn name_c(&self) -> [u8; NAME_MAX_LEN + 1] {
+            let mut out = [0u8; NAME_MAX_LEN + 1];
+            for (d, s) in out.iter_mut().zip(self.name) {
+                *d = *s;
+            }
+            out
+        }
+    };
+}
+
 /// An I/O tensor descriptor, in the shape of cuDLA's `cudlaModuleTensorDescriptor`.
 ///
 /// Strides (bytes): `stride[0]` = element size (1), `stride[1]` = line pitch (bytes from one
@@ -241,24 +266,7 @@ pub struct TensorDesc<'a> {
 }
 
 impl<'a> TensorDesc<'a> {
-    /// The name without NUL padding (1 to 80 bytes of printable ASCII).
-    pub fn name(&self) -> &'a [u8] {
-        self.name
-    }
-
-    /// The name as a string (always valid: names are printable ASCII).
-    pub fn name_str(&self) -> &'a str {
-        core::str::from_utf8(self.name).unwrap_or("")
-    }
-
-    /// The name as cuDLA's `char name[81]`: the name followed by NUL bytes.
-    pub fn name_c(&self) -> [u8; NAME_MAX_LEN + 1] {
-        let mut out = [0u8; NAME_MAX_LEN + 1];
-        for (d, s) in out.iter_mut().zip(self.name) {
-            *d = *s;
-        }
-        out
-    }
+    name_accessors!('a);
 
     /// Line pitch in bytes (`stride[1]`).
     pub fn line_pitch(&self) -> u32 {
@@ -998,24 +1006,7 @@ pub struct StatsDesc<'a> {
 }
 
 impl<'a> StatsDesc<'a> {
-    /// The name without NUL padding.
-    pub fn name(&self) -> &'a [u8] {
-        self.name
-    }
-
-    /// The name as a string (names are printable ASCII).
-    pub fn name_str(&self) -> &'a str {
-        core::str::from_utf8(self.name).unwrap_or("")
-    }
-
-    /// The name as cuDLA's `char name[81]`.
-    pub fn name_c(&self) -> [u8; NAME_MAX_LEN + 1] {
-        let mut out = [0u8; NAME_MAX_LEN + 1];
-        for (d, s) in out.iter_mut().zip(self.name) {
-            *d = *s;
-        }
-        out
-    }
+    name_accessors!('a);
 
     /// Bytes of the raw statistics buffer: [`crate::stats::RAW_HEADER_LEN`] +
     /// [`crate::stats::RAW_RECORD_LEN`] per layer.

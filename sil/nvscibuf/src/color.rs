@@ -20,13 +20,116 @@ pub(crate) struct FmtInfo {
     pub datatype: NvSciBufAttrValDataType,
 }
 
-const fn f(bpp: u32, channels: u8, datatype: NvSciBufAttrValDataType) -> Option<FmtInfo> {
-    Some(FmtInfo {
-        bpp,
-        channels,
-        datatype,
-    })
+// Channel data types, short for the table.
+const U8: NvSciBufAttrValDataType = NvSciDataType_Uint8;
+const U16: NvSciBufAttrValDataType = NvSciDataType_Uint16;
+const U32: NvSciBufAttrValDataType = NvSciDataType_Uint32;
+const I8: NvSciBufAttrValDataType = NvSciDataType_Int8;
+const I16: NvSciBufAttrValDataType = NvSciDataType_Int16;
+const I32: NvSciBufAttrValDataType = NvSciDataType_Int32;
+const F16: NvSciBufAttrValDataType = NvSciDataType_Float16;
+const FISP: NvSciBufAttrValDataType = NvSciDataType_FloatISP;
+
+/// One row of [`FORMATS`]: the formats `first..=last` (header enum order) share `info`.
+struct Row {
+    first: NvSciBufAttrValColorFmt,
+    last: NvSciBufAttrValColorFmt,
+    info: FmtInfo,
 }
+
+const fn r(
+    first: NvSciBufAttrValColorFmt,
+    last: NvSciBufAttrValColorFmt,
+    bpp: u32,
+    channels: u8,
+    datatype: NvSciBufAttrValDataType,
+) -> Row {
+    Row {
+        first,
+        last,
+        info: FmtInfo {
+            bpp,
+            channels,
+            datatype,
+        },
+    }
+}
+
+/// A row of one format.
+const fn one(
+    fmt: NvSciBufAttrValColorFmt,
+    bpp: u32,
+    channels: u8,
+    dt: NvSciBufAttrValDataType,
+) -> Row {
+    r(fmt, fmt, bpp, channels, dt)
+}
+
+/// Every supported format: (first, last, bits per pixel, channels, channel type). Rows do not
+/// overlap; a value in no row is unknown.
+const FORMATS: [Row; 31] = [
+    r(NvSciColor_Bayer8RGGB, NvSciColor_Bayer8GRBG, 8, 1, U8),
+    // 16-bit containers: Bayer16 and the X2/X4/X6 (14/12/10 bits in 16) Bayer formats.
+    r(NvSciColor_Bayer16BGGR, NvSciColor_X4Bayer12CCRC, 16, 1, U16),
+    r(
+        NvSciColor_Signed_X2Bayer14CCCC,
+        NvSciColor_Signed_Bayer16CCCC,
+        16,
+        1,
+        I16,
+    ),
+    r(
+        NvSciColor_FloatISP_Bayer16CCCC,
+        NvSciColor_FloatISP_Bayer16CCRC,
+        16,
+        1,
+        FISP,
+    ),
+    // 20 bits in a 32-bit container (the header's X12Bayer20 drawing).
+    r(
+        NvSciColor_X12Bayer20CCCC,
+        NvSciColor_X12Bayer20CCRC,
+        32,
+        1,
+        U32,
+    ),
+    one(NvSciColor_Signed_X12Bayer20CCCC, 32, 1, I32),
+    // Semi-planar chroma: two 8-bit components, or two 16-bit containers.
+    r(NvSciColor_U8V8, NvSciColor_V8_U8, 16, 2, U8),
+    r(NvSciColor_U10V10, NvSciColor_V16U16, 32, 2, U16),
+    one(NvSciColor_Y8, 8, 1, U8),
+    one(NvSciColor_U8, 8, 1, U8),
+    one(NvSciColor_V8, 8, 1, U8),
+    r(NvSciColor_Y10, NvSciColor_Y16, 16, 1, U16),
+    r(NvSciColor_U10, NvSciColor_V16, 16, 1, U16),
+    one(NvSciColor_A8Y8U8V8, 32, 4, U8),
+    // Packed 4:2:2: one 32-bit word per two pixels, Y plus one chroma component each.
+    r(NvSciColor_Y8U8Y8V8, NvSciColor_V8Y8U8Y8, 16, 2, U8),
+    one(NvSciColor_A16Y16U16V16, 64, 4, U16),
+    one(NvSciColor_A8, 8, 1, U8),
+    one(NvSciColor_Signed_A8, 8, 1, I8),
+    r(NvSciColor_B8G8R8A8, NvSciColor_A8B8G8R8, 32, 4, U8),
+    // 10-bit components in a 32-bit word: the smallest type holding one component.
+    one(NvSciColor_A2R10G10B10, 32, 4, U16),
+    one(NvSciColor_A16, 16, 1, U16),
+    one(NvSciColor_Signed_A16, 16, 1, I16),
+    one(NvSciColor_Signed_R16G16, 32, 2, I16),
+    one(NvSciColor_A16B16G16R16, 64, 4, U16),
+    one(NvSciColor_Signed_A16B16G16R16, 64, 4, I16),
+    one(NvSciColor_Float_A16B16G16R16, 64, 4, F16),
+    one(NvSciColor_A32, 32, 1, U32),
+    one(NvSciColor_Signed_A32, 32, 1, I32),
+    one(NvSciColor_Float_A16, 16, 1, F16),
+    // RGB-IR 4x4 Bayer (10/12/14/16 bits in 16) and the right-justified 12-bit Bayer.
+    r(
+        NvSciColor_X6Bayer10BGGI_RGGI,
+        NvSciColor_X4Bayer12RGGB_RJ,
+        16,
+        1,
+        U16,
+    ),
+    r(NvSciColor_R8, NvSciColor_B8, 8, 1, U8),
+];
 
 fn within(v: u32, lo: NvSciBufAttrValColorFmt, hi: NvSciBufAttrValColorFmt) -> bool {
     (lo.0..=hi.0).contains(&v)
@@ -36,71 +139,10 @@ fn within(v: u32, lo: NvSciBufAttrValColorFmt, hi: NvSciBufAttrValColorFmt) -> b
 /// `Signed_X12Bayer20GBRG` (the header: "currently not supported, and setting this
 /// attribute key will fail").
 pub(crate) fn info(fmt: u32) -> Option<FmtInfo> {
-    let (u8_, u16_, u32_) = (
-        NvSciDataType_Uint8,
-        NvSciDataType_Uint16,
-        NvSciDataType_Uint32,
-    );
-    let (i8_, i16_, i32_) = (NvSciDataType_Int8, NvSciDataType_Int16, NvSciDataType_Int32);
-    match fmt {
-        v if within(v, NvSciColor_Bayer8RGGB, NvSciColor_Bayer8GRBG) => f(8, 1, u8_),
-        // 16-bit containers: Bayer16 and the X2/X4/X6 (14/12/10 bits in 16) Bayer formats.
-        v if within(v, NvSciColor_Bayer16BGGR, NvSciColor_X4Bayer12CCRC) => f(16, 1, u16_),
-        v if within(
-            v,
-            NvSciColor_Signed_X2Bayer14CCCC,
-            NvSciColor_Signed_Bayer16CCCC,
-        ) =>
-        {
-            f(16, 1, i16_)
-        }
-        v if within(
-            v,
-            NvSciColor_FloatISP_Bayer16CCCC,
-            NvSciColor_FloatISP_Bayer16CCRC,
-        ) =>
-        {
-            f(16, 1, NvSciDataType_FloatISP)
-        }
-        // 20 bits in a 32-bit container (the header's X12Bayer20 drawing).
-        v if within(v, NvSciColor_X12Bayer20CCCC, NvSciColor_X12Bayer20CCRC) => f(32, 1, u32_),
-        v if v == NvSciColor_Signed_X12Bayer20CCCC.0 => f(32, 1, i32_),
-        // Semi-planar chroma: two 8-bit components, or two 16-bit containers.
-        v if within(v, NvSciColor_U8V8, NvSciColor_V8_U8) => f(16, 2, u8_),
-        v if within(v, NvSciColor_U10V10, NvSciColor_V16U16) => f(32, 2, u16_),
-        v if v == NvSciColor_Y8.0 || v == NvSciColor_U8.0 || v == NvSciColor_V8.0 => f(8, 1, u8_),
-        v if within(v, NvSciColor_Y10, NvSciColor_Y16) => f(16, 1, u16_),
-        v if within(v, NvSciColor_U10, NvSciColor_V16) => f(16, 1, u16_),
-        v if v == NvSciColor_A8Y8U8V8.0 => f(32, 4, u8_),
-        // Packed 4:2:2: one 32-bit word per two pixels, Y plus one chroma component each.
-        v if within(v, NvSciColor_Y8U8Y8V8, NvSciColor_V8Y8U8Y8) => f(16, 2, u8_),
-        v if v == NvSciColor_A16Y16U16V16.0 => f(64, 4, u16_),
-        v if v == NvSciColor_A8.0 => f(8, 1, u8_),
-        v if v == NvSciColor_Signed_A8.0 => f(8, 1, i8_),
-        v if within(v, NvSciColor_B8G8R8A8, NvSciColor_A8B8G8R8) => f(32, 4, u8_),
-        // 10-bit components in a 32-bit word: the smallest type holding one component.
-        v if v == NvSciColor_A2R10G10B10.0 => f(32, 4, u16_),
-        v if v == NvSciColor_A16.0 => f(16, 1, u16_),
-        v if v == NvSciColor_Signed_A16.0 => f(16, 1, i16_),
-        v if v == NvSciColor_Signed_R16G16.0 => f(32, 2, i16_),
-        v if v == NvSciColor_A16B16G16R16.0 => f(64, 4, u16_),
-        v if v == NvSciColor_Signed_A16B16G16R16.0 => f(64, 4, i16_),
-        v if v == NvSciColor_Float_A16B16G16R16.0 => f(64, 4, NvSciDataType_Float16),
-        v if v == NvSciColor_A32.0 => f(32, 1, u32_),
-        v if v == NvSciColor_Signed_A32.0 => f(32, 1, i32_),
-        v if v == NvSciColor_Float_A16.0 => f(16, 1, NvSciDataType_Float16),
-        // RGB-IR 4x4 Bayer (10/12/14/16 bits in 16) and the right-justified 12-bit Bayer.
-        v if within(
-            v,
-            NvSciColor_X6Bayer10BGGI_RGGI,
-            NvSciColor_X4Bayer12RGGB_RJ,
-        ) =>
-        {
-            f(16, 1, u16_)
-        }
-        v if within(v, NvSciColor_R8, NvSciColor_B8) => f(8, 1, u8_),
-        _ => None,
-    }
+    FORMATS
+        .iter()
+        .find(|row| within(fmt, row.first, row.last))
+        .map(|row| row.info)
 }
 
 /// Whether a colour format is a YUV-family format (its default colour standard differs).
@@ -122,6 +164,16 @@ pub(crate) fn element_bits(dt: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rows_do_not_overlap() {
+        for (i, a) in FORMATS.iter().enumerate() {
+            assert!(a.first.0 <= a.last.0, "row {i}");
+            for b in &FORMATS[i + 1..] {
+                assert!(a.last.0 < b.first.0 || b.last.0 < a.first.0, "row {i}");
+            }
+        }
+    }
 
     #[test]
     fn every_valid_format_is_known_and_byte_sized() {

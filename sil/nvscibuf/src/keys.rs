@@ -100,195 +100,99 @@ pub(crate) struct KeyDef {
     pub kind: Kind,
 }
 
-const fn d(key: NvSciBufAttrKey, access: Access, kind: Kind) -> KeyDef {
-    KeyDef { key, access, kind }
+/// Declares the key table. Each row, in storage order, names the storage-index constant (the
+/// row's position) and gives the key, its accessibility and its value check; `KEYS` and `NK`
+/// follow from the rows, so an index cannot drift from its key.
+macro_rules! key_table {
+    ($($name:ident = $key:ident, $access:ident, $kind:ident $(($bound:literal))?;)*) => {
+        #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+        #[repr(usize)]
+        enum Slot {
+            $($name,)*
+            Count,
+        }
+        $(pub(crate) const $name: usize = Slot::$name as usize;)*
+        /// Number of keys.
+        pub(crate) const NK: usize = Slot::Count as usize;
+        /// Every public key, in storage order (index = position).
+        pub(crate) const KEYS: [KeyDef; NK] = [$(KeyDef {
+            key: $key,
+            access: Access::$access,
+            kind: Kind::$kind $(($bound))?,
+        }),*];
+    };
 }
 
-use Access::{In, InOut, Out};
-
-/// Every public key, in storage order (index = position). `PlaneScanType` and `ScanType`
-/// are one key (same value).
-pub(crate) const KEYS: [KeyDef; NK] = [
-    d(NvSciBufGeneralAttrKey_Types, InOut, Kind::Types),
-    d(NvSciBufGeneralAttrKey_NeedCpuAccess, InOut, Kind::Bool),
-    d(NvSciBufGeneralAttrKey_RequiredPerm, In, Kind::Perm),
-    d(NvSciBufGeneralAttrKey_EnableCpuCache, InOut, Kind::Bool),
-    d(NvSciBufGeneralAttrKey_GpuId, InOut, Kind::GpuIds),
-    d(
-        NvSciBufGeneralAttrKey_CpuNeedSwCacheCoherency,
-        Out,
-        Kind::Output,
-    ),
-    d(NvSciBufGeneralAttrKey_ActualPerm, Out, Kind::Output),
-    d(NvSciBufGeneralAttrKey_VidMem_GpuId, InOut, Kind::GpuId),
-    d(NvSciBufGeneralAttrKey_EnableGpuCache, InOut, Kind::GpuCache),
-    d(
-        NvSciBufGeneralAttrKey_GpuSwNeedCacheCoherency,
-        Out,
-        Kind::Output,
-    ),
-    d(
-        NvSciBufGeneralAttrKey_EnableGpuCompression,
-        InOut,
-        Kind::GpuCompression,
-    ),
-    d(
-        NvSciBufGeneralAttrKey_PeerLocationInfo,
-        InOut,
-        Kind::PeerLocations,
-    ),
-    d(
-        NvSciBufGeneralAttrKey_PeerHwEngineArray,
-        InOut,
-        Kind::PeerEngines,
-    ),
-    d(NvSciBufRawBufferAttrKey_Size, InOut, Kind::Positive),
-    d(NvSciBufRawBufferAttrKey_Align, InOut, Kind::AlignOrZero),
-    d(NvSciBufImageAttrKey_Layout, InOut, Kind::Enum(2)),
-    d(NvSciBufImageAttrKey_TopPadding, InOut, Kind::PlaneU64s),
-    d(NvSciBufImageAttrKey_BottomPadding, InOut, Kind::PlaneU64s),
-    d(NvSciBufImageAttrKey_LeftPadding, InOut, Kind::PlaneU64s),
-    d(NvSciBufImageAttrKey_RightPadding, InOut, Kind::PlaneU64s),
-    d(NvSciBufImageAttrKey_VprFlag, InOut, Kind::Bool),
-    d(NvSciBufImageAttrKey_Size, Out, Kind::Output),
-    d(NvSciBufImageAttrKey_Alignment, Out, Kind::Output),
-    d(NvSciBufImageAttrKey_PlaneCount, InOut, Kind::PlaneCount),
-    d(
-        NvSciBufImageAttrKey_PlaneColorFormat,
-        InOut,
-        Kind::PlaneColorFmts,
-    ),
-    d(
-        NvSciBufImageAttrKey_PlaneColorStd,
-        InOut,
-        Kind::PlaneColorStds,
-    ),
-    d(
-        NvSciBufImageAttrKey_PlaneBaseAddrAlign,
-        InOut,
-        Kind::PlaneAligns,
-    ),
-    d(NvSciBufImageAttrKey_PlaneWidth, InOut, Kind::PlaneU32s),
-    d(NvSciBufImageAttrKey_PlaneHeight, InOut, Kind::PlaneU32s),
-    d(NvSciBufImageAttrKey_ScanType, InOut, Kind::Enum(2)),
-    d(NvSciBufImageAttrKey_PlaneBitsPerPixel, Out, Kind::Output),
-    d(NvSciBufImageAttrKey_PlaneOffset, Out, Kind::Output),
-    d(NvSciBufImageAttrKey_PlaneDatatype, Out, Kind::Output),
-    d(NvSciBufImageAttrKey_PlaneChannelCount, Out, Kind::Output),
-    d(
-        NvSciBufImageAttrKey_PlaneSecondFieldOffset,
-        Out,
-        Kind::Output,
-    ),
-    d(NvSciBufImageAttrKey_PlanePitch, Out, Kind::Output),
-    d(NvSciBufImageAttrKey_PlaneAlignedHeight, Out, Kind::Output),
-    d(NvSciBufImageAttrKey_PlaneAlignedSize, Out, Kind::Output),
-    d(NvSciBufImageAttrKey_ImageCount, InOut, Kind::ImageCount),
-    d(NvSciBufImageAttrKey_SurfType, InOut, Kind::SurfType),
-    d(NvSciBufImageAttrKey_SurfMemLayout, InOut, Kind::Enum(3)),
-    d(NvSciBufImageAttrKey_SurfSampleType, InOut, Kind::Enum(5)),
-    d(NvSciBufImageAttrKey_SurfBPC, InOut, Kind::Enum(7)),
-    d(
-        NvSciBufImageAttrKey_SurfComponentOrder,
-        InOut,
-        Kind::Enum(3),
-    ),
-    d(NvSciBufImageAttrKey_SurfWidthBase, InOut, Kind::U32),
-    d(NvSciBufImageAttrKey_SurfHeightBase, InOut, Kind::U32),
-    d(NvSciBufImageAttrKey_SurfColorStd, InOut, Kind::Enum(12)),
-    d(NvSciBufTensorAttrKey_DataType, InOut, Kind::TensorDataType),
-    d(NvSciBufTensorAttrKey_NumDims, InOut, Kind::NumDims),
-    d(NvSciBufTensorAttrKey_SizePerDim, InOut, Kind::DimSizes),
-    d(
-        NvSciBufTensorAttrKey_AlignmentPerDim,
-        InOut,
-        Kind::DimAligns,
-    ),
-    d(NvSciBufTensorAttrKey_StridesPerDim, Out, Kind::Output),
-    d(NvSciBufTensorAttrKey_PixelFormat, InOut, Kind::ColorFmt),
-    d(NvSciBufTensorAttrKey_BaseAddrAlign, InOut, Kind::Pow2),
-    d(NvSciBufTensorAttrKey_Size, Out, Kind::Output),
-    d(NvSciBufArrayAttrKey_DataType, InOut, Kind::ArrayDataType),
-    d(NvSciBufArrayAttrKey_Stride, InOut, Kind::U64),
-    d(NvSciBufArrayAttrKey_Capacity, InOut, Kind::U64),
-    d(NvSciBufArrayAttrKey_Size, Out, Kind::Output),
-    d(NvSciBufArrayAttrKey_Alignment, Out, Kind::Output),
-    d(NvSciBufPyramidAttrKey_NumLevels, InOut, Kind::NumLevels),
-    d(NvSciBufPyramidAttrKey_Scale, InOut, Kind::Scale),
-    d(NvSciBufPyramidAttrKey_LevelOffset, Out, Kind::Output),
-    d(NvSciBufPyramidAttrKey_LevelSize, Out, Kind::Output),
-    d(NvSciBufPyramidAttrKey_Alignment, Out, Kind::Output),
-];
-
-/// Number of keys.
-pub(crate) const NK: usize = 65;
-
-// Storage indices (positions in `KEYS`; checked by a test).
-pub(crate) const TYPES: usize = 0;
-pub(crate) const NEED_CPU: usize = 1;
-pub(crate) const REQ_PERM: usize = 2;
-pub(crate) const CPU_CACHE: usize = 3;
-pub(crate) const GPU_ID: usize = 4;
-pub(crate) const CPU_SW_COHERENCY: usize = 5;
-pub(crate) const ACTUAL_PERM: usize = 6;
-pub(crate) const VIDMEM_GPU: usize = 7;
-pub(crate) const GPU_CACHE: usize = 8;
-pub(crate) const GPU_SW_COHERENCY: usize = 9;
-pub(crate) const GPU_COMPRESSION: usize = 10;
-pub(crate) const PEER_LOCATION: usize = 11;
-pub(crate) const PEER_ENGINES: usize = 12;
-pub(crate) const RAW_SIZE: usize = 13;
-pub(crate) const RAW_ALIGN: usize = 14;
-pub(crate) const IMG_LAYOUT: usize = 15;
-pub(crate) const IMG_TOP_PAD: usize = 16;
-pub(crate) const IMG_BOTTOM_PAD: usize = 17;
-pub(crate) const IMG_LEFT_PAD: usize = 18;
-pub(crate) const IMG_RIGHT_PAD: usize = 19;
-pub(crate) const IMG_VPR: usize = 20;
-pub(crate) const IMG_SIZE: usize = 21;
-pub(crate) const IMG_ALIGNMENT: usize = 22;
-pub(crate) const IMG_PLANE_COUNT: usize = 23;
-pub(crate) const IMG_COLOR_FMT: usize = 24;
-pub(crate) const IMG_COLOR_STD: usize = 25;
-pub(crate) const IMG_BASE_ALIGN: usize = 26;
-pub(crate) const IMG_WIDTH: usize = 27;
-pub(crate) const IMG_HEIGHT: usize = 28;
-pub(crate) const IMG_SCAN: usize = 29;
-pub(crate) const IMG_BPP: usize = 30;
-pub(crate) const IMG_OFFSET: usize = 31;
-pub(crate) const IMG_DATATYPE: usize = 32;
-pub(crate) const IMG_CHANNELS: usize = 33;
-pub(crate) const IMG_SECOND_FIELD: usize = 34;
-pub(crate) const IMG_PITCH: usize = 35;
-pub(crate) const IMG_ALIGNED_HEIGHT: usize = 36;
-pub(crate) const IMG_ALIGNED_SIZE: usize = 37;
-pub(crate) const IMG_COUNT: usize = 38;
-pub(crate) const SURF_TYPE: usize = 39;
-pub(crate) const SURF_MEM_LAYOUT: usize = 40;
-pub(crate) const SURF_SAMPLE: usize = 41;
-pub(crate) const SURF_BPC: usize = 42;
-pub(crate) const SURF_ORDER: usize = 43;
-pub(crate) const SURF_WIDTH: usize = 44;
-pub(crate) const SURF_HEIGHT: usize = 45;
-pub(crate) const SURF_COLOR_STD: usize = 46;
-pub(crate) const T_DATATYPE: usize = 47;
-pub(crate) const T_NUMDIMS: usize = 48;
-pub(crate) const T_SIZES: usize = 49;
-pub(crate) const T_ALIGNS: usize = 50;
-pub(crate) const T_STRIDES: usize = 51;
-pub(crate) const T_PIXEL_FMT: usize = 52;
-pub(crate) const T_BASE_ALIGN: usize = 53;
-pub(crate) const T_SIZE: usize = 54;
-pub(crate) const A_DATATYPE: usize = 55;
-pub(crate) const A_STRIDE: usize = 56;
-pub(crate) const A_CAPACITY: usize = 57;
-pub(crate) const A_SIZE: usize = 58;
-pub(crate) const A_ALIGNMENT: usize = 59;
-pub(crate) const P_LEVELS: usize = 60;
-pub(crate) const P_SCALE: usize = 61;
-pub(crate) const P_LEVEL_OFFSET: usize = 62;
-pub(crate) const P_LEVEL_SIZE: usize = 63;
-pub(crate) const P_ALIGNMENT: usize = 64;
+// Storage index = key, accessibility, value check. `PlaneScanType` and `ScanType` are one key
+// (same value).
+#[rustfmt::skip]
+key_table! {
+    TYPES              = NvSciBufGeneralAttrKey_Types, InOut, Types;
+    NEED_CPU           = NvSciBufGeneralAttrKey_NeedCpuAccess, InOut, Bool;
+    REQ_PERM           = NvSciBufGeneralAttrKey_RequiredPerm, In, Perm;
+    CPU_CACHE          = NvSciBufGeneralAttrKey_EnableCpuCache, InOut, Bool;
+    GPU_ID             = NvSciBufGeneralAttrKey_GpuId, InOut, GpuIds;
+    CPU_SW_COHERENCY   = NvSciBufGeneralAttrKey_CpuNeedSwCacheCoherency, Out, Output;
+    ACTUAL_PERM        = NvSciBufGeneralAttrKey_ActualPerm, Out, Output;
+    VIDMEM_GPU         = NvSciBufGeneralAttrKey_VidMem_GpuId, InOut, GpuId;
+    GPU_CACHE          = NvSciBufGeneralAttrKey_EnableGpuCache, InOut, GpuCache;
+    GPU_SW_COHERENCY   = NvSciBufGeneralAttrKey_GpuSwNeedCacheCoherency, Out, Output;
+    GPU_COMPRESSION    = NvSciBufGeneralAttrKey_EnableGpuCompression, InOut, GpuCompression;
+    PEER_LOCATION      = NvSciBufGeneralAttrKey_PeerLocationInfo, InOut, PeerLocations;
+    PEER_ENGINES       = NvSciBufGeneralAttrKey_PeerHwEngineArray, InOut, PeerEngines;
+    RAW_SIZE           = NvSciBufRawBufferAttrKey_Size, InOut, Positive;
+    RAW_ALIGN          = NvSciBufRawBufferAttrKey_Align, InOut, AlignOrZero;
+    IMG_LAYOUT         = NvSciBufImageAttrKey_Layout, InOut, Enum(2);
+    IMG_TOP_PAD        = NvSciBufImageAttrKey_TopPadding, InOut, PlaneU64s;
+    IMG_BOTTOM_PAD     = NvSciBufImageAttrKey_BottomPadding, InOut, PlaneU64s;
+    IMG_LEFT_PAD       = NvSciBufImageAttrKey_LeftPadding, InOut, PlaneU64s;
+    IMG_RIGHT_PAD      = NvSciBufImageAttrKey_RightPadding, InOut, PlaneU64s;
+    IMG_VPR            = NvSciBufImageAttrKey_VprFlag, InOut, Bool;
+    IMG_SIZE           = NvSciBufImageAttrKey_Size, Out, Output;
+    IMG_ALIGNMENT      = NvSciBufImageAttrKey_Alignment, Out, Output;
+    IMG_PLANE_COUNT    = NvSciBufImageAttrKey_PlaneCount, InOut, PlaneCount;
+    IMG_COLOR_FMT      = NvSciBufImageAttrKey_PlaneColorFormat, InOut, PlaneColorFmts;
+    IMG_COLOR_STD      = NvSciBufImageAttrKey_PlaneColorStd, InOut, PlaneColorStds;
+    IMG_BASE_ALIGN     = NvSciBufImageAttrKey_PlaneBaseAddrAlign, InOut, PlaneAligns;
+    IMG_WIDTH          = NvSciBufImageAttrKey_PlaneWidth, InOut, PlaneU32s;
+    IMG_HEIGHT         = NvSciBufImageAttrKey_PlaneHeight, InOut, PlaneU32s;
+    IMG_SCAN           = NvSciBufImageAttrKey_ScanType, InOut, Enum(2);
+    IMG_BPP            = NvSciBufImageAttrKey_PlaneBitsPerPixel, Out, Output;
+    IMG_OFFSET         = NvSciBufImageAttrKey_PlaneOffset, Out, Output;
+    IMG_DATATYPE       = NvSciBufImageAttrKey_PlaneDatatype, Out, Output;
+    IMG_CHANNELS       = NvSciBufImageAttrKey_PlaneChannelCount, Out, Output;
+    IMG_SECOND_FIELD   = NvSciBufImageAttrKey_PlaneSecondFieldOffset, Out, Output;
+    IMG_PITCH          = NvSciBufImageAttrKey_PlanePitch, Out, Output;
+    IMG_ALIGNED_HEIGHT = NvSciBufImageAttrKey_PlaneAlignedHeight, Out, Output;
+    IMG_ALIGNED_SIZE   = NvSciBufImageAttrKey_PlaneAlignedSize, Out, Output;
+    IMG_COUNT          = NvSciBufImageAttrKey_ImageCount, InOut, ImageCount;
+    SURF_TYPE          = NvSciBufImageAttrKey_SurfType, InOut, SurfType;
+    SURF_MEM_LAYOUT    = NvSciBufImageAttrKey_SurfMemLayout, InOut, Enum(3);
+    SURF_SAMPLE        = NvSciBufImageAttrKey_SurfSampleType, InOut, Enum(5);
+    SURF_BPC           = NvSciBufImageAttrKey_SurfBPC, InOut, Enum(7);
+    SURF_ORDER         = NvSciBufImageAttrKey_SurfComponentOrder, InOut, Enum(3);
+    SURF_WIDTH         = NvSciBufImageAttrKey_SurfWidthBase, InOut, U32;
+    SURF_HEIGHT        = NvSciBufImageAttrKey_SurfHeightBase, InOut, U32;
+    SURF_COLOR_STD     = NvSciBufImageAttrKey_SurfColorStd, InOut, Enum(12);
+    T_DATATYPE         = NvSciBufTensorAttrKey_DataType, InOut, TensorDataType;
+    T_NUMDIMS          = NvSciBufTensorAttrKey_NumDims, InOut, NumDims;
+    T_SIZES            = NvSciBufTensorAttrKey_SizePerDim, InOut, DimSizes;
+    T_ALIGNS           = NvSciBufTensorAttrKey_AlignmentPerDim, InOut, DimAligns;
+    T_STRIDES          = NvSciBufTensorAttrKey_StridesPerDim, Out, Output;
+    T_PIXEL_FMT        = NvSciBufTensorAttrKey_PixelFormat, InOut, ColorFmt;
+    T_BASE_ALIGN       = NvSciBufTensorAttrKey_BaseAddrAlign, InOut, Pow2;
+    T_SIZE             = NvSciBufTensorAttrKey_Size, Out, Output;
+    A_DATATYPE         = NvSciBufArrayAttrKey_DataType, InOut, ArrayDataType;
+    A_STRIDE           = NvSciBufArrayAttrKey_Stride, InOut, U64;
+    A_CAPACITY         = NvSciBufArrayAttrKey_Capacity, InOut, U64;
+    A_SIZE             = NvSciBufArrayAttrKey_Size, Out, Output;
+    A_ALIGNMENT        = NvSciBufArrayAttrKey_Alignment, Out, Output;
+    P_LEVELS           = NvSciBufPyramidAttrKey_NumLevels, InOut, NumLevels;
+    P_SCALE            = NvSciBufPyramidAttrKey_Scale, InOut, Scale;
+    P_LEVEL_OFFSET     = NvSciBufPyramidAttrKey_LevelOffset, Out, Output;
+    P_LEVEL_SIZE       = NvSciBufPyramidAttrKey_LevelSize, Out, Output;
+    P_ALIGNMENT        = NvSciBufPyramidAttrKey_Alignment, Out, Output;
+}
 
 /// The plane-based image keys (mutually exclusive with the surface keys).
 pub(crate) const PLANE_KEYS: [usize; 10] = [

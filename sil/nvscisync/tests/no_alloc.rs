@@ -11,6 +11,26 @@ use sil_common::alloc_count::CountingAlloc;
 #[global_allocator]
 static GLOBAL: CountingAlloc = CountingAlloc::this_thread();
 
+/// The CPU side of a frame: a fence on `cpu`, its signal, a wait and a wait in `mode`, and
+/// the fence's timestamp (returned).
+fn cpu_cycle(
+    cpu: NvSciSyncObj,
+    ctx: NvSciSyncCpuWaitContext,
+    f: &mut NvSciSyncFence,
+    mode: NvSciSyncWaitMode,
+) -> u64 {
+    let mut ts = 0;
+    // SAFETY: locals and live handles.
+    unsafe {
+        ok(NvSciSyncObjGenerateFence(cpu, f));
+        ok(NvSciSyncObjSignal(cpu));
+        ok(NvSciSyncFenceWait(f, ctx, 1_000_000));
+        ok(NvSciSyncFenceWaitWithMode(f, ctx, 0, mode));
+        ok(NvSciSyncFenceGetTimestamp(f, &mut ts));
+    }
+    ts
+}
+
 /// One frame of everything the runtime does in the steady state.
 fn frame(
     cpu: NvSciSyncObj,
@@ -22,17 +42,7 @@ fn frame(
 ) {
     // SAFETY: locals and live handles.
     unsafe {
-        ok(NvSciSyncObjGenerateFence(cpu, f));
-        ok(NvSciSyncObjSignal(cpu));
-        ok(NvSciSyncFenceWait(f, ctx, 1_000_000));
-        ok(NvSciSyncFenceWaitWithMode(
-            f,
-            ctx,
-            0,
-            NvSciSyncWaitMode_BusyNoYield,
-        ));
-        let mut ts = 0;
-        ok(NvSciSyncFenceGetTimestamp(f, &mut ts));
+        let mut ts = cpu_cycle(cpu, ctx, f, NvSciSyncWaitMode_BusyNoYield);
         let mut st: NvSciSyncTaskStatus = std::mem::zeroed();
         ok(NvSciSyncFenceGetTaskStatus(f, &mut st));
         let (mut id, mut v) = (0, 0);
@@ -66,17 +76,7 @@ fn frame(
 fn sync_point_frame(cpu: NvSciSyncObj, ctx: NvSciSyncCpuWaitContext, f: &mut NvSciSyncFence) {
     // SAFETY: locals and live handles.
     unsafe {
-        ok(NvSciSyncObjGenerateFence(cpu, f));
-        ok(NvSciSyncObjSignal(cpu));
-        ok(NvSciSyncFenceWait(f, ctx, 1_000_000));
-        ok(NvSciSyncFenceWaitWithMode(
-            f,
-            ctx,
-            0,
-            NvSciSyncWaitMode_Blocking,
-        ));
-        let mut ts = 0;
-        ok(NvSciSyncFenceGetTimestamp(f, &mut ts));
+        let mut ts = cpu_cycle(cpu, ctx, f, NvSciSyncWaitMode_Blocking);
         let (mut id, mut v) = (0, 0);
         ok(NvSciSyncFenceExtractFence(f, &mut id, &mut v));
         ok(NvSciSyncFenceUpdateFence(cpu, id, v, f));

@@ -298,6 +298,40 @@ pub fn import_sem(dev: cudlaDevHandle, obj: NvSciSyncObj) -> *mut u64 {
     p
 }
 
+/// A module's (input tensors, output tensors, statistics descriptors) from the count queries
+/// `CUDLA_NUM_INPUT_TENSORS`, `CUDLA_NUM_OUTPUT_TENSORS` and
+/// `CUDLA_NUM_OUTPUT_TASK_STATISTICS`; each must succeed and overwrite a sentinel.
+pub fn module_counts(m: cudlaModule) -> (u32, u32, u32) {
+    let count = |kind: cudlaModuleAttributeType| {
+        let mut a = cudlaModuleAttribute {
+            numInputTensors: u32::MAX,
+        };
+        // SAFETY: C ABI calls with live handles from this test and pointers to live locals;
+        // both count members are a `uint32_t` at offset 0 of the union.
+        unsafe {
+            ok(cudlaModuleGetAttributes(m, kind, &mut a));
+            assert_ne!(a.numInputTensors, u32::MAX, "{kind:?} wrote nothing");
+            a.numInputTensors
+        }
+    };
+    (
+        count(CUDLA_NUM_INPUT_TENSORS),
+        count(CUDLA_NUM_OUTPUT_TENSORS),
+        count(CUDLA_NUM_OUTPUT_TASK_STATISTICS),
+    )
+}
+
+/// A descriptor's name (the bytes before its first NUL).
+pub fn tensor_name(d: &cudlaModuleTensorDescriptor) -> String {
+    let bytes: Vec<u8> = d
+        .name
+        .iter()
+        .take_while(|c| **c != 0)
+        .map(|c| *c as u8)
+        .collect();
+    String::from_utf8(bytes).unwrap()
+}
+
 pub fn fence_value(f: &NvSciSyncFence) -> u64 {
     fence_id_value(f).1
 }
