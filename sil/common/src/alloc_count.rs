@@ -12,9 +12,9 @@
 //!
 //! Finding an allocation: after [`CountingAlloc::record_backtraces`]`(n)`, or with the
 //! environment variable `SIL_ALLOC_BACKTRACES=n` set when [`CountingAlloc::start`] runs, the
-//! first `n` counted allocations also record a [`Backtrace`] (captured with a thread-local re-entrancy guard, so the capture's own
-//! allocations are neither counted nor traced); [`CountingAlloc::backtraces`] formats them,
-//! for a failing assertion's message:
+//! first `n` counted allocations also record a [`Backtrace`] (captured under a thread-local
+//! re-entrancy guard, so the capture's own allocations are neither counted nor traced);
+//! [`CountingAlloc::backtraces`] formats them, for a failing assertion's message:
 //!
 //! ```text
 //! SIL_ALLOC_BACKTRACES=4 cargo test -p sil-cudla --test no_alloc
