@@ -36,7 +36,12 @@ fn steady_state_allocates_nothing() {
     }
     A.stop();
     assert_eq!(dla.outputs(), GOLDEN_OUT);
-    assert_eq!(A.allocations(), 0, "allocations in the steady state");
+    assert_eq!(
+        A.allocations(),
+        0,
+        "allocations in the steady state{}",
+        A.backtraces()
+    );
     // SAFETY: C ABI calls with live handles from this test and pointers to live locals.
     unsafe {
         NvSciSyncFenceClear(&mut pre);
@@ -103,7 +108,8 @@ fn steady_state_allocates_nothing() {
     assert_eq!(
         A.allocations(),
         0,
-        "allocations with sync points and statistics"
+        "allocations with sync points and statistics{}",
+        A.backtraces()
     );
     // SAFETY: C ABI calls with live handles from this test and pointers to live locals.
     unsafe {
