@@ -1,0 +1,1 @@
+//! Analyses for the evidence report.
