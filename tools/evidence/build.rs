@@ -34,9 +34,14 @@ fn main() {
         // `--no-optional-locks`: do not refresh the index (that would re-run this script).
         Some(_) => git(
             &dir,
-            &["--no-optional-locks", "status", "--porcelain", "--untracked-files=no"],
+            &[
+                "--no-optional-locks",
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+            ],
         )
-            .map(|s| if s.is_empty() { "false" } else { "true" }),
+        .map(|s| if s.is_empty() { "false" } else { "true" }),
         None => None,
     };
     // Re-run on a commit, a checkout or a change to the index (worktrees included: HEAD and the

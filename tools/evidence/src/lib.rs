@@ -18,6 +18,7 @@ use std::path::Path;
 use object::{Object, ObjectSymbol};
 use serde::{Deserialize, Serialize};
 
+pub mod analysis;
 pub mod html;
 pub mod run;
 

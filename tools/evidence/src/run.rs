@@ -72,7 +72,7 @@ pub fn new_run_id() -> String {
 ///
 /// ```
 /// use orin_exec_evidence::run::{is_run_id, run_id_at};
-/// let id = run_id_at(1_795_996_800, 0x1a2b3c4d);
+/// let id = run_id_at(1_796_083_200, 0x1a2b3c4d);
 /// assert_eq!(id, "20261201T000000Z-1a2b3c4d");
 /// assert!(is_run_id(&id));
 /// ```
@@ -556,8 +556,7 @@ impl RunManifest {
                     entries(k, "cubin")
                         .find(|e| {
                             e.get("name").and_then(|n| n.as_str()) == Some(c.name)
-                                && e.get("sm").and_then(|s| s.as_integer())
-                                    == Some(i64::from(v.sm))
+                                && e.get("sm").and_then(|s| s.as_integer()) == Some(i64::from(v.sm))
                         })
                         .map(|e| (path, e))
                 });
@@ -593,10 +592,9 @@ impl RunManifest {
             });
             let (path, reference) = match entry {
                 Some((mpath, e)) => (
-                    e.get("file").and_then(|f| f.as_str()).map_or_else(
-                        || "(embedded)".to_string(),
-                        |f| shown(&sibling(mpath, f)),
-                    ),
+                    e.get("file")
+                        .and_then(|f| f.as_str())
+                        .map_or_else(|| "(embedded)".to_string(), |f| shown(&sibling(mpath, f))),
                     e.get("sha256")
                         .and_then(|h| h.as_str())
                         .map(|h| (h.to_string(), shown(mpath))),
@@ -625,10 +623,9 @@ impl RunManifest {
                         .unwrap_or_else(|e| format!("unreadable: {e}"));
                     self.artifacts.push(Artifact::new(
                         ArtifactKind::Onnx,
-                        Path::new(f).file_name().map_or_else(
-                            || f.clone(),
-                            |n| n.to_string_lossy().into_owned(),
-                        ),
+                        Path::new(f)
+                            .file_name()
+                            .map_or_else(|| f.clone(), |n| n.to_string_lossy().into_owned()),
                         shown(&file),
                         sha,
                         hashes.get(i).map(|h| (h.clone(), shown(mpath))),
@@ -737,8 +734,7 @@ impl RunManifest {
 
     /// Read a `run.json`.
     pub fn read(path: &Path) -> Result<RunManifest, ManifestError> {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| ManifestError::Io(path.into(), e))?;
+        let text = std::fs::read_to_string(path).map_err(|e| ManifestError::Io(path.into(), e))?;
         serde_json::from_str(&text).map_err(|e| ManifestError::Format(path.into(), e))
     }
 }
@@ -792,7 +788,9 @@ fn normalize(p: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in p.components() {
         match c {
-            Component::ParentDir if matches!(out.components().next_back(), Some(Component::Normal(_))) => {
+            Component::ParentDir
+                if matches!(out.components().next_back(), Some(Component::Normal(_))) =>
+            {
                 out.pop();
             }
             Component::CurDir => {}
@@ -827,7 +825,7 @@ mod tests {
     fn utc_and_run_ids() {
         assert_eq!(utc(0), "1970-01-01T00:00:00Z");
         assert_eq!(utc(951_782_400), "2000-02-29T00:00:00Z");
-        assert_eq!(utc(1_795_996_799), "2026-11-30T23:59:59Z");
+        assert_eq!(utc(1_796_083_199), "2026-11-30T23:59:59Z");
         let id = new_run_id();
         assert!(is_run_id(&id), "{id}");
         assert_ne!(new_run_id()[16..], id[16..], "the random part differs");
@@ -907,7 +905,12 @@ mod tests {
         m.write(&dir).unwrap();
         let text = std::fs::read_to_string(dir.join(MANIFEST_FILE)).unwrap();
         assert!(text.contains("\"status\": \"safe-stop\""), "{text}");
-        assert!(RunManifest::read(&dir.join(MANIFEST_FILE)).unwrap().ended_utc.is_some());
+        assert!(
+            RunManifest::read(&dir.join(MANIFEST_FILE))
+                .unwrap()
+                .ended_utc
+                .is_some()
+        );
         std::fs::write(dir.join(MANIFEST_FILE), "{}").unwrap();
         let e = RunManifest::read(&dir.join(MANIFEST_FILE)).unwrap_err();
         assert!(e.to_string().contains("not a run manifest"), "{e}");
