@@ -26,6 +26,74 @@ use serde::{Deserialize, Serialize};
 use crate::analysis::{Analysis, Envelope, TaskAnalysis, Trace};
 use crate::run::{MANIFEST_FILE, RunManifest, RunStatus, TRACE_FILE};
 
+/// Exit status of `orin-exec report`: the report was made and no recorded criterion failed
+/// (a run without criteria, e.g. killed, or a bare trace file, is reported with exit 0).
+pub const EXIT_OK: u8 = 0;
+/// Exit status of `orin-exec report`: the report was made and a recorded criterion failed.
+pub const EXIT_CRITERION_FAILED: u8 = 1;
+/// Exit status of `orin-exec report`: no report (not a run directory or trace file, an
+/// unreadable trace, an output that cannot be written).
+pub const EXIT_ERROR: u8 = 2;
+
+/// What `orin-exec report` is asked to do.
+#[derive(Clone, Debug, Default)]
+pub struct ReportArgs {
+    /// A run directory or a trace file.
+    pub run: PathBuf,
+    /// Write the HTML report here.
+    pub html: Option<PathBuf>,
+    /// Print JSON instead of text.
+    pub json: bool,
+    /// Write a Perfetto / Chrome JSON trace here.
+    pub perfetto: Option<PathBuf>,
+}
+
+/// What `orin-exec report` did.
+#[derive(Clone, Debug)]
+pub struct ReportOutcome {
+    /// [`EXIT_OK`] or [`EXIT_CRITERION_FAILED`].
+    pub exit: u8,
+    /// What it prints on stdout (text or JSON).
+    pub stdout: String,
+    /// What it prints on stderr (the files it wrote).
+    pub stderr: String,
+    /// The report.
+    pub report: Report,
+}
+
+/// `orin-exec report`: load the run, print text or JSON, write the HTML report and the
+/// Perfetto trace when asked. Errors (exit [`EXIT_ERROR`]) name the file.
+pub fn report_command(args: &ReportArgs) -> Result<ReportOutcome, Box<dyn std::error::Error>> {
+    let report = Report::load(&args.run)?;
+    let stdout = if args.json {
+        serde_json::to_string_pretty(&report.json())? + "\n"
+    } else {
+        report.text()
+    };
+    let mut stderr = String::new();
+    if let Some(path) = &args.html {
+        orin_exec_trace::write_file(path, report.html().as_bytes())
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let _ = writeln!(stderr, "html report: {}", path.display());
+    }
+    if let Some(path) = &args.perfetto {
+        let json = orin_exec_trace::chrome_json(&report.trace.meta, &report.trace.records);
+        orin_exec_trace::write_file(path, json.as_bytes())
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let _ = writeln!(stderr, "perfetto trace: {}", path.display());
+    }
+    Ok(ReportOutcome {
+        exit: if report.verdict() == Verdict::Fail {
+            EXIT_CRITERION_FAILED
+        } else {
+            EXIT_OK
+        },
+        stdout,
+        stderr,
+        report,
+    })
+}
+
 /// The ids of the report's sections, in order.
 pub const SECTIONS: &[&str] = &[
     "verdict",
@@ -1340,11 +1408,13 @@ fn release_plot(a: &Analysis) -> String {
             e / 1e3
         );
     }
-    for f in nice_ticks((f1 - f0) as f64, 8)
+    let mut frame_ticks: Vec<u64> = nice_ticks((f1 - f0) as f64, 8)
         .into_iter()
         .map(|v| f0 + v as u64)
         .filter(|f| *f <= f1)
-    {
+        .collect();
+    frame_ticks.dedup();
+    for f in frame_ticks {
         let _ = writeln!(
             s,
             "<text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{f}</text>",
