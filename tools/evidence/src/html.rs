@@ -149,7 +149,7 @@ pub enum ReportError {
     /// The directory holds no trace file.
     NoTrace(PathBuf),
     /// The trace file cannot be read (or is not a trace).
-    Trace(io::Error),
+    Trace(PathBuf, io::Error),
 }
 
 impl std::fmt::Display for ReportError {
@@ -160,7 +160,14 @@ impl std::fmt::Display for ReportError {
                 "{}: no {TRACE_FILE} in this directory (not a run directory?)",
                 d.display()
             ),
-            ReportError::Trace(e) => write!(f, "{e}"),
+            ReportError::Trace(p, e) => {
+                let text = e.to_string();
+                if text.contains(&p.display().to_string()) {
+                    write!(f, "{text}")
+                } else {
+                    write!(f, "{}: {text}", p.display())
+                }
+            }
         }
     }
 }
@@ -215,7 +222,8 @@ impl Report {
                 .map(Path::to_path_buf);
             (parent, path.to_path_buf())
         };
-        let trace = Trace::read(&trace_path).map_err(ReportError::Trace)?;
+        let trace =
+            Trace::read(&trace_path).map_err(|e| ReportError::Trace(trace_path.clone(), e))?;
         let mut notes = Vec::new();
         let manifest = match &dir {
             Some(d) if d.join(MANIFEST_FILE).exists() => {
