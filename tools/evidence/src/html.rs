@@ -308,7 +308,14 @@ impl Report {
                              header (the run was killed or crashed); no records"
                 .to_string(),
             (false, Some(f)) => format!(
-                "trace complete: frames 0 to {f}, {frames} frames released{planned}, {} records",
+                "trace complete: {frames} frames released{planned} (the last: frame {}), {} \
+                 records",
+                self.analysis
+                    .releases
+                    .iter()
+                    .map(|r| r.frame)
+                    .max()
+                    .unwrap_or(f),
                 self.trace.records.len()
             ),
             (false, None) => "trace complete, with no records".to_string(),
@@ -628,27 +635,43 @@ impl Report {
         for t in &self.analysis.tasks {
             let s = &t.stats;
             let few = s.samples > 0 && s.samples < 1000;
+            // No samples: no statistics (a dash, no `data-ns`).
+            let stat = |field: &str, ns: u64| {
+                if s.samples == 0 {
+                    format!("<td data-field=\"{field}\">—</td>")
+                } else {
+                    time(field, ns)
+                }
+            };
+            let p999 = if s.samples == 0 {
+                "<td data-field=\"p999\">—</td>".to_string()
+            } else {
+                format!(
+                    "<td data-field=\"p999\" data-ns=\"{}\"{}>{}{}</td>",
+                    s.p999_ns,
+                    if few { " class=\"flag\"" } else { "" },
+                    ms3(s.p999_ns),
+                    if few { "*" } else { "" }
+                )
+            };
             let _ = writeln!(
                 h,
-                "<tr data-task=\"{}\"><td><a href=\"#task-{}\">{}</a></td><td>{}</td>{}{}{}{}{}<td data-field=\"p999\" data-ns=\"{}\"{}>{}{}</td>{}{}{}{}{}{}{}{}{}{}</tr>",
+                "<tr data-task=\"{}\"><td><a href=\"#task-{}\">{}</a></td><td>{}</td>{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}</tr>",
                 esc(&t.task),
                 esc(&t.task),
                 esc(&t.task),
                 esc(&t.engine),
                 num("runs", t.runs),
                 num("skipped", t.skipped),
-                time("min", s.min_ns),
-                time("p50", s.p50_ns),
-                time("p99", s.p99_ns),
-                s.p999_ns,
-                if few { " class=\"flag\"" } else { "" },
-                ms3(s.p999_ns),
-                if few { "*" } else { "" },
-                time("max", s.max_ns),
+                stat("min", s.min_ns),
+                stat("p50", s.p50_ns),
+                stat("p99", s.p99_ns),
+                p999,
+                stat("max", s.max_ns),
                 time("wcet", t.wcet_ns),
                 time("budget", t.budget_ns),
                 time("deadline", t.deadline_ns),
-                time("max_finish", t.max_finish_ns),
+                stat("max_finish", t.max_finish_ns),
                 num_flag("deadline_misses", t.deadline_misses),
                 num_flag("fence_timeouts", t.fence_timeouts),
                 num_flag("longest_miss_run", t.longest_miss_run),
@@ -718,6 +741,12 @@ impl Report {
             us(r.p99_error_ns),
             us(r.max_error_ns)
         );
+        if r.frames > 0 && r.min_error_ns == 0 && r.max_error_ns == 0 {
+            h.push_str(
+                "<p class=\"muted\">Every frame was released exactly on time (on the virtual \
+                 clock releases are not measured).</p>\n",
+            );
+        }
         h.push_str(&release_plot(&self.analysis));
         h.push_str("</section>\n");
     }
@@ -810,12 +839,17 @@ impl Report {
             h,
             "<section id=\"faults\">\n<h2>5. Faults, detections and reactions</h2>\n<p><span \
              id=\"fault-count\" data-field=\"faults\">{}</span> fault{} detected by the \
-             health monitor, each with the reaction its rule prescribed.</p>",
+             health monitor{}.</p>",
             self.analysis.faults.len(),
             if self.analysis.faults.len() == 1 {
                 ""
             } else {
                 "s"
+            },
+            if self.analysis.faults.is_empty() {
+                ""
+            } else {
+                ", each with the reaction its rule prescribed"
             }
         );
         if !self.analysis.faults.is_empty() {

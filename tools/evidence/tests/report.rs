@@ -238,7 +238,7 @@ fn known_records_give_known_numbers_and_every_section() {
     );
     assert!(!html.contains("a<b"), "no raw markup from the trace");
     assert!(html.contains("id=\"timeline-normal\"") && html.contains("id=\"timeline-degraded\""));
-    assert!(html.contains("trace complete: frames 0 to 5"));
+    assert!(html.contains("trace complete: 6 frames released of 6 planned (the last: frame 5)"));
     assert!(html.contains("class=\"verdict pass\""));
     assert!(html.contains("Coverage: not measured"));
     assert!(html.contains(RUN_ID));
