@@ -204,7 +204,11 @@ fn wait_until_sleeping(name: &str, limit: Duration) {
 /// `--out DIR`, or a new directory under `<target>/orin-exec/runs/`.
 fn run_dir(args: &Args) -> std::io::Result<RunDir> {
     if let Some(o) = &args.out {
-        return RunDir::at(o, &[]);
+        // The files of the runs before run directories existed, too.
+        return RunDir::at(
+            o,
+            &["aeb-trace.bin", "aeb-summary.json", "aeb-trace.perfetto.json"],
+        );
     }
     // <target>/<profile>/aeb → <target>/orin-exec/runs
     let runs = std::env::current_exe()

@@ -682,10 +682,10 @@ impl Report {
         h.push_str("</tbody></table>\n<div class=\"grid\">\n");
         for t in &self.analysis.tasks {
             let s = &t.stats;
-            let _ = write!(
+            let _ = writeln!(
                 h,
                 "<figure id=\"task-{}\" class=\"task\"><figcaption><b>{}</b> on {} — {} runs, \
-                 {} skipped</figcaption>\n",
+                 {} skipped</figcaption>",
                 esc(&t.task),
                 esc(&t.task),
                 esc(&t.engine),
