@@ -207,7 +207,11 @@ fn run_dir(args: &Args) -> std::io::Result<RunDir> {
         // The files of the runs before run directories existed, too.
         return RunDir::at(
             o,
-            &["aeb-trace.bin", "aeb-summary.json", "aeb-trace.perfetto.json"],
+            &[
+                "aeb-trace.bin",
+                "aeb-summary.json",
+                "aeb-trace.perfetto.json",
+            ],
         );
     }
     // <target>/<profile>/aeb → <target>/orin-exec/runs
