@@ -270,7 +270,7 @@ pub fn chrome_json(meta: &TraceMeta, records: &[Record]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixture::{self, PERIOD, T0};
+    use crate::fixture::{self, PERIOD};
     use serde_json::Value;
 
     fn export() -> Vec<Value> {
@@ -465,6 +465,5 @@ mod tests {
             (Some(2), Some("degraded"))
         );
         assert_eq!(find("release").len(), 4);
-        let _ = T0;
     }
 }

@@ -215,17 +215,7 @@ pub fn summarize(meta: &TraceMeta, records: &[Record]) -> (Vec<TaskSummary>, Rel
         let frames = &mut miss_frames[i];
         frames.sort_unstable();
         frames.dedup();
-        let (mut run, mut best, mut prev) = (0u64, 0u64, None::<u64>);
-        for &f in frames.iter() {
-            run = if prev == Some(f.wrapping_sub(1)) {
-                run + 1
-            } else {
-                1
-            };
-            best = best.max(run);
-            prev = Some(f);
-        }
-        s.longest_miss_run = best;
+        s.longest_miss_run = crate::analysis::longest_run(frames).0;
     }
     let mut sorted = release_errors.clone();
     sorted.sort_unstable();
