@@ -245,7 +245,10 @@ fn an_injected_fault_shows_with_its_frame_reaction_and_mode_switch() {
         "a reaction"
     );
     let switches = &html[html.find("id=\"mode-switches\"").expect("section")..];
-    assert!(switches.contains("<td>degraded</td>"), "the mode switch");
+    assert!(
+        switches.contains("<td>normal</td><td>degraded</td><td>a fault of <code>"),
+        "the mode switch and its cause"
+    );
     // The verdict fails on the fault, and says it was injected.
     let manifest = RunManifest::read(&dir.join("run.json")).expect("run.json");
     assert!(

@@ -23,7 +23,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::{Analysis, Envelope, TaskAnalysis, Trace};
+use orin_exec_trace::analysis::{Observed, WorstCase};
+
+use crate::analysis::{Analysis, TaskAnalysis, Trace};
 use crate::run::{MANIFEST_FILE, RunManifest, RunStatus, TRACE_FILE};
 
 /// Exit status of `orin-exec report`: the report was made and no recorded criterion failed
@@ -338,7 +340,6 @@ impl Report {
                     "max_finish_ns": t.max_finish_ns, "deadline_misses": t.deadline_misses,
                     "fence_timeouts": t.fence_timeouts, "budget_overruns": t.budget_overruns,
                     "errors": t.errors, "longest_miss_run": t.longest_miss_run,
-                    "envelope": t.envelope,
                 })
             })
             .collect();
@@ -364,6 +365,7 @@ impl Report {
             "release": self.analysis.release,
             "faults": self.analysis.faults,
             "mode_switches": self.analysis.mode_switches,
+            "envelopes": self.analysis.envelopes,
             "notes": self.notes,
             "manifest": self.manifest,
         })
@@ -780,25 +782,18 @@ impl Report {
                 .tasks
                 .iter()
                 .enumerate()
-                .filter(|(i, t)| {
-                    t.in_mode(mode)
-                        || self.analysis.tasks[*i]
-                            .envelope
-                            .iter()
-                            .any(|e| e.mode == mode)
-                })
-                .map(|(i, t)| Row {
-                    task: &self.analysis.tasks[i],
-                    worst: meta
-                        .timeline
+                .filter_map(|(i, t)| {
+                    let env = self
+                        .analysis
+                        .envelopes
                         .iter()
-                        .find(|w| w.mode == mode && w.task as usize == i)
-                        .map(|w| (w.latest_start_ns, w.latest_finish_ns, w.slack_ns)),
-                    seen: self.analysis.tasks[i]
-                        .envelope
-                        .iter()
-                        .find(|e| e.mode == mode),
-                    deadline: t.deadline_ns,
+                        .find(|e| e.mode_index == mode && e.index as usize == i);
+                    (t.in_mode(mode) || env.is_some()).then(|| Row {
+                        task: &t.name,
+                        worst: env.and_then(|e| e.worst_case),
+                        seen: env.and_then(|e| e.observed),
+                        deadline: t.deadline_ns,
+                    })
                 })
                 .collect();
             h.push_str(&gantt(&rows, meta.period_ns));
@@ -810,13 +805,17 @@ impl Report {
             for r in &rows {
                 let (ws, wf, sl) =
                     r.worst.map_or(("—".into(), "—".into(), "—".into()), |w| {
-                        (ms3(w.0), ms3(w.1), ms3(w.2))
+                        (
+                            ms3(w.latest_start_ns),
+                            ms3(w.latest_finish_ns),
+                            ms3(w.slack_ns),
+                        )
                     });
                 let (os, oe, margin) = match r.seen {
                     Some(e) => (
-                        format!("{} – {}", ms3(e.min_start_ns), ms3(e.max_start_ns)),
-                        format!("{} – {}", ms3(e.min_end_ns), ms3(e.max_end_ns)),
-                        signed_ms(r.deadline as i64 - e.max_end_ns as i64),
+                        format!("{} – {}", sms3(e.min_start_ns), sms3(e.max_start_ns)),
+                        format!("{} – {}", sms3(e.min_end_ns), sms3(e.max_end_ns)),
+                        signed_ms(r.deadline as i64 - e.max_end_ns),
                     ),
                     None => ("not run".into(), "—".into(), "—".into()),
                 };
@@ -824,8 +823,8 @@ impl Report {
                     h,
                     "<tr data-task=\"{}\"><td>{}</td><td>{ws}</td><td>{wf}</td><td>{sl}</td>\
                      <td>{os}</td><td>{oe}</td><td>{}</td><td>{margin}</td></tr>",
-                    esc(&r.task.task),
-                    esc(&r.task.task),
+                    esc(r.task),
+                    esc(r.task),
                     ms3(r.deadline)
                 );
             }
@@ -863,8 +862,10 @@ impl Report {
                     "<tr data-frame=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                     f.frame,
                     f.frame,
-                    f.at_ns
-                        .map_or("—".into(), |t| format!("{} after release", ms(t))),
+                    f.at_ns.map_or("—".into(), |t| format!(
+                        "{} ms after the planned release",
+                        sms3(t)
+                    )),
                     esc(&f.task),
                     esc(&f.fault),
                     esc_code(&f.reaction)
@@ -890,9 +891,25 @@ impl Report {
             esc(&crate::analysis::mode_name(&self.trace.meta, 0))
         );
         if !self.analysis.mode_switches.is_empty() {
-            h.push_str("<table><thead><tr><th>first frame in the new mode</th><th>mode</th></tr></thead><tbody>\n");
+            h.push_str(
+                "<table><thead><tr><th>first frame in the new mode</th><th>from</th>\
+                 <th>mode</th><th>requested by</th></tr></thead><tbody>\n",
+            );
             for s in &self.analysis.mode_switches {
-                let _ = writeln!(h, "<tr><td>{}</td><td>{}</td></tr>", s.frame, esc(&s.mode));
+                let _ = writeln!(
+                    h,
+                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    s.frame,
+                    esc(&s.from),
+                    esc(&s.mode),
+                    s.requested_by.as_ref().map_or_else(
+                        || "—".to_string(),
+                        |(task, frame)| format!(
+                            "a fault of <code>{}</code> in frame {frame}",
+                            esc(task)
+                        )
+                    )
+                );
             }
             h.push_str("</tbody></table>\n");
         }
@@ -1252,6 +1269,11 @@ fn ms(ns: u64) -> String {
     format!("{} ms", ms3(ns))
 }
 
+/// Signed ns as ms with three decimals (no unit).
+fn sms3(ns: i64) -> String {
+    format!("{:.3}", ns as f64 / 1e6)
+}
+
 fn signed_ms(ns: i64) -> String {
     format!("{:+.3} ms", ns as f64 / 1e6)
 }
@@ -1542,9 +1564,9 @@ fn release_plot(a: &Analysis) -> String {
 }
 
 struct Row<'a> {
-    task: &'a TaskAnalysis,
-    worst: Option<(u64, u64, u64)>,
-    seen: Option<&'a Envelope>,
+    task: &'a str,
+    worst: Option<WorstCase>,
+    seen: Option<Observed>,
     deadline: u64,
 }
 
@@ -1563,8 +1585,8 @@ fn gantt(rows: &[Row<'_>], period_ns: u64) -> String {
         .flat_map(|r| {
             [
                 r.deadline,
-                r.worst.map_or(0, |w| w.1),
-                r.seen.map_or(0, |e| e.max_end_ns),
+                r.worst.map_or(0, |w| w.latest_finish_ns),
+                r.seen.map_or(0, |e| e.max_end_ns.max(0) as u64),
             ]
         })
         .max()
@@ -1573,6 +1595,8 @@ fn gantt(rows: &[Row<'_>], period_ns: u64) -> String {
         .max(1) as f64;
     let pw = W - L - R;
     let x = |ns: u64| L + pw * ns as f64 / xmax;
+    // Observed times are signed (before the planned release: drawn at 0).
+    let xs = |ns: i64| x(ns.max(0) as u64);
     let mut s = format!(
         "<svg class=\"gantt\" viewBox=\"0 0 {W} {h}\" width=\"100%\" role=\"img\" \
          aria-label=\"worst-case timeline and observed envelope\"><title>Worst case (upper bar) \
@@ -1609,16 +1633,17 @@ fn gantt(rows: &[Row<'_>], period_ns: u64) -> String {
             "<text class=\"task\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
             L - 6.0,
             y0 + ROW / 2.0 + 4.0,
-            esc(&r.task.task)
+            esc(r.task)
         );
-        if let Some((st, fi, _)) = r.worst {
+        if let Some(w) = r.worst {
+            let (st, fi) = (w.latest_start_ns, w.latest_finish_ns);
             let _ = writeln!(
                 s,
                 "<rect class=\"worst\" x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"11\"><title>{}: worst case {:.3} – {:.3} ms</title></rect>",
                 x(st),
                 y0 + 4.0,
                 (x(fi) - x(st)).max(1.0),
-                esc(&r.task.task),
+                esc(r.task),
                 st as f64 / 1e6,
                 fi as f64 / 1e6
             );
@@ -1630,22 +1655,22 @@ fn gantt(rows: &[Row<'_>], period_ns: u64) -> String {
                     "<rect class=\"seen\" x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"11\"><title>{}: observed start {:.3} – {:.3} ms, end {:.3} – {:.3} ms ({} executions)</title></rect>\
                      <line class=\"tickmark\" x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\"/>\
                      <line class=\"tickmark\" x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\"/>",
-                    x(e.min_start_ns),
+                    xs(e.min_start_ns),
                     y0 + 17.0,
-                    (x(e.max_end_ns) - x(e.min_start_ns)).max(1.0),
-                    esc(&r.task.task),
+                    (xs(e.max_end_ns) - xs(e.min_start_ns)).max(1.0),
+                    esc(r.task),
                     e.min_start_ns as f64 / 1e6,
                     e.max_start_ns as f64 / 1e6,
                     e.min_end_ns as f64 / 1e6,
                     e.max_end_ns as f64 / 1e6,
                     e.executions,
-                    x(e.max_start_ns),
+                    xs(e.max_start_ns),
                     y0 + 15.0,
-                    x(e.max_start_ns),
+                    xs(e.max_start_ns),
                     y0 + 30.0,
-                    x(e.min_end_ns),
+                    xs(e.min_end_ns),
                     y0 + 15.0,
-                    x(e.min_end_ns),
+                    xs(e.min_end_ns),
                     y0 + 30.0,
                 );
             }

@@ -195,13 +195,28 @@ fn known_records_give_known_numbers_and_every_section() {
     assert_eq!((t0.deadline_misses, t0.longest_miss_run), (1, 1));
     assert_eq!(t0.max_finish_ns, 5 * MS);
     // Envelopes per mode: frames 0-3 normal, 4-5 degraded.
-    let normal = t0.envelope.iter().find(|e| e.mode == 0).expect("normal");
+    let envelope = |mode: u16| {
+        a.envelopes
+            .iter()
+            .find(|e| e.mode_index == mode && e.index == 0)
+            .and_then(|e| e.observed)
+            .expect("observed")
+    };
+    let normal = envelope(0);
     assert_eq!(
         (normal.executions, normal.min_start_ns, normal.max_end_ns),
-        (4, 100_000, 5 * MS)
+        (4, 100_000, 5 * MS as i64)
     );
-    let degraded = t0.envelope.iter().find(|e| e.mode == 1).expect("degraded");
+    let degraded = envelope(1);
     assert_eq!((degraded.executions, degraded.max_end_ns), (2, 1_100_000));
+    // The worst case beside it, from the trace's timeline.
+    let worst = a
+        .envelopes
+        .iter()
+        .find(|e| e.mode_index == 0 && e.index == 1)
+        .and_then(|e| e.worst_case)
+        .expect("worst case");
+    assert_eq!(worst.latest_finish_ns, 3 * MS);
     let t1 = &a.tasks[1];
     assert_eq!((t1.runs, t1.fence_timeouts, t1.longest_miss_run), (3, 1, 1));
     assert_eq!(a.modes_run, vec![0, 1]);
@@ -217,7 +232,7 @@ fn known_records_give_known_numbers_and_every_section() {
         (2, "deadline_miss", "log")
     );
     // Detection time after the frame's planned release.
-    assert_eq!(a.faults[0].at_ns, Some(4 * MS));
+    assert_eq!(a.faults[0].at_ns, Some(4 * MS as i64));
     assert_eq!(
         (a.faults[1].task.as_str(), a.faults[1].reaction.as_str()),
         ("late", "switch to mode `degraded`")
