@@ -230,7 +230,14 @@ impl Report {
         let manifest = match &dir {
             Some(d) if d.join(MANIFEST_FILE).exists() => {
                 match RunManifest::read(&d.join(MANIFEST_FILE)) {
-                    Ok(m) if trace.meta.run_id.is_empty() || m.run_id == trace.meta.run_id => {
+                    Ok(m) if m.run_id == trace.meta.run_id => Some(m),
+                    Ok(m) if trace.meta.run_id.is_empty() => {
+                        notes.push(format!(
+                            "the trace carries no run id: {} (run {}) is assumed to be its \
+                             run's manifest",
+                            d.join(MANIFEST_FILE).display(),
+                            m.run_id
+                        ));
                         Some(m)
                     }
                     Ok(m) => {
