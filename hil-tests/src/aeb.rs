@@ -7,19 +7,28 @@
 //!   and the pass criteria with their verdicts;
 //! * `trace.perfetto.json`: the Perfetto / chrome://tracing view;
 //! * `outputs.csv` and `outputs.json`: every frame's decision, the GPU detection and the DLA
-//!   presence logits, and their digests (see [`crate::outputs`]).
+//!   presence logits, and their digests (see [`crate::outputs`]);
+//! * `run.json`: the run manifest (run id, artifact hashes against their manifests, toolchain,
+//!   git commit, host, the binary's audit, the criteria), written at start and at the end;
+//! * `report.html`: the self-contained HTML report.
+//!
+//! `--out` is the run directory: every file carries the run's id, and an earlier run's files
+//! there are removed first.
 //!
 //! Pass criteria: every requested frame ran, no fault, every frame decided by the normal chain
-//! with valid, plausible inputs. Equality with a SIL run on the same inputs is checked
+//! with valid, plausible inputs, no task skipped, a clean shutdown, the artifacts match their
+//! manifests and the binary audit passes. Equality with a SIL run on the same inputs is checked
 //! separately (`hil compare`).
 
 use std::io::Write as _;
-use std::path::PathBuf;
-use std::time::Instant;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use orin_exec::exec::{Builder, Config, TaskFault};
 use orin_exec::table::{Action, Schedule};
-use orin_exec_trace as export;
+use orin_exec_evidence::html::Report;
+use orin_exec_evidence::run::{self as evidence, Clock, RunDir, RunManifest, RunStatus};
+use orin_exec_trace::{self as export, Drainer, TraceMeta};
 use serde::Serialize;
 
 use crate::app::{self, Tasks};
@@ -28,6 +37,11 @@ use crate::outputs::{self, FrameOutput, OutputsSummary};
 use crate::scenario;
 use crate::tasks::{DecisionLog, DecisionTask, FrameLog};
 use ::aeb::schedule::{SCHEDULE, Storage, body, cx};
+
+/// The schedule TOML the tables were generated from (for the run manifest's hash).
+const SCHEDULE_TOML: &[u8] = include_bytes!("../../examples/aeb/schedule.toml");
+/// Its path.
+const SCHEDULE_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/aeb/schedule.toml");
 
 /// Options of a scenario run.
 #[derive(Clone, Debug)]
@@ -128,13 +142,56 @@ impl body::Decision for RecordingDecision {
     }
 }
 
-/// Run the scenario and write its evidence to `opts.out`.
+/// Run the scenario and write its evidence to `opts.out` (the run directory).
 pub fn run(opts: &Options) -> Result<Outcome, Box<dyn std::error::Error>> {
     if opts.virtual_clock && !cfg!(feature = "sil") {
         return Err("the virtual clock exists on the `sil` platform only".into());
     }
+    // The manifest first, so that a failed or killed run still says what ran.
+    let dir = RunDir::at(&opts.out, &["outputs.csv", "outputs.json"])?;
+    let mut manifest = RunManifest::new(
+        dir.id(),
+        orin_exec::engine::platform::NAME,
+        if opts.virtual_clock {
+            Clock::Virtual
+        } else {
+            Clock::Real
+        },
+        opts.frames,
+    );
+    manifest
+        .platform_report(orin_exec::engine::report::PlatformReport::probe().to_string())
+        .with_schedule(SCHEDULE.tables(), Path::new(SCHEDULE_PATH), SCHEDULE_TOML);
+    if let Ok(exe) = std::env::current_exe() {
+        manifest.with_binary(&exe);
+    }
+    manifest.write(dir.path())?;
+    match run_in(opts, &dir, &mut manifest) {
+        Ok(outcome) => Ok(outcome),
+        Err(e) => {
+            let mut criteria = vec![evidence::Criterion::new(
+                "the run ends without an error",
+                false,
+                e.to_string(),
+            )];
+            criteria.extend(manifest.evidence_criteria());
+            manifest.finish(RunStatus::Failed, criteria);
+            let _ = manifest.write(dir.path());
+            if let Ok(report) = Report::load(dir.path()) {
+                let _ =
+                    export::write_file(&dir.file(evidence::REPORT_FILE), report.html().as_bytes());
+            }
+            Err(e)
+        }
+    }
+}
+
+fn run_in(
+    opts: &Options,
+    dir: &RunDir,
+    manifest: &mut RunManifest,
+) -> Result<Outcome, Box<dyn std::error::Error>> {
     let s: &'static Schedule = &SCHEDULE;
-    std::fs::create_dir_all(&opts.out)?;
     let decisions: &'static DecisionLog = leak(DecisionLog::new());
     let detections: &'static DetectionLog = leak(DetectionLog(FrameLog::new()));
     let tasks = leak(Tasks::new(decisions, |inner| RecordingDecision {
@@ -156,8 +213,9 @@ pub fn run(opts: &Options) -> Result<Outcome, Box<dyn std::error::Error>> {
     let gpu_sm = runtime.gpu_sm();
     let mut exec = runtime.seal()?;
 
-    let trace_path = opts.out.join("trace.bin");
-    let drainer = app::start_trace(&exec, &trace_path)?;
+    let trace_path = dir.file(evidence::TRACE_FILE);
+    let meta = TraceMeta::from_schedule(s, orin_exec::engine::platform::NAME).with_run_id(dir.id());
+    let drainer = Drainer::start(exec.trace(), &meta, &trace_path, Duration::from_millis(20))?;
     let clock = if opts.virtual_clock {
         "virtual"
     } else {
@@ -271,11 +329,11 @@ pub fn run(opts: &Options) -> Result<Outcome, Box<dyn std::error::Error>> {
     let (meta, trace) = export::read_file(&trace_path)?;
     let (task_summary, release) = export::summarize(&meta, &trace);
     export::write_file(
-        &opts.out.join("trace.perfetto.json"),
+        &dir.file(evidence::PERFETTO_FILE),
         export::chrome_json(&meta, &trace).as_bytes(),
     )?;
     let csv = outputs::csv(&frames);
-    export::write_file(&opts.out.join("outputs.csv"), csv.as_bytes())?;
+    export::write_file(&dir.file("outputs.csv"), csv.as_bytes())?;
     let decided = frames.iter().filter(|o| o.decision.is_some()).count() as u64;
     let decided_normal = frames
         .iter()
@@ -297,7 +355,7 @@ pub fn run(opts: &Options) -> Result<Outcome, Box<dyn std::error::Error>> {
         decisions_sha256: outputs::decisions_sha256(&frames),
         outputs_sha256: outputs::sha256_hex(csv.as_bytes()),
     };
-    let criteria = vec![
+    let mut criteria = vec![
         Criterion {
             what: format!("all {} frames run", opts.frames),
             measured: format!("{} frames", summary.frames),
@@ -332,12 +390,19 @@ pub fn run(opts: &Options) -> Result<Outcome, Box<dyn std::error::Error>> {
             pass: shutdown.is_ok(),
         },
     ];
+    // The evidence's own criteria: artifacts match their manifests, the binary audit passes.
+    criteria.extend(manifest.evidence_criteria().into_iter().map(|c| Criterion {
+        what: c.name,
+        measured: c.detail,
+        pass: c.pass,
+    }));
     let pass = criteria.iter().all(|c| c.pass);
     export::write_file(
-        &opts.out.join("outputs.json"),
+        &dir.file("outputs.json"),
         serde_json::to_string_pretty(&summary)?.as_bytes(),
     )?;
     let json = serde_json::json!({
+        "run_id": dir.id(),
         "scenario": "aeb",
         "schedule": meta.name,
         "platform": meta.platform,
@@ -361,9 +426,23 @@ pub fn run(opts: &Options) -> Result<Outcome, Box<dyn std::error::Error>> {
         "pass": pass,
     });
     export::write_file(
-        &opts.out.join("summary.json"),
+        &dir.file(evidence::SUMMARY_FILE),
         serde_json::to_string_pretty(&json)?.as_bytes(),
     )?;
+    manifest.finish(
+        if stopped {
+            RunStatus::SafeStop
+        } else {
+            RunStatus::Completed
+        },
+        criteria
+            .iter()
+            .map(|c| evidence::Criterion::new(&c.what, c.pass, &c.measured))
+            .collect(),
+    );
+    manifest.write(dir.path())?;
+    let report_path = dir.file(evidence::REPORT_FILE);
+    export::write_file(&report_path, Report::load(dir.path())?.html().as_bytes())?;
 
     app::print_timing(&task_summary, &release);
     println!(
@@ -380,6 +459,8 @@ pub fn run(opts: &Options) -> Result<Outcome, Box<dyn std::error::Error>> {
             c.measured
         );
     }
+    println!("run id:   {}", dir.id());
+    println!("report:   {}", report_path.display());
     println!("evidence: {}", opts.out.display());
     Ok(Outcome {
         outputs: summary,

@@ -4,16 +4,27 @@
 //! camera, a GPU preprocess, a DLA CNN, a GPU postprocess and a CPU time-to-collision decision
 //! with an independent plausibility monitor. Faults can be injected to watch the health
 //! monitor switch to the degraded, CPU-only mode.
+//!
+//! Every run gets a run id and a run directory (`<target>/orin-exec/runs/<id>/`, with
+//! `runs/latest` pointing at it, or `--out DIR`) holding `run.json` (written at start and at
+//! the end), `trace.bin`, `summary.json`, `trace.perfetto.json` and `report.html`. A counting
+//! global allocator measures the heap allocations from the first frame to the last.
 
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
 
 use clap::Parser;
 use orin_exec::engine::report::PlatformReport;
 use orin_exec::exec::{Builder, Executive, Injection, SafeStop};
 use orin_exec::table::{Action, Schedule, TaskId};
-use orin_exec_trace as export;
+use orin_exec_evidence::html::Report;
+use orin_exec_evidence::run::{self, Clock, Criterion, RunDir, RunManifest, RunStatus};
+use orin_exec_trace::{self as export, Drainer, TraceMeta};
 use static_cell::StaticCell;
 
 use aeb::app::{self, Tasks};
@@ -40,7 +51,8 @@ struct Args {
     /// Print the platform, library versions and devices, then exit.
     #[arg(long)]
     platform_report: bool,
-    /// Where to write the trace and the summary (default: `<target>/orin-exec`).
+    /// The run directory (default: `<target>/orin-exec/runs/<run id>`, with `runs/latest`
+    /// pointing at it). An earlier run's files there are replaced.
     #[arg(long)]
     out: Option<PathBuf>,
     /// No progress line.
@@ -79,6 +91,76 @@ fn parse_injection(s: &str) -> Result<(Fault, u64), String> {
     Ok((fault, frame))
 }
 
+/// How often the trace drainer empties the ring.
+const DRAIN_PERIOD: Duration = Duration::from_millis(20);
+
+/// The schedule TOML the tables were generated from (for the run manifest's hash).
+const SCHEDULE_TOML: &[u8] = include_bytes!("../schedule.toml");
+/// Its path.
+const SCHEDULE_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/schedule.toml");
+
+/// Counts heap allocations while armed, on every thread except while the main thread does
+/// the demo's own bookkeeping (printing, collecting faults): what remains is the executive,
+/// its CPU workers, the SIL engines and the trace drainer.
+struct CountingAllocator;
+
+static ARMED: AtomicBool = AtomicBool::new(false);
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+/// `ALLOC_BACKTRACE=1`: print where each counted allocation came from.
+static BACKTRACE: AtomicBool = AtomicBool::new(false);
+thread_local! {
+    static EXEMPT: Cell<bool> = const { Cell::new(false) };
+}
+
+impl CountingAllocator {
+    fn count() {
+        if ARMED.load(Ordering::Relaxed) && !EXEMPT.try_with(Cell::get).unwrap_or(true) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+            if BACKTRACE.load(Ordering::Relaxed) && ARMED.swap(false, Ordering::SeqCst) {
+                eprintln!(
+                    "allocation after seal:\n{}",
+                    std::backtrace::Backtrace::force_capture()
+                );
+                ARMED.store(true, Ordering::SeqCst);
+            }
+        }
+    }
+}
+
+// SAFETY: delegates every call to the system allocator; only adds a counter.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        Self::count();
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        Self::count();
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        Self::count();
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+/// Run `f` on this thread without counting its allocations (the demo's own work).
+fn exempt<T>(f: impl FnOnce() -> T) -> T {
+    let was = EXEMPT.with(|e| e.replace(true));
+    let r = f();
+    EXEMPT.with(|e| e.set(was));
+    r
+}
+
 static STORAGE: StaticCell<Storage> = StaticCell::new();
 static LOG: DecisionLog = DecisionLog::new();
 static TASKS: StaticCell<Tasks> = StaticCell::new();
@@ -99,15 +181,46 @@ fn task(s: &Schedule, name: &'static str) -> TaskId {
         .unwrap_or_else(|| panic!("schedule has no task `{name}`"))
 }
 
-fn out_dir(args: &Args) -> PathBuf {
-    if let Some(o) = &args.out {
-        return o.clone();
+/// Wait (at most `limit`) until this process's thread named `name` sleeps (Linux: its state in
+/// `/proc/self/task/*/stat`); elsewhere, or if it is not found, return at once.
+fn wait_until_sleeping(name: &str, limit: Duration) {
+    let started = std::time::Instant::now();
+    let sleeping = || -> Option<bool> {
+        for task in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
+            let comm = std::fs::read_to_string(task.path().join("comm")).ok()?;
+            if comm.trim_end() == name {
+                let stat = std::fs::read_to_string(task.path().join("stat")).ok()?;
+                let state = stat.rsplit_once(") ")?.1.chars().next()?;
+                return Some(state == 'S');
+            }
+        }
+        None
+    };
+    while sleeping() == Some(false) && started.elapsed() < limit {
+        std::thread::yield_now();
     }
-    // <target>/<profile>/aeb → <target>/orin-exec
-    std::env::current_exe()
+}
+
+/// `--out DIR`, or a new directory under `<target>/orin-exec/runs/`.
+fn run_dir(args: &Args) -> std::io::Result<RunDir> {
+    if let Some(o) = &args.out {
+        // The files of the runs before run directories existed, too.
+        return RunDir::at(
+            o,
+            &[
+                "aeb-trace.bin",
+                "aeb-summary.json",
+                "aeb-trace.perfetto.json",
+            ],
+        );
+    }
+    // <target>/<profile>/aeb → <target>/orin-exec/runs
+    let runs = std::env::current_exe()
         .ok()
         .and_then(|exe| Some(exe.parent()?.parent()?.join("orin-exec")))
         .unwrap_or_else(|| PathBuf::from("target/orin-exec"))
+        .join("runs");
+    RunDir::create(&runs)
 }
 
 fn main() -> ExitCode {
@@ -116,16 +229,62 @@ fn main() -> ExitCode {
         print!("{}", PlatformReport::probe());
         return ExitCode::SUCCESS;
     }
-    match run(&args) {
+    // The manifest is written before anything can fail, so that a failed or killed run still
+    // says what ran.
+    let dir = match run_dir(&args) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("error: run directory: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut manifest = RunManifest::new(
+        dir.id(),
+        orin_exec::engine::platform::NAME,
+        if args.virtual_clock {
+            Clock::Virtual
+        } else {
+            Clock::Real
+        },
+        args.frames,
+    );
+    manifest
+        .platform_report(PlatformReport::probe().to_string())
+        .with_schedule(SCHEDULE.tables(), Path::new(SCHEDULE_PATH), SCHEDULE_TOML);
+    if let Ok(exe) = std::env::current_exe() {
+        manifest.with_binary(&exe);
+    }
+    if let Err(e) = manifest.write(dir.path()) {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
+    match run(&args, &dir, &mut manifest) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e}");
+            // Keep the evidence of what ran: the manifest says `failed`, the report shows the
+            // trace up to the failure.
+            let mut criteria = vec![Criterion::new(
+                "the run ends without an error",
+                false,
+                e.to_string(),
+            )];
+            criteria.extend(manifest.evidence_criteria());
+            manifest.finish(RunStatus::Failed, criteria);
+            let _ = manifest.write(dir.path());
+            if let Ok(report) = Report::load(dir.path()) {
+                let _ = std::fs::write(dir.file(run::REPORT_FILE), report.html());
+            }
             ExitCode::from(2)
         }
     }
 }
 
-fn run(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
+fn run(
+    args: &Args,
+    dir: &RunDir,
+    manifest: &mut RunManifest,
+) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let s: &'static Schedule = &SCHEDULE;
     // The application's CPU tasks and, on the SIL libraries, a DLA that takes 3 to 5 ms per
     // frame (the SIL default is 2 ms).
@@ -144,10 +303,12 @@ fn run(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let dla_offset_ns = runtime.dla_clock_offset_ns();
     let mut exec = runtime.seal()?;
 
-    let out = out_dir(args);
-    std::fs::create_dir_all(&out)?;
-    let trace_path = out.join("aeb-trace.bin");
-    let drainer = app::start_trace(&exec, &trace_path)?;
+    let trace_path = dir.file(run::TRACE_FILE);
+    let meta = TraceMeta::from_schedule(s, orin_exec::engine::platform::NAME).with_run_id(dir.id());
+    let drainer = Drainer::start(exec.trace(), &meta, &trace_path, DRAIN_PERIOD)?;
+    // The drainer's thread allocates as it starts (the standard library's thread set-up):
+    // let it reach its first sleep before allocations are counted.
+    wait_until_sleeping("orin-exec-trace", DRAIN_PERIOD);
 
     for &(fault, frame) in &args.inject {
         let (t, injection) = match fault {
@@ -203,7 +364,27 @@ fn run(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
         );
     }
 
-    let outcome = run_frames(&mut exec, args)?;
+    if !args.virtual_clock {
+        println!("run {}: {}", dir.id(), display(dir.path(), false));
+    }
+    // From the first frame to the last, every allocation of the executive, its workers, the
+    // engines and the drainer counts; the demo's own printing is exempt.
+    // Control: the counter sees an allocation on this thread (else: not measured).
+    ALLOCATIONS.store(0, Ordering::SeqCst);
+    ARMED.store(true, Ordering::SeqCst);
+    drop(std::hint::black_box(vec![0u8; 64]));
+    ARMED.store(false, Ordering::SeqCst);
+    let counter_works = ALLOCATIONS.load(Ordering::SeqCst) >= 1;
+    ALLOCATIONS.store(0, Ordering::SeqCst);
+    BACKTRACE.store(
+        std::env::var_os("ALLOC_BACKTRACE").is_some(),
+        Ordering::Relaxed,
+    );
+    ARMED.store(true, Ordering::SeqCst);
+    let outcome = exempt(|| run_frames(&mut exec, args));
+    ARMED.store(false, Ordering::SeqCst);
+    manifest.allocations_after_seal = counter_works.then(|| ALLOCATIONS.load(Ordering::SeqCst));
+    let outcome = outcome?;
     let stopped = exec.stopped();
     let recorded_faults = exec.health().total();
     if let Err(e) = exec.shutdown() {
@@ -216,8 +397,9 @@ fn run(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     }
 
     // Summary from the recorded trace.
-    let (meta, trace) = export::read_file(&trace_path)?;
-    let (tasks, release) = export::summarize(&meta, &trace);
+    let trace_file = export::read_trace(&trace_path)?;
+    let (meta, trace) = (&trace_file.meta, &trace_file.records);
+    let (tasks, release) = export::summarize(meta, trace);
     app::print_timing(&tasks, &release);
     println!(
         "brake decisions: {} of {} frames match the scenario's ground truth ({} brake frames in the truth, {} in the output)",
@@ -225,10 +407,11 @@ fn run(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     );
     println!("faults detected: {recorded_faults}");
 
-    let perfetto = out.join("aeb-trace.perfetto.json");
-    export::write_file(&perfetto, export::chrome_json(&meta, &trace).as_bytes())?;
-    let summary_path = out.join("aeb-summary.json");
+    let perfetto = dir.file(run::PERFETTO_FILE);
+    export::write_file(&perfetto, export::chrome_json(meta, trace).as_bytes())?;
+    let summary_path = dir.file(run::SUMMARY_FILE);
     let summary = serde_json::json!({
+        "run_id": dir.id(),
         "schedule": meta.name,
         "platform": meta.platform,
         "clock": if args.virtual_clock { "virtual" } else { "real" },
@@ -244,6 +427,59 @@ fn run(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
         &summary_path,
         serde_json::to_string_pretty(&summary)?.as_bytes(),
     )?;
+
+    // The verdict: the run's own criteria, then the evidence's (artifacts, audit, allocations).
+    let injected = args.inject.len();
+    let mut criteria = vec![
+        Criterion::new(
+            format!("all {} frames run", args.frames),
+            release.frames == args.frames && !stopped,
+            format!(
+                "{} frames released{}",
+                release.frames,
+                if stopped { ", safe stop" } else { "" }
+            ),
+        ),
+        Criterion::new(
+            "no fault detected (deadline, budget, fence timeout, engine or task error)",
+            recorded_faults == 0,
+            format!(
+                "{recorded_faults} faults{}",
+                if injected > 0 {
+                    format!(" ({injected} injected on purpose)")
+                } else {
+                    String::new()
+                }
+            ),
+        ),
+        Criterion::new(
+            "trace complete (no record lost)",
+            !trace_file.truncated && records == trace.len() as u64,
+            format!(
+                "{} of {records} drained records read back{}",
+                trace.len(),
+                if trace_file.truncated {
+                    ", file cut off"
+                } else {
+                    ""
+                }
+            ),
+        ),
+    ];
+    criteria.extend(manifest.evidence_criteria());
+    manifest.finish(
+        if stopped {
+            RunStatus::SafeStop
+        } else {
+            RunStatus::Completed
+        },
+        criteria,
+    );
+    manifest.write(dir.path())?;
+    let report_path = dir.file(run::REPORT_FILE);
+    let report = Report::load(dir.path())?;
+    export::write_file(&report_path, report.html().as_bytes())?;
+
     let shown = |p: &Path| display(p, args.virtual_clock);
     println!(
         "\ntrace (Perfetto / chrome://tracing): {}",
@@ -256,6 +492,10 @@ fn run(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     println!(
         "raw trace (`orin-exec report`):       {}",
         shown(&trace_path)
+    );
+    println!(
+        "report (HTML):                        {}",
+        shown(&report_path)
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -293,7 +533,11 @@ fn run_frames(exec: &mut Executive, args: &Args) -> Result<Outcome, orin_exec::E
         faults: Vec::new(),
     };
     for _ in 0..args.frames {
-        let report = exec.step()?;
+        // The main thread counts only inside the executive's step.
+        EXEMPT.with(|e| e.set(false));
+        let report = exec.step();
+        EXEMPT.with(|e| e.set(true));
+        let report = report?;
         let f = report.frame;
         let truth = scenario::ground_truth_brake(f);
         o.truth_brakes += truth as u64;

@@ -1,7 +1,9 @@
 //! The `orin-exec` command line.
 //!
 //! * `check FILE`: validate a schedule; print the worst-case timeline or the diagnostics.
-//! * `report TRACE`: turn a recorded trace into the per-task summary and a Perfetto trace.
+//! * `report RUN [--html OUT.html] [--json] [--perfetto P]`: the report of a run directory or
+//!   a trace file: verdict, per-task timing, faults, mode switches; the self-contained HTML
+//!   report; a Perfetto trace. Exit 0 no recorded criterion failed, 1 one did, 2 an error.
 //! * `audit BINARY`: list a binary's native dependencies and imported vendor symbols, and fail
 //!   on forbidden ones (managed memory, JIT, dynamic loading) or on embedded PTX.
 //! * `platform`: the libraries, versions and devices this build sees.
@@ -12,7 +14,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use orin_exec::engine::report::PlatformReport;
 use orin_exec_evidence::Audit;
-use orin_exec_trace as export;
+use orin_exec_evidence::html::{EXIT_ERROR, ReportArgs, report_command};
 
 #[derive(Parser)]
 #[command(
@@ -32,16 +34,25 @@ enum Command {
         /// The schedule TOML.
         file: PathBuf,
     },
-    /// Summarise a recorded trace (timing per task, faults, release jitter).
+    /// Report a run: verdict, timing per task (with units, WCET, p99.9, miss runs), release
+    /// jitter, faults and mode switches; optionally the self-contained HTML report.
+    ///
+    /// Exit status: 0 the report was made and no recorded pass criterion failed (a killed run
+    /// or a bare trace file has none: its report says so); 1 the report was made and a
+    /// criterion failed; 2 no report (not a run directory or trace, unreadable, unwritable).
     Report {
-        /// A trace file written by the trace drainer.
-        trace: PathBuf,
-        /// Also write a Perfetto/Chrome JSON trace here.
-        #[arg(long)]
-        perfetto: Option<PathBuf>,
-        /// Print the summary as JSON.
+        /// A run directory (`target/orin-exec/runs/latest`, a `hil scenario --out` dir) or a
+        /// trace file; a truncated trace (a killed run) is reported up to where it ends.
+        run: PathBuf,
+        /// Write the self-contained HTML report here.
+        #[arg(long, value_name = "OUT.html")]
+        html: Option<PathBuf>,
+        /// Print the report as JSON instead of text.
         #[arg(long)]
         json: bool,
+        /// Also write a Perfetto/Chrome JSON trace here.
+        #[arg(long, value_name = "P")]
+        perfetto: Option<PathBuf>,
     },
     /// Audit a binary for forbidden symbols and embedded PTX.
     Audit {
@@ -60,10 +71,28 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check { file } => check(&file),
         Command::Report {
-            trace,
-            perfetto,
+            run,
+            html,
             json,
-        } => report(&trace, perfetto.as_deref(), json),
+            perfetto,
+        } => {
+            return match report_command(&ReportArgs {
+                run,
+                html,
+                json,
+                perfetto,
+            }) {
+                Ok(outcome) => {
+                    print!("{}", outcome.stdout);
+                    eprint!("{}", outcome.stderr);
+                    ExitCode::from(outcome.exit)
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(EXIT_ERROR)
+                }
+            };
+        }
         Command::Audit { binary, json } => audit(&binary, json),
         Command::Platform => {
             print!("{}", PlatformReport::probe());
@@ -91,40 +120,6 @@ fn check(file: &Path) -> Result<bool, String> {
             Ok(false)
         }
     }
-}
-
-fn report(trace: &Path, perfetto: Option<&Path>, json: bool) -> Result<bool, String> {
-    let (meta, records) = export::read_file(trace).map_err(|e| e.to_string())?;
-    let (tasks, release) = export::summarize(&meta, &records);
-    if json {
-        let value = serde_json::json!({ "schedule": meta.name, "platform": meta.platform, "tasks": tasks, "release": release });
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?
-        );
-    } else {
-        println!(
-            "{} on {}: {} frames, period {:.3} ms",
-            meta.name,
-            meta.platform,
-            release.frames,
-            meta.period_ns as f64 / 1e6
-        );
-        print!("{}", export::summary_table(&tasks));
-        println!(
-            "release error: min {:.1} us, mean {:.1} us, p99 {:.1} us, max {:.1} us",
-            release.min_error_ns as f64 / 1e3,
-            release.mean_error_ns as f64 / 1e3,
-            release.p99_error_ns as f64 / 1e3,
-            release.max_error_ns as f64 / 1e3
-        );
-    }
-    if let Some(path) = perfetto {
-        export::write_file(path, export::chrome_json(&meta, &records).as_bytes())
-            .map_err(|e| e.to_string())?;
-        eprintln!("perfetto trace: {}", path.display());
-    }
-    Ok(true)
 }
 
 fn audit(binary: &Path, json: bool) -> Result<bool, String> {

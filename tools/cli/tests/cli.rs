@@ -104,3 +104,158 @@ fn report_refuses_a_file_that_is_not_a_trace() {
     assert_eq!(code, 2, "{out}");
     assert!(out.contains("not an orin-exec trace file"), "{out}");
 }
+
+mod report {
+    use super::orin_exec;
+    use std::path::{Path, PathBuf};
+    use std::time::Duration;
+
+    use orin_exec::trace::{Event, Record, TraceRing};
+    use orin_exec_evidence::run::{Clock, Criterion, RunManifest, RunStatus};
+    use orin_exec_trace::{Drainer, TaskMeta, TraceMeta};
+
+    const RUN_ID: &str = "20261201T000000Z-00c0ffee";
+
+    fn scratch(name: &str) -> PathBuf {
+        let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("cli-report-{name}"))
+            .join("runs")
+            .join("run");
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    static RING: TraceRing<1024> = TraceRing::new();
+    static RING_USER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    /// `frames` frames of one 1 ms task in a 10 ms period, into `dir/trace.bin`; returns its
+    /// bytes.
+    fn trace(dir: &Path, frames: u64) -> Vec<u8> {
+        let _one = RING_USER.lock().unwrap_or_else(|e| e.into_inner());
+        let meta = TraceMeta {
+            run_id: RUN_ID.into(),
+            name: "cli".into(),
+            platform: "sil".into(),
+            period_ns: 10_000_000,
+            engines: vec![("cpu0".into(), "cpu".into(), 0)],
+            tasks: vec![TaskMeta {
+                name: "work".into(),
+                wcet_ns: 2_000_000,
+                budget_ns: 2_000_000,
+                deadline_ns: 5_000_000,
+                ..TaskMeta::default()
+            }],
+            modes: vec!["normal".into()],
+            ..TraceMeta::default()
+        };
+        let path = dir.join("trace.bin");
+        let d = Drainer::start(RING.as_log(), &meta, &path, Duration::from_millis(1)).unwrap();
+        for f in 0..frames {
+            let t = f * 10_000_000;
+            for (time_ns, task, event, value) in [
+                (t, u16::MAX, Event::FrameRelease, 0),
+                (t + 100_000, 0, Event::TaskStart, 0),
+                (t + 1_100_000, 0, Event::TaskEnd, 1_000_000),
+            ] {
+                RING.push(Record {
+                    time_ns,
+                    frame: f,
+                    task,
+                    event,
+                    value,
+                });
+            }
+        }
+        d.finish().unwrap();
+        std::fs::read(&path).unwrap()
+    }
+
+    #[test]
+    fn a_truncated_trace_file_reports_where_it_ends() {
+        let dir = scratch("cut");
+        let bytes = trace(&dir, 50);
+        let cut = dir.join("cut.bin");
+        // The end marker, twenty records and half a record short: 129 whole records, the last
+        // of frame 42.
+        std::fs::write(&cut, &bytes[..bytes.len() - 32 * 21 - 16]).unwrap();
+        let (code, out) = orin_exec(&["report", cut.to_str().unwrap()]);
+        assert_eq!(code, 0, "{out}");
+        assert!(out.contains("trace ends at frame 42"), "{out}");
+        assert!(out.contains("ms"), "units: {out}");
+        assert!(out.contains("p99.9") && out.contains("wcet"), "{out}");
+    }
+
+    #[test]
+    fn a_killed_run_directory_gets_an_html_report_and_exit_0() {
+        let dir = scratch("killed");
+        let bytes = trace(&dir, 30);
+        std::fs::write(dir.join("trace.bin"), &bytes[..bytes.len() - 32 * 4 - 3]).unwrap();
+        RunManifest::new(RUN_ID, "sil", Clock::Real, 1000)
+            .write(&dir)
+            .unwrap();
+        let html = dir.join("report.html");
+        let (code, out) = orin_exec(&[
+            "report",
+            dir.to_str().unwrap(),
+            "--html",
+            html.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{out}");
+        let text = std::fs::read_to_string(&html).unwrap();
+        assert!(text.contains("trace ends at frame 28"), "{out}");
+        assert!(text.contains("<b id=\"status\">running</b>"));
+        assert!(text.contains(RUN_ID));
+        assert!(out.contains("html report:"), "{out}");
+    }
+
+    #[test]
+    fn a_failed_criterion_exits_1_and_json_says_fail() {
+        let dir = scratch("failed");
+        trace(&dir, 10);
+        let mut m = RunManifest::new(RUN_ID, "sil", Clock::Virtual, 10);
+        m.finish(
+            RunStatus::Completed,
+            vec![
+                Criterion::new("all frames", true, "10"),
+                Criterion::new("no fault", false, "1 fault"),
+            ],
+        );
+        m.write(&dir).unwrap();
+        let perfetto = dir.join("p.json");
+        let (code, out) = orin_exec(&[
+            "report",
+            dir.to_str().unwrap(),
+            "--json",
+            "--perfetto",
+            perfetto.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 1, "{out}");
+        let json_end = out.rfind('}').unwrap();
+        let v: serde_json::Value = serde_json::from_str(&out[..=json_end]).unwrap();
+        assert_eq!(v["verdict"], "fail");
+        assert_eq!(v["run_id"], RUN_ID);
+        assert_eq!(v["tasks"][0]["runs"], 10);
+        assert_eq!(v["tasks"][0]["p50_ns"], 1_000_000);
+        assert!(
+            std::fs::read_to_string(&perfetto)
+                .unwrap()
+                .contains("traceEvents")
+        );
+
+        // Every criterion met: exit 0.
+        m.criteria[1].pass = true;
+        m.write(&dir).unwrap();
+        let (code, out) = orin_exec(&["report", dir.to_str().unwrap()]);
+        assert_eq!(code, 0, "{out}");
+        assert!(out.contains("verdict: PASS"), "{out}");
+    }
+
+    #[test]
+    fn a_directory_without_a_trace_is_an_error() {
+        let dir = scratch("empty");
+        let (code, out) = orin_exec(&["report", dir.to_str().unwrap()]);
+        assert_eq!(code, 2, "{out}");
+        assert!(out.contains("no trace.bin"), "{out}");
+    }
+}

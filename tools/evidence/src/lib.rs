@@ -1,6 +1,11 @@
-//! Evidence about the binary that ran: its native dependencies, the vendor symbols it imports,
-//! and whether it could reach a forbidden API (managed memory, JIT and run-time linking,
-//! dynamic loading) or carries GPU code that a driver would JIT (PTX, fatbins).
+//! Evidence of a run, for a reviewer who reads it without help:
+//!
+//! * [`Audit`]: the binary that ran: its native dependencies, the vendor symbols it imports,
+//!   and whether it could reach a forbidden API (managed memory, JIT and run-time linking,
+//!   dynamic loading) or carries GPU code that a driver would JIT (PTX, fatbins);
+//! * [`run`]: the run id, the run directory and the run manifest `run.json` (artifact hashes
+//!   against their manifests, toolchain, git commit, host, audit, pass criteria);
+//! * [`html`]: the self-contained HTML report of a run directory or a trace file.
 //!
 //! ```no_run
 //! let audit = orin_exec_evidence::Audit::of_file(std::path::Path::new("target/release/aeb"))?;
@@ -11,7 +16,11 @@
 use std::path::Path;
 
 use object::{Object, ObjectSymbol};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+pub mod analysis;
+pub mod html;
+pub mod run;
 
 /// Symbols a safety build must never import: managed memory, JIT and run-time linking,
 /// dynamic loading (which would hide imports from this audit).
@@ -52,7 +61,7 @@ fn vendor(name: &str) -> bool {
 }
 
 /// The audit of one binary.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Audit {
     /// The binary's path as given.
     pub binary: String,

@@ -1,26 +1,68 @@
 //! Host side of the trace: a drainer thread that writes the ring to a file without
-//! allocating, a reader, a Perfetto/Chrome JSON exporter (one track per engine instance, one
-//! slice per task execution) and the per-task timing summary of the evidence report.
+//! allocating, a lenient reader (a killed run's trace still reads), a Perfetto/Chrome JSON
+//! exporter (one track per engine instance, one slice per task execution, dependency arrows,
+//! the release error as a counter), the per-task timing summary and the analyses the evidence
+//! report draws from.
+//!
+//! # File format
+//!
+//! A trace file is [`MAGIC`], the length of the meta header (u64, little endian), the meta
+//! header ([`TraceMeta`] as JSON), then records of [`RECORD_BYTES`] bytes each, then an end
+//! marker (a record-sized block that no record can equal) written by [`Drainer::finish`]. The
+//! drainer flushes the header when it starts and the records at every drain period, so a run
+//! that is killed leaves the header and every record drained before the kill;
+//! [`read_trace`] reads such a file and says it is [`TraceFile::truncated`].
+//!
+//! ```
+//! use orin_exec::trace::{Event, Record, TraceRing};
+//! use orin_exec_trace::{Drainer, TraceMeta, read_trace};
+//! use std::time::Duration;
+//!
+//! static RING: TraceRing<64> = TraceRing::new();
+//! let path = std::env::temp_dir().join(format!("doc-{}.bin", std::process::id()));
+//! let meta = TraceMeta { name: "demo".into(), run_id: "20250101T000000Z-0badcafe".into(),
+//!                        ..TraceMeta::default() };
+//! let drainer = Drainer::start(RING.as_log(), &meta, &path, Duration::from_millis(1))?;
+//! RING.push(Record { time_ns: 1_000, frame: 0, task: 0, event: Event::TaskStart, value: 0 });
+//! RING.push(Record { time_ns: 2_000, frame: 0, task: 0, event: Event::TaskEnd, value: 1_000 });
+//! assert_eq!(drainer.finish()?, 2);
+//! let trace = read_trace(&path)?;
+//! assert_eq!(trace.meta.run_id, "20250101T000000Z-0badcafe");
+//! assert_eq!(trace.records.len(), 2);
+//! assert!(!trace.truncated);
+//! assert_eq!(trace.last_frame, Some(0));
+//! # std::fs::remove_file(&path)?;
+//! # Ok::<(), std::io::Error>(())
+//! ```
 
-use std::fs::File;
-use std::io::{self, BufWriter, Read, Write};
+use std::io;
 use std::path::Path;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::thread::JoinHandle;
-use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use orin_exec::table::{EngineKind, FaultKind, Schedule};
-use orin_exec::trace::record::NO_TASK;
-use orin_exec::trace::ring::Pop;
-use orin_exec::trace::{Event, Record, TraceLog};
+use orin_exec::table::{EngineKind, Schedule};
+
+pub mod analysis;
+mod file;
+pub mod perfetto;
+mod summary;
+
+pub use file::{
+    Drainer, END_MAGIC, MAGIC, MAGIC_V1, RECORD_BYTES, TraceFile, read_file, read_trace,
+};
+pub use perfetto::chrome_json;
+pub use summary::{
+    Execution, ReleaseSummary, TaskSummary, executions, percentile, summarize, summary_table,
+};
 
 /// What a trace file says about the schedule it was recorded with, so reports need nothing
 /// else.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TraceMeta {
+    /// The run this trace belongs to (`YYYYMMDDTHHMMSSZ-xxxxxxxx`); set by the caller, empty
+    /// in traces written before run ids existed.
+    #[serde(default)]
+    pub run_id: String,
     /// Application name.
     pub name: String,
     /// Platform the run used.
@@ -33,10 +75,13 @@ pub struct TraceMeta {
     pub tasks: Vec<TaskMeta>,
     /// Mode names.
     pub modes: Vec<String>,
+    /// The validator's worst-case timeline (per mode and task), empty in older traces.
+    #[serde(default)]
+    pub timeline: Vec<TimelineMeta>,
 }
 
 /// A task as the trace file records it.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TaskMeta {
     /// Name.
     pub name: String,
@@ -48,10 +93,72 @@ pub struct TaskMeta {
     pub budget_ns: u64,
     /// Deadline, ns after the frame release.
     pub deadline_ns: u64,
+    /// CPU tasks: release offset within the major frame, ns (0 for accelerator tasks).
+    #[serde(default)]
+    pub release_ns: u64,
+    /// The modes the task runs in (bit `m` = mode `m`); every mode in older traces.
+    #[serde(default = "all_modes")]
+    pub modes: u32,
+    /// The tasks it waits for (its explicit dependencies); empty in older traces.
+    #[serde(default)]
+    pub waits: Vec<WaitMeta>,
+}
+
+fn all_modes() -> u32 {
+    u32::MAX
+}
+
+impl Default for TaskMeta {
+    fn default() -> Self {
+        TaskMeta {
+            name: String::new(),
+            engine: 0,
+            wcet_ns: 0,
+            budget_ns: 0,
+            deadline_ns: 0,
+            release_ns: 0,
+            modes: all_modes(),
+            waits: Vec::new(),
+        }
+    }
+}
+
+impl TaskMeta {
+    /// Whether the task runs in mode `mode`.
+    pub fn in_mode(&self, mode: u16) -> bool {
+        mode < 32 && self.modes & (1 << mode) != 0
+    }
+}
+
+/// A dependency of a task: it waits for task `task` of frame `f - lag` to complete.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WaitMeta {
+    /// The task waited for (index in [`TraceMeta::tasks`]).
+    pub task: u16,
+    /// 0 = the same frame, 1 = the previous frame, ...
+    pub lag: u8,
+}
+
+/// One row of the validator's worst-case timeline (`Schedule::timeline`): what the schedule
+/// guarantees, to set beside what a run observed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimelineMeta {
+    /// Mode index.
+    pub mode: u16,
+    /// Task index.
+    pub task: u16,
+    /// Latest start relative to the frame release, ns.
+    pub latest_start_ns: u64,
+    /// Latest finish relative to the frame release, ns.
+    pub latest_finish_ns: u64,
+    /// Deadline minus latest finish, ns.
+    pub slack_ns: u64,
 }
 
 impl TraceMeta {
-    /// From a schedule.
+    /// From a schedule: tasks (with their modes and dependencies), engines, modes and the
+    /// validator's worst-case timeline. [`TraceMeta::run_id`] is left empty; set it with
+    /// [`TraceMeta::with_run_id`].
     pub fn from_schedule(s: &Schedule, platform: &str) -> Self {
         let kind = |k| match k {
             EngineKind::Cpu => "cpu",
@@ -60,6 +167,7 @@ impl TraceMeta {
             EngineKind::Pva => "pva",
         };
         TraceMeta {
+            run_id: String::new(),
             name: s.name.into(),
             platform: platform.into(),
             period_ns: s.period_ns,
@@ -77,459 +185,61 @@ impl TraceMeta {
                     wcet_ns: t.wcet_ns,
                     budget_ns: t.budget_ns,
                     deadline_ns: t.deadline_ns,
+                    release_ns: t.release_ns,
+                    modes: t.modes.0,
+                    waits: t
+                        .waits
+                        .iter()
+                        .map(|w| WaitMeta {
+                            task: w.task.0,
+                            lag: w.lag,
+                        })
+                        .collect(),
                 })
                 .collect(),
             modes: s.modes.iter().map(|m| m.name.into()).collect(),
+            timeline: s
+                .timeline
+                .iter()
+                .map(|e| TimelineMeta {
+                    mode: e.mode.0.into(),
+                    task: e.task.0,
+                    latest_start_ns: e.latest_start_ns,
+                    latest_finish_ns: e.latest_finish_ns,
+                    slack_ns: e.slack_ns,
+                })
+                .collect(),
         }
     }
-}
 
-/// Bytes per record in a trace file.
-pub const RECORD_BYTES: usize = 32;
-
-/// Magic at the start of a trace file.
-pub const MAGIC: &[u8; 8] = b"OXTRACE1";
-
-fn encode(r: &Record) -> [u8; RECORD_BYTES] {
-    let mut out = [0u8; RECORD_BYTES];
-    for (chunk, w) in out.chunks_exact_mut(8).zip(r.pack()) {
-        chunk.copy_from_slice(&w.to_le_bytes());
-    }
-    out
-}
-
-/// Drains a trace ring into a file from its own thread, every `period`. Allocates only when
-/// started; writing goes through a fixed-size buffer.
-pub struct Drainer {
-    stop: Arc<AtomicBool>,
-    records: Arc<AtomicU64>,
-    join: Option<JoinHandle<io::Result<u64>>>,
-}
-
-impl Drainer {
-    /// Start draining `ring` into `path`; the file starts with `meta`.
-    pub fn start(
-        ring: &'static TraceLog,
-        meta: &TraceMeta,
-        path: &Path,
-        period: Duration,
-    ) -> io::Result<Drainer> {
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
-        }
-        let mut out = BufWriter::with_capacity(1 << 16, File::create(path)?);
-        out.write_all(MAGIC)?;
-        let header = serde_json::to_vec(meta).map_err(io::Error::other)?;
-        out.write_all(&(header.len() as u64).to_le_bytes())?;
-        out.write_all(&header)?;
-        let stop = Arc::new(AtomicBool::new(false));
-        let records = Arc::new(AtomicU64::new(0));
-        let (stop2, records2) = (stop.clone(), records.clone());
-        let join = std::thread::Builder::new()
-            .name("orin-exec-trace".into())
-            .spawn(move || {
-                let mut written = 0u64;
-                loop {
-                    let stopping = stop2.load(Ordering::Acquire);
-                    loop {
-                        match ring.pop() {
-                            Pop::Record(r) => {
-                                out.write_all(&encode(&r))?;
-                                written += 1;
-                            }
-                            Pop::Lost(n) => {
-                                let r = Record {
-                                    time_ns: 0,
-                                    frame: 0,
-                                    task: NO_TASK,
-                                    event: Event::Overflow,
-                                    value: n,
-                                };
-                                out.write_all(&encode(&r))?;
-                                written += 1;
-                            }
-                            Pop::Empty => break,
-                        }
-                    }
-                    records2.store(written, Ordering::Relaxed);
-                    if stopping {
-                        out.flush()?;
-                        return Ok(written);
-                    }
-                    std::thread::sleep(period);
-                }
-            })?;
-        Ok(Drainer {
-            stop,
-            records,
-            join: Some(join),
-        })
+    /// The same meta with `run_id` set.
+    pub fn with_run_id(mut self, run_id: impl Into<String>) -> Self {
+        self.run_id = run_id.into();
+        self
     }
 
-    /// Records written so far.
-    pub fn written(&self) -> u64 {
-        self.records.load(Ordering::Relaxed)
+    /// The name of task `task`, or `"task#N"` for an index the meta does not know.
+    pub fn task_name(&self, task: u16) -> String {
+        self.tasks
+            .get(task as usize)
+            .map_or_else(|| format!("task#{task}"), |t| t.name.clone())
     }
 
-    /// Drain what is left, flush and stop; returns the number of records written.
-    pub fn finish(mut self) -> io::Result<u64> {
-        self.stop.store(true, Ordering::Release);
-        match self.join.take() {
-            Some(j) => j
-                .join()
-                .map_err(|_| io::Error::other("trace drainer panicked"))?,
-            None => Ok(self.written()),
-        }
+    /// The name of mode `mode`, or `"mode#N"` for an index the meta does not know.
+    pub fn mode_name(&self, mode: u16) -> String {
+        self.modes
+            .get(mode as usize)
+            .cloned()
+            .unwrap_or_else(|| format!("mode#{mode}"))
     }
-}
 
-/// Read a trace file written by [`Drainer`].
-pub fn read_file(path: &Path) -> io::Result<(TraceMeta, Vec<Record>)> {
-    let bad = |what: &str| {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("{}: {what}", path.display()),
-        )
-    };
-    let mut bytes = Vec::new();
-    File::open(path)?.read_to_end(&mut bytes)?;
-    if bytes.len() < MAGIC.len() + 8 || &bytes[..MAGIC.len()] != MAGIC {
-        return Err(bad("not an orin-exec trace file (bad magic)"));
+    /// The name of the engine instance running task `task` (`"?"` when unknown).
+    pub fn engine_of(&self, task: u16) -> String {
+        self.tasks
+            .get(task as usize)
+            .and_then(|t| self.engines.get(t.engine as usize))
+            .map_or_else(|| "?".into(), |e| e.0.clone())
     }
-    let len = u64::from_le_bytes(bytes[8..16].try_into().unwrap_or([0; 8])) as usize;
-    let header = bytes
-        .get(16..16usize.saturating_add(len))
-        .ok_or_else(|| bad("header truncated"))?;
-    let meta: TraceMeta = serde_json::from_slice(header).map_err(|e| bad(&e.to_string()))?;
-    let body = &bytes[16 + len..];
-    if body.len() % RECORD_BYTES != 0 {
-        return Err(bad("truncated inside a record"));
-    }
-    let mut out = Vec::with_capacity(body.len() / RECORD_BYTES);
-    for chunk in body.chunks_exact(RECORD_BYTES) {
-        let mut words = [0u64; 4];
-        for (w, c) in words.iter_mut().zip(chunk.chunks_exact(8)) {
-            *w = u64::from_le_bytes(c.try_into().unwrap_or([0; 8]));
-        }
-        out.push(Record::unpack(words).ok_or_else(|| bad("unknown event code"))?);
-    }
-    Ok((meta, out))
-}
-
-/// One execution of a task: from its start and end records.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Execution {
-    /// Task index.
-    pub task: u16,
-    /// Frame.
-    pub frame: u64,
-    /// Start, ns.
-    pub start_ns: u64,
-    /// End, ns.
-    pub end_ns: u64,
-    /// Ran as a no-op.
-    pub skipped: bool,
-}
-
-/// Pair start and end records into executions.
-pub fn executions(records: &[Record]) -> Vec<Execution> {
-    let mut open: std::collections::HashMap<(u16, u64), u64> = std::collections::HashMap::new();
-    let mut out = Vec::new();
-    for r in records {
-        match r.event {
-            Event::TaskStart => {
-                open.insert((r.task, r.frame), r.time_ns);
-            }
-            Event::TaskEnd | Event::TaskSkipped => {
-                if let Some(start) = open.remove(&(r.task, r.frame)) {
-                    out.push(Execution {
-                        task: r.task,
-                        frame: r.frame,
-                        start_ns: start,
-                        end_ns: r.time_ns,
-                        skipped: r.event == Event::TaskSkipped,
-                    });
-                }
-            }
-            _ => {}
-        }
-    }
-    out.sort_by_key(|e| (e.start_ns, e.task));
-    out
-}
-
-#[derive(Serialize)]
-struct ChromeEvent<'a> {
-    name: &'a str,
-    ph: &'a str,
-    pid: u32,
-    tid: u32,
-    ts: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    dur: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    s: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    cat: Option<&'a str>,
-    args: serde_json::Value,
-}
-
-/// Perfetto / Chrome trace-event JSON: a track per engine instance (plus one for the
-/// executive), a slice per task execution, instants for releases, faults, reactions and
-/// mode switches. Times are µs relative to the first record.
-pub fn chrome_json(meta: &TraceMeta, records: &[Record]) -> String {
-    let base = records
-        .iter()
-        .filter(|r| r.time_ns > 0)
-        .map(|r| r.time_ns)
-        .min()
-        .unwrap_or(0);
-    let us = |ns: u64| ns.saturating_sub(base) as f64 / 1000.0;
-    let exec_tid = meta.engines.len() as u32;
-    let mut events = Vec::new();
-    for (i, (name, kind, instance)) in meta.engines.iter().enumerate() {
-        events.push(ChromeEvent {
-            name: "thread_name",
-            ph: "M",
-            pid: 1,
-            tid: i as u32,
-            ts: 0.0,
-            dur: None,
-            s: None,
-            cat: None,
-            args: serde_json::json!({ "name": format!("{name} ({} {instance})", kind.to_uppercase()) }),
-        });
-    }
-    events.push(ChromeEvent {
-        name: "thread_name",
-        ph: "M",
-        pid: 1,
-        tid: exec_tid,
-        ts: 0.0,
-        dur: None,
-        s: None,
-        cat: None,
-        args: serde_json::json!({ "name": "executive" }),
-    });
-    for x in executions(records) {
-        let Some(t) = meta.tasks.get(x.task as usize) else {
-            continue;
-        };
-        events.push(ChromeEvent {
-            name: &t.name,
-            ph: "X",
-            pid: 1,
-            tid: t.engine as u32,
-            ts: us(x.start_ns),
-            dur: Some((x.end_ns.saturating_sub(x.start_ns)) as f64 / 1000.0),
-            s: None,
-            cat: Some(if x.skipped { "skipped" } else { "task" }),
-            args: serde_json::json!({ "frame": x.frame, "skipped": x.skipped }),
-        });
-    }
-    for r in records {
-        let task_name = meta.tasks.get(r.task as usize).map(|t| t.name.as_str());
-        let (tid, args) = match r.event {
-            Event::FrameRelease => (
-                exec_tid,
-                serde_json::json!({ "frame": r.frame, "release_error_ns": r.value as i64 }),
-            ),
-            Event::Fault(_) | Event::Reaction(_) => (
-                meta.tasks
-                    .get(r.task as usize)
-                    .map_or(exec_tid, |t| t.engine as u32),
-                serde_json::json!({ "frame": r.frame, "task": task_name, "value": r.value }),
-            ),
-            Event::ModeSwitch => (
-                exec_tid,
-                serde_json::json!({ "frame": r.frame, "mode": meta.modes.get(r.value as usize) }),
-            ),
-            Event::Overflow => (exec_tid, serde_json::json!({ "lost_records": r.value })),
-            _ => continue,
-        };
-        events.push(ChromeEvent {
-            name: r.event.name(),
-            ph: "i",
-            pid: 1,
-            tid,
-            ts: us(r.time_ns),
-            dur: None,
-            s: Some("t"),
-            cat: Some("event"),
-            args,
-        });
-    }
-    serde_json::json!({ "traceEvents": events, "displayTimeUnit": "ms" }).to_string()
-}
-
-/// Timing of one task over a run.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct TaskSummary {
-    /// Task name.
-    pub task: String,
-    /// Engine instance name.
-    pub engine: String,
-    /// Executions (not skipped).
-    pub runs: u64,
-    /// Executions skipped by the health monitor.
-    pub skipped: u64,
-    /// Minimum execution time, ns.
-    pub min_ns: u64,
-    /// Median, ns.
-    pub p50_ns: u64,
-    /// 99th percentile, ns.
-    pub p99_ns: u64,
-    /// 99.9th percentile, ns.
-    pub p999_ns: u64,
-    /// Maximum, ns.
-    pub max_ns: u64,
-    /// Budget, ns.
-    pub budget_ns: u64,
-    /// WCET used by the validator, ns.
-    pub wcet_ns: u64,
-    /// Deadline relative to the frame release, ns.
-    pub deadline_ns: u64,
-    /// Latest finish relative to the frame release, ns.
-    pub max_finish_ns: u64,
-    /// Deadline misses.
-    pub deadline_misses: u64,
-    /// Longest run of consecutive frames with a deadline miss.
-    pub longest_miss_run: u64,
-    /// Budget overruns.
-    pub budget_overruns: u64,
-    /// Fence timeouts.
-    pub fence_timeouts: u64,
-    /// Engine and task errors.
-    pub errors: u64,
-}
-
-/// Frame release jitter over a run.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct ReleaseSummary {
-    /// Frames released.
-    pub frames: u64,
-    /// Smallest release error (actual - planned), ns.
-    pub min_error_ns: i64,
-    /// Largest release error, ns.
-    pub max_error_ns: i64,
-    /// Mean release error, ns.
-    pub mean_error_ns: i64,
-    /// 99th percentile of the release error, ns.
-    pub p99_error_ns: i64,
-}
-
-fn percentile(sorted: &[u64], p: f64) -> u64 {
-    if sorted.is_empty() {
-        return 0;
-    }
-    let rank = ((p / 100.0) * sorted.len() as f64).ceil().max(1.0) as usize;
-    sorted[rank.min(sorted.len()) - 1]
-}
-
-/// Per-task timing and fault statistics from a run's records (exact percentiles).
-pub fn summarize(meta: &TraceMeta, records: &[Record]) -> (Vec<TaskSummary>, ReleaseSummary) {
-    let mut durations: Vec<Vec<u64>> = vec![Vec::new(); meta.tasks.len()];
-    let mut out: Vec<TaskSummary> = meta
-        .tasks
-        .iter()
-        .map(|t| TaskSummary {
-            task: t.name.clone(),
-            engine: meta
-                .engines
-                .get(t.engine as usize)
-                .map_or("?".into(), |e| e.0.clone()),
-            budget_ns: t.budget_ns,
-            wcet_ns: t.wcet_ns,
-            deadline_ns: t.deadline_ns,
-            ..TaskSummary::default()
-        })
-        .collect();
-    let mut releases: std::collections::HashMap<u64, u64> = std::collections::HashMap::new();
-    let mut release_errors = Vec::new();
-    for r in records {
-        if r.event == Event::FrameRelease {
-            let err = r.value as i64;
-            releases.insert(r.frame, (r.time_ns as i64 - err) as u64);
-            release_errors.push(err);
-        }
-    }
-    for x in executions(records) {
-        let Some(s) = out.get_mut(x.task as usize) else {
-            continue;
-        };
-        if x.skipped {
-            s.skipped += 1;
-            continue;
-        }
-        s.runs += 1;
-        durations[x.task as usize].push(x.end_ns.saturating_sub(x.start_ns));
-        if let Some(&rel) = releases.get(&x.frame) {
-            s.max_finish_ns = s.max_finish_ns.max(x.end_ns.saturating_sub(rel));
-        }
-    }
-    let mut miss_frames: Vec<Vec<u64>> = vec![Vec::new(); meta.tasks.len()];
-    for r in records {
-        let Event::Fault(kind) = r.event else {
-            continue;
-        };
-        let Some(s) = out.get_mut(r.task as usize) else {
-            continue;
-        };
-        match kind {
-            FaultKind::DeadlineMiss => {
-                s.deadline_misses += 1;
-                miss_frames[r.task as usize].push(r.frame);
-            }
-            FaultKind::BudgetOverrun => s.budget_overruns += 1,
-            FaultKind::FenceTimeout => {
-                s.fence_timeouts += 1;
-                miss_frames[r.task as usize].push(r.frame);
-            }
-            FaultKind::EngineError | FaultKind::TaskError => s.errors += 1,
-        }
-    }
-    for (i, s) in out.iter_mut().enumerate() {
-        let d = &mut durations[i];
-        d.sort_unstable();
-        s.min_ns = d.first().copied().unwrap_or(0);
-        s.max_ns = d.last().copied().unwrap_or(0);
-        s.p50_ns = percentile(d, 50.0);
-        s.p99_ns = percentile(d, 99.0);
-        s.p999_ns = percentile(d, 99.9);
-        let frames = &mut miss_frames[i];
-        frames.sort_unstable();
-        frames.dedup();
-        let (mut run, mut best, mut prev) = (0u64, 0u64, None::<u64>);
-        for &f in frames.iter() {
-            run = if prev == Some(f.wrapping_sub(1)) {
-                run + 1
-            } else {
-                1
-            };
-            best = best.max(run);
-            prev = Some(f);
-        }
-        s.longest_miss_run = best;
-    }
-    let mut sorted = release_errors.clone();
-    sorted.sort_unstable();
-    let release = ReleaseSummary {
-        frames: release_errors.len() as u64,
-        min_error_ns: sorted.first().copied().unwrap_or(0),
-        max_error_ns: sorted.last().copied().unwrap_or(0),
-        mean_error_ns: if sorted.is_empty() {
-            0
-        } else {
-            sorted.iter().sum::<i64>() / sorted.len() as i64
-        },
-        p99_error_ns: if sorted.is_empty() {
-            0
-        } else {
-            sorted
-                [(((0.99 * sorted.len() as f64).ceil() as usize).max(1) - 1).min(sorted.len() - 1)]
-        },
-    };
-    (out, release)
 }
 
 /// Write `bytes` to `path`, creating parent directories.
@@ -540,48 +250,39 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
     std::fs::write(path, bytes)
 }
 
-fn ms(ns: u64) -> String {
-    format!("{:.3}", ns as f64 / 1e6)
-}
+#[cfg(test)]
+pub(crate) mod fixture;
 
-/// The per-task summary as a text table (times in ms).
-pub fn summary_table(tasks: &[TaskSummary]) -> String {
-    let w = tasks.iter().map(|t| t.task.len()).max().unwrap_or(4).max(4);
-    let row = |cells: [&str; 11]| {
-        format!(
-            "{:<w$} {:<7} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>7} {:>7}\n",
-            cells[0],
-            cells[1],
-            cells[2],
-            cells[3],
-            cells[4],
-            cells[5],
-            cells[6],
-            cells[7],
-            cells[8],
-            cells[9],
-            cells[10]
-        )
-    };
-    let mut out = row([
-        "task", "engine", "runs", "min", "p50", "p99", "max", "budget", "deadline", "misses",
-        "faults",
-    ]);
-    for t in tasks {
-        let faults = (t.budget_overruns + t.fence_timeouts + t.errors).to_string();
-        out.push_str(&row([
-            &t.task,
-            &t.engine,
-            &t.runs.to_string(),
-            &ms(t.min_ns),
-            &ms(t.p50_ns),
-            &ms(t.p99_ns),
-            &ms(t.max_ns),
-            &ms(t.budget_ns),
-            &ms(t.deadline_ns),
-            &t.deadline_misses.to_string(),
-            &faults,
-        ]));
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn from_schedule_carries_timeline_waits_and_modes() {
+        let m = TraceMeta::from_schedule(&fixture::SCHEDULE, "sil").with_run_id("r-1");
+        assert_eq!(m.run_id, "r-1");
+        assert_eq!(m.name, "fixture");
+        assert_eq!(m.modes, ["normal", "degraded"]);
+        assert_eq!(m.engines[1], ("cpu1".to_string(), "cpu".to_string(), 1));
+        assert_eq!(
+            m.timeline,
+            fixture::TIMELINE
+                .iter()
+                .map(|e| TimelineMeta {
+                    mode: e.mode.0.into(),
+                    task: e.task.0,
+                    latest_start_ns: e.latest_start_ns,
+                    latest_finish_ns: e.latest_finish_ns,
+                    slack_ns: e.slack_ns,
+                })
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(m.tasks[1].waits, [WaitMeta { task: 0, lag: 0 }]);
+        assert_eq!(m.tasks[2].waits, [WaitMeta { task: 1, lag: 1 }]);
+        assert!(m.tasks[0].in_mode(1) && !m.tasks[1].in_mode(1));
+        assert_eq!(m.tasks[0].release_ns, 100_000);
+        // The meta round-trips through the file header's JSON.
+        let back: TraceMeta = serde_json::from_str(&serde_json::to_string(&m).unwrap()).unwrap();
+        assert_eq!(back, m);
     }
-    out
 }

@@ -1,0 +1,569 @@
+//! The trace file: the drainer that writes it and the lenient reader.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Write};
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use orin_exec::trace::record::NO_TASK;
+use orin_exec::trace::ring::Pop;
+use orin_exec::trace::{Event, Record, TraceLog};
+
+use crate::TraceMeta;
+
+/// Bytes per record in a trace file.
+pub const RECORD_BYTES: usize = 32;
+
+/// Magic at the start of a trace file (format 2: ends with an end marker).
+pub const MAGIC: &[u8; 8] = b"OXTRACE2";
+
+/// Magic of format 1 (no end marker); still read.
+pub const MAGIC_V1: &[u8; 8] = b"OXTRACE1";
+
+/// First 8 bytes of the end marker. The marker is a record-sized block: this magic, the
+/// number of records before it (u64), then an all-ones word (task `0xffff`, event code
+/// `0xffff`, which no record has), then a zero word.
+pub const END_MAGIC: &[u8; 8] = b"OXTRCEND";
+
+const END_CODE_WORD: u64 = u64::MAX;
+
+fn encode(r: &Record) -> [u8; RECORD_BYTES] {
+    words_to_bytes(r.pack())
+}
+
+fn words_to_bytes(words: [u64; 4]) -> [u8; RECORD_BYTES] {
+    let mut out = [0u8; RECORD_BYTES];
+    for (chunk, w) in out.chunks_exact_mut(8).zip(words) {
+        chunk.copy_from_slice(&w.to_le_bytes());
+    }
+    out
+}
+
+fn end_marker(records: u64) -> [u8; RECORD_BYTES] {
+    words_to_bytes([u64::from_le_bytes(*END_MAGIC), records, END_CODE_WORD, 0])
+}
+
+fn bytes_to_words(chunk: &[u8]) -> [u64; 4] {
+    let mut words = [0u64; 4];
+    for (w, c) in words.iter_mut().zip(chunk.chunks_exact(8)) {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(c);
+        *w = u64::from_le_bytes(b);
+    }
+    words
+}
+
+/// Drains a trace ring into a file from its own thread, every `period`. Allocates only when
+/// started; writing goes through a fixed-size buffer.
+///
+/// The meta header is written and flushed (and synced) before [`Drainer::start`] returns, the
+/// records are flushed at every drain period, and [`Drainer::finish`] (or dropping the
+/// drainer) drains what is left and writes the end marker. A run killed at any point after
+/// `start` therefore leaves a file that [`read_trace`] reads up to the last drain.
+pub struct Drainer {
+    stop: Arc<AtomicBool>,
+    records: Arc<AtomicU64>,
+    join: Option<JoinHandle<io::Result<u64>>>,
+}
+
+impl Drainer {
+    /// Start draining `ring` into `path` (parent directories are created); the file starts
+    /// with `meta`.
+    pub fn start(
+        ring: &'static TraceLog,
+        meta: &TraceMeta,
+        path: &Path,
+        period: Duration,
+    ) -> io::Result<Drainer> {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        let mut out = BufWriter::with_capacity(1 << 16, File::create(path)?);
+        out.write_all(MAGIC)?;
+        let header = serde_json::to_vec(meta).map_err(io::Error::other)?;
+        out.write_all(&(header.len() as u64).to_le_bytes())?;
+        out.write_all(&header)?;
+        out.flush()?;
+        out.get_ref().sync_all()?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let records = Arc::new(AtomicU64::new(0));
+        let (stop2, records2) = (stop.clone(), records.clone());
+        let join = std::thread::Builder::new()
+            .name("orin-exec-trace".into())
+            .spawn(move || {
+                let mut written = 0u64;
+                loop {
+                    let stopping = stop2.load(Ordering::Acquire);
+                    loop {
+                        let r = match ring.pop() {
+                            Pop::Record(r) => r,
+                            Pop::Lost(n) => Record {
+                                time_ns: 0,
+                                frame: 0,
+                                task: NO_TASK,
+                                event: Event::Overflow,
+                                value: n,
+                            },
+                            Pop::Empty => break,
+                        };
+                        out.write_all(&encode(&r))?;
+                        written += 1;
+                    }
+                    out.flush()?;
+                    records2.store(written, Ordering::Relaxed);
+                    if stopping {
+                        out.write_all(&end_marker(written))?;
+                        out.flush()?;
+                        out.get_ref().sync_data()?;
+                        return Ok(written);
+                    }
+                    std::thread::sleep(period);
+                }
+            })?;
+        Ok(Drainer {
+            stop,
+            records,
+            join: Some(join),
+        })
+    }
+
+    /// Records written (and flushed to the file) so far.
+    pub fn written(&self) -> u64 {
+        self.records.load(Ordering::Relaxed)
+    }
+
+    /// Drain what is left, write the end marker, flush and stop; returns the number of
+    /// records written.
+    pub fn finish(mut self) -> io::Result<u64> {
+        self.stop_and_join()
+    }
+
+    fn stop_and_join(&mut self) -> io::Result<u64> {
+        self.stop.store(true, Ordering::Release);
+        match self.join.take() {
+            Some(j) => j
+                .join()
+                .map_err(|_| io::Error::other("trace drainer panicked"))?,
+            None => Ok(self.written()),
+        }
+    }
+}
+
+impl Drop for Drainer {
+    /// Like [`Drainer::finish`], ignoring errors (an early return of the caller still closes
+    /// the trace).
+    fn drop(&mut self) {
+        if self.join.is_some() {
+            let _ = self.stop_and_join();
+        }
+    }
+}
+
+/// A trace file as read by [`read_trace`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TraceFile {
+    /// The meta header.
+    pub meta: TraceMeta,
+    /// Every whole record, in file order.
+    pub records: Vec<Record>,
+    /// The file does not end the way a finished drainer leaves it: it ends inside a record,
+    /// in a zero-filled tail, or (format 2) without the end marker. The run was killed or
+    /// crashed; `records` is what it recorded up to its last drain.
+    pub truncated: bool,
+    /// The highest frame number any record names (`None` without records).
+    pub last_frame: Option<u64>,
+}
+
+/// Read a trace file written by [`Drainer`], leniently: a file cut off anywhere after the
+/// meta header reads, with the whole records before the cut and [`TraceFile::truncated`]
+/// set. Errors (`InvalidData`, naming the file) for what no killed run leaves: a bad magic,
+/// a header that is cut or not valid JSON, an unknown event code followed by data, records
+/// after the end marker, an end marker whose record count is wrong.
+pub fn read_trace(path: &Path) -> io::Result<TraceFile> {
+    let mut bytes = Vec::new();
+    File::open(path)?.read_to_end(&mut bytes)?;
+    parse(&bytes).map_err(|what| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{}: {what}", path.display()),
+        )
+    })
+}
+
+/// Read a trace file written by [`Drainer`]: its meta and records (as leniently as
+/// [`read_trace`], whose `truncated` flag this drops).
+pub fn read_file(path: &Path) -> io::Result<(TraceMeta, Vec<Record>)> {
+    read_trace(path).map(|t| (t.meta, t.records))
+}
+
+fn parse(bytes: &[u8]) -> Result<TraceFile, String> {
+    if bytes.is_empty() {
+        return Err("empty trace file: the run stopped before the drainer wrote its header".into());
+    }
+    let magic = &bytes[..bytes.len().min(MAGIC.len())];
+    let v2 = if magic == MAGIC {
+        true
+    } else if magic == MAGIC_V1 {
+        false
+    } else if MAGIC.starts_with(magic) {
+        return Err(format!(
+            "trace file cut inside its magic ({} bytes)",
+            bytes.len()
+        ));
+    } else {
+        return Err("not an orin-exec trace file (bad magic)".into());
+    };
+    let Some(len) = bytes.get(8..16) else {
+        return Err(format!(
+            "trace file cut inside its header length ({} bytes)",
+            bytes.len()
+        ));
+    };
+    let len = u64::from_le_bytes(len.try_into().unwrap_or([0; 8]));
+    let end = usize::try_from(len)
+        .ok()
+        .and_then(|l| l.checked_add(16))
+        .ok_or_else(|| format!("meta header length {len} is impossible"))?;
+    let header = bytes.get(16..end).ok_or_else(|| {
+        format!(
+            "trace file cut inside its meta header ({} of {} header bytes)",
+            bytes.len() - 16,
+            len
+        )
+    })?;
+    let meta: TraceMeta =
+        serde_json::from_slice(header).map_err(|e| format!("meta header: {e}"))?;
+    let body = &bytes[end..];
+    let mut records = Vec::with_capacity(body.len() / RECORD_BYTES);
+    let mut truncated = false;
+    let mut ended = false;
+    let mut chunks = body.chunks(RECORD_BYTES);
+    let mut index = 0usize;
+    while let Some(chunk) = chunks.next() {
+        let offset = end + index * RECORD_BYTES;
+        if chunk.len() < RECORD_BYTES {
+            // Cut inside a record: a killed run.
+            truncated = true;
+            break;
+        }
+        let words = bytes_to_words(chunk);
+        if v2 && chunk[..8] == END_MAGIC[..] && words[2] == END_CODE_WORD {
+            if words[1] != records.len() as u64 {
+                return Err(format!(
+                    "end marker at byte {offset} counts {} records, the file holds {}",
+                    words[1],
+                    records.len()
+                ));
+            }
+            if chunks.next().is_some() {
+                return Err(format!("data after the end marker at byte {offset}"));
+            }
+            ended = true;
+            break;
+        }
+        match Record::unpack(words) {
+            Some(r) => records.push(r),
+            None if body[index * RECORD_BYTES..].iter().all(|&b| b == 0) => {
+                // A zero-filled tail (a file system that extended the file before a crash).
+                truncated = true;
+                break;
+            }
+            None => {
+                return Err(format!(
+                    "record {index} (byte {offset}): unknown event code {:#06x}",
+                    words[2] & 0xffff
+                ));
+            }
+        }
+        index += 1;
+    }
+    if v2 && !ended {
+        truncated = true;
+    }
+    let last_frame = records
+        .iter()
+        .filter(|r| r.event != Event::Overflow)
+        .map(|r| r.frame)
+        .max();
+    Ok(TraceFile {
+        meta,
+        records,
+        truncated,
+        last_frame,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use orin_exec::table::FaultKind;
+    use orin_exec::trace::TraceRing;
+    use std::path::PathBuf;
+
+    fn temp(name: &str) -> PathBuf {
+        std::env::temp_dir().join(format!(
+            "orin-exec-trace-{}-{name}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ))
+    }
+
+    fn meta() -> TraceMeta {
+        TraceMeta {
+            run_id: "20250102T030405Z-deadbeef".into(),
+            name: "cut".into(),
+            platform: "sil".into(),
+            period_ns: 1_000_000,
+            engines: vec![("cpu0".into(), "cpu".into(), 0)],
+            tasks: vec![crate::TaskMeta {
+                name: "t".into(),
+                ..Default::default()
+            }],
+            modes: vec!["normal".into()],
+            timeline: vec![crate::TimelineMeta {
+                mode: 0,
+                task: 0,
+                latest_start_ns: 10,
+                latest_finish_ns: 20,
+                slack_ns: 30,
+            }],
+        }
+    }
+
+    fn records(frames: u64) -> Vec<Record> {
+        let mut out = Vec::new();
+        for f in 0..frames {
+            let t0 = 1_000_000 + f * 1_000_000;
+            out.push(Record {
+                time_ns: t0,
+                frame: f,
+                task: NO_TASK,
+                event: Event::FrameRelease,
+                value: 5,
+            });
+            out.push(Record {
+                time_ns: t0 + 100,
+                frame: f,
+                task: 0,
+                event: Event::TaskStart,
+                value: 0,
+            });
+            out.push(Record {
+                time_ns: t0 + 900,
+                frame: f,
+                task: 0,
+                event: Event::TaskEnd,
+                value: 800,
+            });
+        }
+        out.push(Record {
+            time_ns: 1_000_000 + frames * 1_000_000,
+            frame: frames - 1,
+            task: 0,
+            event: Event::Fault(FaultKind::DeadlineMiss),
+            value: 0,
+        });
+        out
+    }
+
+    /// Writes through a real drainer from a static ring.
+    fn write_trace(path: &Path, records: &[Record]) -> u64 {
+        let ring = new_ring();
+        let d = Drainer::start(ring.as_log(), &meta(), path, Duration::from_millis(1)).unwrap();
+        for r in records {
+            ring.push(*r);
+        }
+        d.finish().unwrap()
+    }
+
+    /// A ring of its own per test (tests run in parallel).
+    fn new_ring() -> &'static TraceRing<256> {
+        Box::leak(Box::new(TraceRing::new()))
+    }
+
+    #[test]
+    fn a_running_drainer_leaves_a_readable_file() {
+        let path = temp("live");
+        let ring = new_ring();
+        let d = Drainer::start(ring.as_log(), &meta(), &path, Duration::from_millis(2)).unwrap();
+        // The header is on disk before the first record.
+        let t = read_trace(&path).unwrap();
+        assert_eq!(t.meta, meta());
+        assert!(t.records.is_empty() && t.truncated && t.last_frame.is_none());
+        let recs = records(3);
+        for r in &recs {
+            ring.push(*r);
+        }
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while d.written() < recs.len() as u64 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "drainer never drained"
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        // What a kill now would leave: every drained record, no end marker.
+        let t = read_trace(&path).unwrap();
+        assert_eq!(t.records, recs);
+        assert!(t.truncated);
+        assert_eq!(t.last_frame, Some(2));
+        // Dropping the drainer (an early return) still closes the file.
+        drop(d);
+        let t = read_trace(&path).unwrap();
+        assert_eq!(t.records, recs);
+        assert!(!t.truncated);
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn lost_records_are_written_as_overflow() {
+        let path = temp("lost");
+        let ring: &'static TraceRing<4> = Box::leak(Box::new(TraceRing::new()));
+        let recs = records(3);
+        // Fill the ring past its capacity before the drainer runs.
+        for r in &recs {
+            ring.push(*r);
+        }
+        let d = Drainer::start(ring.as_log(), &meta(), &path, Duration::from_millis(1)).unwrap();
+        d.finish().unwrap();
+        let t = read_trace(&path).unwrap();
+        assert_eq!(t.records[0].event, Event::Overflow);
+        assert_eq!(t.records[0].value, (recs.len() - 4) as u64);
+        assert_eq!(t.records[1..], recs[recs.len() - 4..]);
+        assert!(!t.truncated);
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn complete_file_reads_whole_and_not_truncated() {
+        let path = temp("complete");
+        let recs = records(4);
+        assert_eq!(write_trace(&path, &recs), recs.len() as u64);
+        let t = read_trace(&path).unwrap();
+        assert_eq!(t.meta, meta());
+        assert_eq!(t.records, recs);
+        assert!(!t.truncated);
+        assert_eq!(t.last_frame, Some(3));
+        // The legacy reader agrees.
+        let (m, r) = read_file(&path).unwrap();
+        assert_eq!((m, r), (meta(), recs));
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn cut_anywhere_after_the_header_keeps_whole_records() {
+        let path = temp("cut-src");
+        let recs = records(5);
+        write_trace(&path, &recs);
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let header_len = u64::from_le_bytes(bytes[8..16].try_into().unwrap()) as usize;
+        let body = 16 + header_len;
+        assert_eq!(bytes.len(), body + (recs.len() + 1) * RECORD_BYTES);
+        let cut_path = temp("cut");
+        // Every cut from the end of the header to one byte before the end of the file.
+        for cut in body..bytes.len() {
+            std::fs::write(&cut_path, &bytes[..cut]).unwrap();
+            let t = read_trace(&cut_path).unwrap_or_else(|e| panic!("cut at {cut}: {e}"));
+            let whole = ((cut - body) / RECORD_BYTES).min(recs.len());
+            assert_eq!(t.records, recs[..whole], "cut at {cut}");
+            assert!(t.truncated, "cut at {cut}");
+            assert_eq!(
+                t.last_frame,
+                recs[..whole].iter().map(|r| r.frame).max(),
+                "cut at {cut}"
+            );
+            assert_eq!(t.meta.run_id, "20250102T030405Z-deadbeef");
+        }
+        // Cuts inside the header are refused with a message saying so.
+        for cut in [0, 3, 8, 12, 16, body - 1] {
+            std::fs::write(&cut_path, &bytes[..cut]).unwrap();
+            let e = read_trace(&cut_path).unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::InvalidData);
+            let msg = e.to_string();
+            assert!(
+                msg.contains("cut inside") || msg.contains("empty trace file"),
+                "cut at {cut}: {msg}"
+            );
+        }
+        std::fs::remove_file(&cut_path).unwrap();
+    }
+
+    #[test]
+    fn zero_tail_is_a_truncation_garbage_is_an_error() {
+        let path = temp("zero");
+        let recs = records(2);
+        write_trace(&path, &recs);
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes.truncate(bytes.len() - RECORD_BYTES); // drop the end marker
+        let full = bytes.clone();
+        bytes.extend_from_slice(&[0u8; 3 * RECORD_BYTES + 7]);
+        std::fs::write(&path, &bytes).unwrap();
+        let t = read_trace(&path).unwrap();
+        assert_eq!(t.records, recs);
+        assert!(t.truncated);
+        // An unknown event code with data after it is corruption, not a cut.
+        let mut bad = full.clone();
+        let mut rec = [0u8; RECORD_BYTES];
+        rec[16] = 0x7f;
+        bad.extend_from_slice(&rec);
+        bad.extend_from_slice(&encode(&recs[0]));
+        std::fs::write(&path, &bad).unwrap();
+        let e = read_trace(&path).unwrap_err().to_string();
+        assert!(e.contains("unknown event code 0x007f"), "{e}");
+        // Records after the end marker, or a marker with the wrong count, are refused.
+        let mut after = full.clone();
+        after.extend_from_slice(&end_marker(recs.len() as u64));
+        after.extend_from_slice(&encode(&recs[0]));
+        std::fs::write(&path, &after).unwrap();
+        let e = read_trace(&path).unwrap_err().to_string();
+        assert!(e.contains("data after the end marker"), "{e}");
+        let mut wrong = full;
+        wrong.extend_from_slice(&end_marker(1));
+        std::fs::write(&path, &wrong).unwrap();
+        let e = read_trace(&path).unwrap_err().to_string();
+        assert!(e.contains("counts 1 records"), "{e}");
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn format_1_and_old_meta_still_read() {
+        // A format-1 file as the previous drainer wrote it: no run id, timeline, waits or
+        // modes in the meta, no end marker.
+        let header = br#"{"name":"old","platform":"sil","period_ns":5,"engines":[["cpu0","cpu",0]],"tasks":[{"name":"a","engine":0,"wcet_ns":1,"budget_ns":2,"deadline_ns":3}],"modes":["normal"]}"#;
+        let mut bytes = MAGIC_V1.to_vec();
+        bytes.extend_from_slice(&(header.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(header);
+        let recs = records(1);
+        for r in &recs {
+            bytes.extend_from_slice(&encode(r));
+        }
+        let path = temp("v1");
+        std::fs::write(&path, &bytes).unwrap();
+        let t = read_trace(&path).unwrap();
+        assert_eq!(t.meta.run_id, "");
+        assert!(t.meta.timeline.is_empty());
+        assert_eq!(t.meta.tasks[0].modes, u32::MAX);
+        assert!(t.meta.tasks[0].waits.is_empty());
+        assert_eq!(t.records, recs);
+        assert!(!t.truncated);
+        bytes.truncate(bytes.len() - 5);
+        std::fs::write(&path, &bytes).unwrap();
+        let t = read_trace(&path).unwrap();
+        assert_eq!(t.records, recs[..recs.len() - 1]);
+        assert!(t.truncated);
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn bad_magic_is_refused() {
+        let path = temp("magic");
+        std::fs::write(&path, b"GARBAGE!\0\0\0\0\0\0\0\0").unwrap();
+        let e = read_trace(&path).unwrap_err().to_string();
+        assert!(e.contains("bad magic"), "{e}");
+        std::fs::remove_file(&path).unwrap();
+    }
+}
