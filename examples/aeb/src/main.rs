@@ -10,12 +10,10 @@
 //! the end), `trace.bin`, `summary.json`, `trace.perfetto.json` and `report.html`. A counting
 //! global allocator measures the heap allocations from the first frame to the last.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
 use std::time::Duration;
 
 use clap::Parser;
@@ -25,6 +23,7 @@ use orin_exec::table::{Action, Schedule, TaskId};
 use orin_exec_evidence::html::Report;
 use orin_exec_evidence::run::{self, Clock, Criterion, RunDir, RunManifest, RunStatus};
 use orin_exec_trace::{self as export, Drainer, TraceMeta};
+use sil_common::alloc_count::{CountingAlloc, exempt_this_thread};
 use static_cell::StaticCell;
 
 use aeb::app::{self, Tasks};
@@ -99,65 +98,16 @@ const SCHEDULE_TOML: &[u8] = include_bytes!("../schedule.toml");
 /// Its path.
 const SCHEDULE_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/schedule.toml");
 
-/// Counts heap allocations while armed, on every thread except while the main thread does
-/// the demo's own bookkeeping (printing, collecting faults): what remains is the executive,
-/// its CPU workers, the SIL engines and the trace drainer.
-struct CountingAllocator;
-
-static ARMED: AtomicBool = AtomicBool::new(false);
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-/// `ALLOC_BACKTRACE=1`: print where each counted allocation came from.
-static BACKTRACE: AtomicBool = AtomicBool::new(false);
-thread_local! {
-    static EXEMPT: Cell<bool> = const { Cell::new(false) };
-}
-
-impl CountingAllocator {
-    fn count() {
-        if ARMED.load(Ordering::Relaxed) && !EXEMPT.try_with(Cell::get).unwrap_or(true) {
-            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-            if BACKTRACE.load(Ordering::Relaxed) && ARMED.swap(false, Ordering::SeqCst) {
-                eprintln!(
-                    "allocation after seal:\n{}",
-                    std::backtrace::Backtrace::force_capture()
-                );
-                ARMED.store(true, Ordering::SeqCst);
-            }
-        }
-    }
-}
-
-// SAFETY: delegates every call to the system allocator; only adds a counter.
-unsafe impl GlobalAlloc for CountingAllocator {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        Self::count();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        Self::count();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        Self::count();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
+/// Counts heap allocations while on, on every thread except while the main thread does the
+/// demo's own work (printing, ground truth) between the executive's steps.
 #[global_allocator]
-static ALLOCATOR: CountingAllocator = CountingAllocator;
+static ALLOCATOR: CountingAlloc = CountingAlloc::all_threads();
 
 /// Run `f` on this thread without counting its allocations (the demo's own work).
 fn exempt<T>(f: impl FnOnce() -> T) -> T {
-    let was = EXEMPT.with(|e| e.replace(true));
+    let was = exempt_this_thread(true);
     let r = f();
-    EXEMPT.with(|e| e.set(was));
+    exempt_this_thread(was);
     r
 }
 
@@ -370,20 +320,21 @@ fn run(
     // From the first frame to the last, every allocation of the executive, its workers, the
     // engines and the drainer counts; the demo's own printing is exempt.
     // Control: the counter sees an allocation on this thread (else: not measured).
-    ALLOCATIONS.store(0, Ordering::SeqCst);
-    ARMED.store(true, Ordering::SeqCst);
+    // `SIL_ALLOC_BACKTRACES=n` records where the first n counted allocations came from.
+    let before = ALLOCATOR.allocations();
+    ALLOCATOR.start();
     drop(std::hint::black_box(vec![0u8; 64]));
-    ARMED.store(false, Ordering::SeqCst);
-    let counter_works = ALLOCATIONS.load(Ordering::SeqCst) >= 1;
-    ALLOCATIONS.store(0, Ordering::SeqCst);
-    BACKTRACE.store(
-        std::env::var_os("ALLOC_BACKTRACE").is_some(),
-        Ordering::Relaxed,
-    );
-    ARMED.store(true, Ordering::SeqCst);
+    ALLOCATOR.stop();
+    let counter_works = ALLOCATOR.allocations() > before;
+    let before = ALLOCATOR.allocations();
+    ALLOCATOR.start();
     let outcome = exempt(|| run_frames(&mut exec, args));
-    ARMED.store(false, Ordering::SeqCst);
-    manifest.allocations_after_seal = counter_works.then(|| ALLOCATIONS.load(Ordering::SeqCst));
+    ALLOCATOR.stop();
+    let after_seal = ALLOCATOR.allocations() - before;
+    if after_seal > 0 {
+        eprint!("{}", ALLOCATOR.backtraces());
+    }
+    manifest.allocations_after_seal = counter_works.then_some(after_seal);
     let outcome = outcome?;
     let stopped = exec.stopped();
     let recorded_faults = exec.health().total();
@@ -534,9 +485,9 @@ fn run_frames(exec: &mut Executive, args: &Args) -> Result<Outcome, orin_exec::E
     };
     for _ in 0..args.frames {
         // The main thread counts only inside the executive's step.
-        EXEMPT.with(|e| e.set(false));
+        exempt_this_thread(false);
         let report = exec.step();
-        EXEMPT.with(|e| e.set(true));
+        exempt_this_thread(true);
         let report = report?;
         let f = report.frame;
         let truth = scenario::ground_truth_brake(f);

@@ -43,6 +43,8 @@ thread_local! {
     static THIS_THREAD: Cell<bool> = const { Cell::new(false) };
     /// This thread is recording a backtrace (its allocations are not counted).
     static IN_TRACE: Cell<bool> = const { Cell::new(false) };
+    /// This thread's allocations are left out ([`exempt_this_thread`]).
+    static EXEMPT: Cell<bool> = const { Cell::new(false) };
     /// This thread is the process's main thread: 0 not known yet, 1 yes, 2 no.
     static IS_MAIN: Cell<u8> = const { Cell::new(0) };
 }
@@ -175,7 +177,7 @@ impl CountingAlloc {
     }
 
     fn count(&self) {
-        if IN_TRACE.with(Cell::get) {
+        if IN_TRACE.with(Cell::get) || EXEMPT.with(Cell::get) {
             return;
         }
         let on = match self.scope {
@@ -202,6 +204,13 @@ impl CountingAlloc {
             IN_TRACE.with(|c| c.set(false));
         }
     }
+}
+
+/// Leaves the calling thread's allocations out of every count (`true`) or puts them back
+/// (`false`), e.g. a program's own printing between the frames it measures. Returns the
+/// previous setting.
+pub fn exempt_this_thread(exempt: bool) -> bool {
+    EXEMPT.with(|e| e.replace(exempt))
 }
 
 // SAFETY: forwards to the system allocator unchanged; the counters are atomics, the
