@@ -325,6 +325,7 @@ mod tests {
 }
 
 /// Loom model: the executive publishes frames while a worker reads them.
+///
 /// Covers: REQ-API-006
 #[cfg(all(test, loom))]
 mod loom_models {

@@ -332,6 +332,7 @@ mod tests {
 }
 
 /// Loom models: every interleaving and every value the memory model allows.
+///
 /// Covers: REQ-API-006
 #[cfg(all(test, loom))]
 mod loom_models {

@@ -420,6 +420,7 @@ mod tests {
 }
 
 /// Loom model: writers of different laps on a 2-slot ring and a concurrent reader.
+///
 /// Covers: REQ-SCH-014, REQ-API-006
 #[cfg(all(test, loom))]
 mod loom_models {

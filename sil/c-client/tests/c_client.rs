@@ -45,6 +45,7 @@ fn run_client(name: &str, more: &[&str], extra: &[&Path]) -> String {
 }
 
 /// (a) The documented standalone flow with the default primitive (no deterministic request).
+///
 /// Covers: REQ-DLA-004, REQ-DLA-005, REQ-SYNC-003
 #[test]
 fn standalone_flow_with_sync_points() {
@@ -52,6 +53,7 @@ fn standalone_flow_with_sync_points() {
 }
 
 /// The same flow with deterministic semaphores requested by the application.
+///
 /// Covers: REQ-DLA-004, REQ-DLA-005
 #[test]
 fn standalone_flow_with_deterministic_semaphores() {
@@ -60,6 +62,7 @@ fn standalone_flow_with_deterministic_semaphores() {
 
 /// (c) SOF and EOF fence timestamps, in real time (ordered, at least the modelled duration)
 /// and in the SIL's virtual time (exact).
+///
 /// Covers: REQ-DLA-006
 #[test]
 fn sof_and_eof_timestamps() {
@@ -82,6 +85,7 @@ fn stats_loadable() -> PathBuf {
 
 /// (d) Task statistics through the export table: one CSV row per layer of each statistics
 /// descriptor.
+///
 /// Covers: REQ-DLA-009
 #[test]
 fn task_statistics_as_csv() {
@@ -119,6 +123,7 @@ fn task_statistics_as_csv() {
 
 /// (f) Fault diagnostics: the internal diagnostics module and a diagnostics task on a second
 /// handle, beside a regular task.
+///
 /// Covers: REQ-DLA-010
 #[test]
 fn fault_diagnostics_task() {
@@ -127,6 +132,7 @@ fn fault_diagnostics_task() {
 
 /// (b) Deterministic semaphores: the waiter builds the EOF fences of later tasks from the
 /// first one (`NvSciSyncFenceExtractFence`, then `NvSciSyncFenceUpdateFence`).
+///
 /// Covers: REQ-SYNC-005, REQ-DLA-004
 #[test]
 fn deterministic_semaphores_with_waiter_built_fences() {
@@ -135,6 +141,7 @@ fn deterministic_semaphores_with_waiter_built_fences() {
 
 /// (e) The error-reporting flow: an asynchronous error, then a task timeout, each read with
 /// `cudlaGetLastError` after the EOF fence.
+///
 /// Covers: REQ-DLA-007, REQ-DLA-008
 #[test]
 fn error_reporting_after_the_eof_fence() {
@@ -142,6 +149,7 @@ fn error_reporting_after_the_eof_fence() {
 }
 
 /// (g) Misuse: wrong flags, NULL out-pointers, freed handles, stale fences.
+///
 /// Covers: REQ-SIL-004
 #[test]
 fn misuse_gets_the_documented_error_codes() {

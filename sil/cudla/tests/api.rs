@@ -570,6 +570,7 @@ fn sync_attributes_and_semaphore_import() {
 }
 
 /// The standalone cycle: CPU pre-fence, submit, CPU signal later, EOF fence, golden output.
+///
 /// Covers: REQ-DLA-005, REQ-LDB-004
 #[test]
 fn golden_output_through_the_full_path() {
@@ -834,6 +835,7 @@ fn submit_validation_errors() {
 
 /// Tasks complete in submission order: a later task with no pre-fence waits for an earlier
 /// one blocked on its pre-fence.
+///
 /// Covers: REQ-DLA-005
 #[test]
 fn fifo_order() {
@@ -1010,6 +1012,7 @@ fn event_only_submission_applies_to_the_next_task() {
 }
 
 /// An SOF fence is reached when the task starts, before it ends.
+///
 /// Covers: REQ-DLA-005, REQ-DLA-006
 #[test]
 fn sof_fence_signals_at_start() {

@@ -213,6 +213,7 @@ fn imports_and_registration() {
 }
 
 /// A refused submission writes no fence and promises no value.
+///
 /// Covers: REQ-DLA-005
 #[test]
 fn refused_submissions_write_no_fence() {

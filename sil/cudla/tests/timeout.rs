@@ -69,6 +69,7 @@ fn hang_ends_at_the_timeout_in_real_time() {
 /// Virtual time: a hung task's EOF is reached only when the clock gets to start + timeout,
 /// stamped exactly then; a task modelled longer than the timeout ends at start + timeout
 /// at once (like every modelled completion).
+///
 /// Covers: REQ-DLA-011
 #[test]
 fn hang_and_overrun_in_virtual_time() {

@@ -838,6 +838,7 @@ mod tests {
     /// `ScheduleTables` and `Schedule::check`, before that against a shim that adds them (an
     /// unchecked stand-in: this shows the generated items are well-formed, not that the
     /// checks pass).
+    ///
     /// Covers: REQ-API-005
     #[test]
     fn checked_form_compiles() {

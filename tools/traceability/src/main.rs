@@ -135,6 +135,12 @@ fn run_trace(a: &TraceArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         return Ok(ExitCode::from(1));
     }
     std::fs::write(&out, trace.render())?;
+    if trace.results.is_none() {
+        eprintln!(
+            "note: no --log, so the results column is empty; CI checks the results against its \
+             own test log, so commit a document generated with --log"
+        );
+    }
     // Writing is not checking, but say what a check would find.
     let problems = trace.problems(Some(&trace.render()));
     for p in &problems {
