@@ -375,22 +375,25 @@ impl Trace {
         for t in &self.scan.tags {
             if group_of(&t.id).is_none() {
                 p.push(format!(
-                    "{}:{}: `Covers: {}` is not a requirement id (REQ-<GROUP>-<NNN>)",
-                    t.file, t.line, t.id
+                    "{}: `Covers: {}` is not a requirement id (REQ-<GROUP>-<NNN>)",
+                    loc(t),
+                    t.id
                 ));
             } else if self.requirements.get(&t.id).is_none() {
                 p.push(format!(
-                    "{}:{}: `Covers:` names unknown requirement {} (not in {REQUIREMENTS})",
-                    t.file, t.line, t.id
+                    "{}: `Covers:` names unknown requirement {} (not in {REQUIREMENTS})",
+                    loc(t),
+                    t.id
                 ));
             }
         }
         for t in &self.scan.dangling {
             if self.requirements.get(&t.id).is_some() {
                 p.push(format!(
-                    "{}:{}: `Covers: {}` is on no test (put it on a #[test] function, its \
+                    "{}: `Covers: {}` is on no test (put it on a #[test] function, its \
                      module, or the test file's header)",
-                    t.file, t.line, t.id
+                    loc(t),
+                    t.id
                 ));
             }
         }
@@ -464,6 +467,15 @@ impl Trace {
             }
         }
         p
+    }
+}
+
+/// `file:line`, or `file` for a tag written as `#[doc = "…"]` (no `///` line to point at).
+fn loc(t: &scan::Tag) -> String {
+    if t.line == 0 {
+        t.file.clone()
+    } else {
+        format!("{}:{}", t.file, t.line)
     }
 }
 

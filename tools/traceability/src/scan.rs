@@ -422,29 +422,63 @@ pub fn rel(root: &Path, path: &Path) -> String {
         .join("/")
 }
 
-/// Every `Covers:` doc line (`///` or `//!`) of every `.rs` file under `root`, skipping
-/// hidden directories and `target`.
+/// Every `Covers:` doc line of every `.rs` file under `root`, skipping hidden directories
+/// and `target`. The files are tokenised, so text inside string literals or ordinary
+/// comments is never taken for a tag; the line is that of the matching `///` or `//!` line.
 fn raw_tags(root: &Path, unreadable: &mut Vec<(String, String)>) -> Vec<Tag> {
     let mut files = Vec::new();
     walk(root, &mut files);
     files.sort();
     let mut out = Vec::new();
     for f in files {
+        let file = rel(root, &f);
         let text = match std::fs::read_to_string(&f) {
             Ok(t) => t,
             Err(e) => {
-                unreadable.push((rel(root, &f), e.to_string()));
+                unreadable.push((file, e.to_string()));
                 continue;
             }
         };
-        for (i, line) in text.lines().enumerate() {
-            let t = line.trim_start();
-            let doc = t.strip_prefix("///").or_else(|| t.strip_prefix("//!"));
-            if let Some(ids) = doc.and_then(covers_of) {
+        if !text.contains("Covers:") {
+            continue;
+        }
+        let tokens: proc_macro2::TokenStream = match text.parse() {
+            Ok(t) => t,
+            Err(e) => {
+                unreadable.push((file, format!("does not tokenise: {e}")));
+                continue;
+            }
+        };
+        let mut docs = Vec::new();
+        doc_strings(tokens, &mut docs);
+        // Source lines that look like tag lines, in order, to give each tag its line.
+        let candidates: Vec<(usize, String)> = text
+            .lines()
+            .enumerate()
+            .filter_map(|(i, line)| {
+                let t = line.trim_start();
+                let doc = t.strip_prefix("///").or_else(|| t.strip_prefix("//!"))?;
+                covers_of(doc).map(|_| (i + 1, doc.trim().to_string()))
+            })
+            .collect();
+        let mut next = 0;
+        for doc in docs {
+            for line in doc.lines() {
+                let Some(ids) = covers_of(line) else { continue };
+                let line_no = match candidates[next..]
+                    .iter()
+                    .position(|(_, c)| c == line.trim())
+                {
+                    Some(k) => {
+                        next += k + 1;
+                        candidates[next - 1].0
+                    }
+                    None => 0,
+                };
                 for id in ids {
                     out.push(Tag {
-                        file: rel(root, &f),
-                        line: i + 1,
+                        file: file.clone(),
+                        line: line_no,
                         id: id.to_string(),
                     });
                 }
@@ -452,6 +486,37 @@ fn raw_tags(root: &Path, unreadable: &mut Vec<(String, String)>) -> Vec<Tag> {
         }
     }
     out
+}
+
+/// The values of every `#[doc = "…"]` and `#![doc = "…"]` (what `///` and `//!` become) in
+/// a token stream, in order.
+fn doc_strings(tokens: proc_macro2::TokenStream, out: &mut Vec<String>) {
+    use proc_macro2::{Delimiter, TokenTree};
+    let mut prev_hash = false;
+    for tt in tokens {
+        match tt {
+            TokenTree::Group(g) => {
+                if prev_hash
+                    && g.delimiter() == Delimiter::Bracket
+                    && let Ok(nv) = syn::parse2::<syn::MetaNameValue>(g.stream())
+                    && nv.path.is_ident("doc")
+                    && let syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(s),
+                        ..
+                    }) = nv.value
+                {
+                    out.push(s.value());
+                    prev_hash = false;
+                    continue;
+                }
+                doc_strings(g.stream(), out);
+                prev_hash = false;
+            }
+            TokenTree::Punct(p) if p.as_char() == '#' => prev_hash = true,
+            TokenTree::Punct(p) if p.as_char() == '!' && prev_hash => {}
+            _ => prev_hash = false,
+        }
+    }
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {

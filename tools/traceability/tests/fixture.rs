@@ -79,7 +79,8 @@ fn workspace(name: &str) -> PathBuf {
         ("b/src/lib.rs", "//! Package b.\n"),
         (
             "b/tests/api.rs",
-            "/// Covers: REQ-X-003\n#[test]\nfn beta() {}\n",
+            // A tag-like line inside a string is not a tag.
+            "/// Covers: REQ-X-003\n#[test]\nfn beta() {\n    let _s = \"\n/// Covers: REQ-X-999\n\";\n}\n",
         ),
         ("docs/requirements.toml", REQUIREMENTS),
         (".ci/run", "step \"lint\"\ncargo clippy\n"),
