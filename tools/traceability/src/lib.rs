@@ -60,6 +60,7 @@ pub fn results(scan: &Scan, log: &TestLog) -> Results {
         outcomes: vec![None; scan.tests.len()],
         ..Results::default()
     };
+    let mut taken = std::collections::HashSet::new();
     for b in &log.binaries {
         let candidates: Vec<usize> = scan
             .targets
@@ -74,19 +75,22 @@ pub fn results(scan: &Scan, log: &TestLog) -> Results {
             .collect();
         let by_target: Vec<HashMap<&str, usize>> =
             candidates.iter().map(|&t| scan.tests_of(t)).collect();
+        // The candidate with the most of the binary's test names; on a tie, the first one
+        // no earlier binary took (cargo runs the binaries of a name in package order, which
+        // is `cargo metadata`'s order).
         let best = (0..candidates.len()).max_by_key(|&k| {
             let hits = b
                 .tests
                 .iter()
                 .filter(|(n, _)| by_target[k].contains_key(n.as_str()))
                 .count();
-            // On a tie the first target wins (max_by_key keeps the last maximum).
-            (hits, std::cmp::Reverse(k))
+            (hits, !taken.contains(&candidates[k]), std::cmp::Reverse(k))
         });
         let Some(k) = best else {
             out.unknown_binaries.push(format!("{} ({})", b.src, b.stem));
             continue;
         };
+        taken.insert(candidates[k]);
         let tests = &by_target[k];
         if !scan.targets[candidates[k]].harness {
             if let Some(&i) = tests.get("") {
@@ -95,6 +99,9 @@ pub fn results(scan: &Scan, log: &TestLog) -> Results {
             continue;
         }
         for (name, outcome) in &b.tests {
+            if !is_test_path(name) {
+                continue; // not libtest's: e.g. trybuild's `test tests/ui/x.rs ... ok`
+            }
             match tests.get(name.as_str()) {
                 Some(&i) => out.outcomes[i] = Some(*outcome),
                 None => out
@@ -104,6 +111,17 @@ pub fn results(scan: &Scan, log: &TestLog) -> Results {
         }
     }
     out
+}
+
+/// A libtest test path: identifiers joined by `::`.
+fn is_test_path(name: &str) -> bool {
+    name.split("::").all(|part| {
+        let mut chars = part.chars();
+        chars
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
 }
 
 /// Everything the document is made of.
@@ -356,8 +374,8 @@ impl Trace {
         }
         let get = |k| counts.get(k).copied().unwrap_or(0);
         format!(
-            "Test log: {} traced tests: {} ok, {} failed, {} ignored, {} not run \
-             (`#[cfg]`-gated: loom models, other platforms).",
+            "Test log: {} traced tests: {} ok, {} failed, {} ignored, {} not run (not in \
+             the log: behind a `#[cfg]` or a feature the test command does not enable).",
             r.outcomes.len(),
             get("ok"),
             get("FAILED"),
@@ -439,6 +457,18 @@ impl Trace {
             }
         }
         if let Some(r) = &self.results {
+            for q in &self.requirements.requirements {
+                let tests = self.tests_of(&q.id);
+                let passed = tests.iter().any(|&t| r.outcomes[t] == Some(Outcome::Ok));
+                if !tests.is_empty() && !passed && q.ci.is_empty() && q.records.is_empty() {
+                    p.push(format!(
+                        "{}: none of its {} tests passed in the log ({})",
+                        q.id,
+                        tests.len(),
+                        self.requirement_result(&q.id, &tests)
+                    ));
+                }
+            }
             for (i, o) in r.outcomes.iter().enumerate() {
                 if *o == Some(Outcome::Failed) {
                     let t = &self.scan.tests[i];

@@ -420,3 +420,52 @@ fn the_command_writes_then_checks_and_exits_1_on_a_problem() {
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("b/tests/api.rs\tbeta\tREQ-X-777"));
 }
+
+/// Covers: REQ-TRC-003, REQ-TRC-005
+#[test]
+fn same_named_binaries_with_the_same_tests_go_to_each_package_in_turn() {
+    let root = workspace("tie");
+    std::fs::write(
+        root.join("a/tests/api.rs"),
+        "//! Covers: REQ-X-001\n#[test]\nfn alpha() {}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("b/tests/api.rs"),
+        "/// Covers: REQ-X-003\n#[test]\nfn alpha() {}\n",
+    )
+    .unwrap();
+    let log = "     Running tests/api.rs (target/debug/deps/api-1111111111111111)\n\
+               test alpha ... ok\n\
+               test tests/ui/not_libtest.rs ... ok\n\
+               \x20    Running tests/api.rs (target/debug/deps/api-4444444444444444)\n\
+               test alpha ... FAILED\n";
+    let log_path = root.join("tie.log");
+    std::fs::write(&log_path, log).unwrap();
+    let trace = Trace::load(&root, Some(&log_path)).unwrap();
+    let r = trace.results.as_ref().unwrap();
+    assert!(
+        r.unmatched.is_empty(),
+        "trybuild's lines are not tests: {:?}",
+        r.unmatched
+    );
+    assert_eq!(
+        r.outcomes[find(&trace, "a/tests/api.rs", "alpha").0],
+        Some(Outcome::Ok)
+    );
+    assert_eq!(
+        r.outcomes[find(&trace, "b/tests/api.rs", "alpha").0],
+        Some(Outcome::Failed)
+    );
+
+    // Requirements none of whose tests passed: a failure, or tests the log never ran.
+    let problems = trace.problems(Some(&trace.render()));
+    assert_eq!(
+        problems,
+        [
+            "REQ-X-002: none of its 4 tests passed in the log (not run 4)",
+            "REQ-X-003: none of its 2 tests passed in the log (FAILED 1, not run 1)",
+            "b/tests/api.rs: test `alpha` FAILED in the log",
+        ]
+    );
+}
