@@ -31,12 +31,16 @@ packages=()
 for c in "${CRATES[@]}"; do packages+=(-p "$c"); done
 
 started=$(date +%s)
-# One instrumented build and test run for the three crates, then one report. The coverage
-# build has its own target directory (<target>/llvm-cov-target), so it does not disturb the
-# normal build.
-cargo llvm-cov clean --workspace
-cargo llvm-cov --no-report "${packages[@]}"
-cargo llvm-cov report "${packages[@]}" --json --summary-only --output-path "$OUT/coverage-llvm.json"
+# One instrumented build and test run for the three crates, then one report, in a target
+# directory of their own: cargo llvm-cov builds into <dir>/llvm-cov-target, and the
+# compile-fail tests' trybuild projects (instrumented too under llvm-cov) into
+# <dir>/tests/trybuild, so no instrumented artifact is left where a normal build would
+# pick it up (and write stray .profraw files).
+cov_target="${CARGO_TARGET_DIR:-target}/coverage"
+CARGO_TARGET_DIR="$cov_target" cargo llvm-cov clean --workspace
+CARGO_TARGET_DIR="$cov_target" cargo llvm-cov --no-report "${packages[@]}"
+CARGO_TARGET_DIR="$cov_target" cargo llvm-cov report "${packages[@]}" \
+    --json --summary-only --output-path "$OUT/coverage-llvm.json"
 
 crate_args=()
 for c in "${CRATES[@]}"; do crate_args+=(--crate "$c"); done
