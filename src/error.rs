@@ -894,6 +894,7 @@ impl core::error::Error for Error {}
 /// Shorthand for results of this crate.
 pub type Result<T> = core::result::Result<T, Error>;
 
+/// Covers: REQ-RT-010, REQ-API-008
 #[cfg(test)]
 mod tests {
     extern crate std;

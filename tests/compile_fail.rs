@@ -12,6 +12,8 @@
 //!
 //! The expected errors are those of the default `sil` build (the `rig` and `orin` builds lack
 //! or stub some of the SIL items the files name).
+//!
+//! Covers: REQ-API-004
 
 #[test]
 #[cfg_attr(

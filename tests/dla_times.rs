@@ -1,6 +1,8 @@
 //! DLA task times come from the SOF and EOF fences cuDLA returns (their timestamps, µs of the
 //! DLA clock), moved onto the executive's clock by the offset init calibrates: on the SIL
 //! virtual clock the measured execution time of every frame is the modelled one.
+//!
+//! Covers: REQ-RT-005
 
 mod common;
 

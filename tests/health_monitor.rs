@@ -1,6 +1,8 @@
 //! Fault campaigns on the SIL platform: each injected fault is detected within the major frame
 //! it happens in, the health monitor's configured action is taken and the trace records the
 //! fault and the reaction. Virtual clock: every run is deterministic.
+//!
+//! Covers: REQ-SCH-011, REQ-SCH-012, REQ-SCH-013
 
 mod common;
 
@@ -107,6 +109,7 @@ fn find(records: &[Record], task: TaskId, event: Event) -> Option<Record> {
         .find(|r| r.task == task.0 && r.event == event)
 }
 
+/// Covers: REQ-SCH-010
 #[test]
 fn dla_hang_is_a_fence_timeout_and_switches_mode_two_frames_later() {
     let _serial = serial();
@@ -155,6 +158,7 @@ fn late_dla_is_a_deadline_miss_and_is_logged() {
     exec.shutdown().expect("shutdown");
 }
 
+/// Covers: REQ-RT-008
 #[test]
 fn dla_async_error_triggers_a_safe_stop() {
     let _serial = serial();
@@ -227,6 +231,7 @@ fn fence_timeouts_downstream_of_a_hang_follow_their_own_rule() {
     let _ = exec.shutdown();
 }
 
+/// Covers: REQ-API-008
 #[test]
 fn a_task_error_keeps_the_code_the_task_reported() {
     let _serial = serial();

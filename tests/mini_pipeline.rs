@@ -1,5 +1,7 @@
 //! The mini pipeline (CPU → DLA loadable → GPU kernel → CPU check) runs 1,000 frames with
 //! correct results on the SIL platform, on the virtual clock and in real time.
+//!
+//! Covers: REQ-RT-011, REQ-RT-003, REQ-SCH-010
 
 mod common;
 

@@ -1,5 +1,7 @@
 //! Misuse gives typed errors: wrong tensor size, too small an alignment, a loadable whose hash
 //! does not match, a CPU borrow while the DLA holds the buffer, a fence timeout.
+//!
+//! Covers: REQ-RT-012
 
 mod common;
 
@@ -45,6 +47,7 @@ fn virtual_config() -> Config {
     }
 }
 
+/// Covers: REQ-RT-006, REQ-RT-010
 #[test]
 fn wrong_tensor_size_names_the_tensor() {
     let _serial = serial();
@@ -70,6 +73,7 @@ fn wrong_tensor_size_names_the_tensor() {
     );
 }
 
+/// Covers: REQ-RT-006
 #[test]
 fn too_small_an_alignment_for_the_dla_is_refused() {
     let _serial = serial();
@@ -96,6 +100,7 @@ fn too_small_an_alignment_for_the_dla_is_refused() {
     );
 }
 
+/// Covers: REQ-RT-006
 #[test]
 fn a_loadable_with_the_wrong_hash_is_refused() {
     let _serial = serial();
@@ -131,6 +136,7 @@ impl CpuTask for Racer {
     }
 }
 
+/// Covers: REQ-RT-002
 #[test]
 fn a_cpu_task_racing_with_the_engines_is_refused_before_it_runs() {
     // Without a wait for `postprocess`, nothing orders `check`'s read of `obstacle_map` after
@@ -154,6 +160,7 @@ fn a_cpu_task_racing_with_the_engines_is_refused_before_it_runs() {
     );
 }
 
+/// Covers: REQ-RT-002, REQ-API-008
 #[test]
 fn cpu_borrow_while_the_dla_holds_the_buffer_is_refused() {
     let _serial = serial();
@@ -190,6 +197,7 @@ fn cpu_borrow_while_the_dla_holds_the_buffer_is_refused() {
     );
 }
 
+/// Covers: REQ-RT-001
 #[test]
 fn each_buffer_copy_records_which_engine_holds_it() {
     let _serial = serial();
@@ -209,6 +217,7 @@ fn each_buffer_copy_records_which_engine_holds_it() {
     exec.shutdown().expect("shutdown");
 }
 
+/// Covers: REQ-SCH-011
 #[test]
 fn a_hung_dla_gives_a_fence_timeout() {
     let _serial = serial();
@@ -233,6 +242,7 @@ fn a_hung_dla_gives_a_fence_timeout() {
     let _ = exec.shutdown();
 }
 
+/// Covers: REQ-RT-010
 #[test]
 fn fence_timeout_error_names_the_task_and_value() {
     let _serial = serial();

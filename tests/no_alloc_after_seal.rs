@@ -4,6 +4,8 @@
 //!
 //! This test has its own `main` (no libtest harness), so no test-runner thread allocates
 //! behind our back.
+//!
+//! Covers: REQ-RT-009
 
 mod common;
 

@@ -220,6 +220,7 @@ pub fn compare(a: &[(u64, String)], b: &[(u64, String)]) -> Comparison {
     c
 }
 
+/// Covers: REQ-GPU-010
 #[cfg(test)]
 mod tests {
     use super::*;

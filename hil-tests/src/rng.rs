@@ -122,6 +122,7 @@ impl Rng {
     }
 }
 
+/// Covers: REQ-GPU-011
 #[cfg(test)]
 mod tests {
     use super::*;

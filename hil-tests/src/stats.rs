@@ -69,6 +69,7 @@ impl Summary {
     }
 }
 
+/// Covers: REQ-GPU-012
 #[cfg(test)]
 mod tests {
     use super::*;

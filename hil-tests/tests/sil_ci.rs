@@ -34,6 +34,7 @@ fn json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).expect("read json")).expect("parse json")
 }
 
+/// Covers: REQ-GPU-010, REQ-AEB-001, REQ-AEB-003, REQ-AEB-004
 #[test]
 fn aeb_scenario_on_the_virtual_clock_is_deterministic() {
     let dir = scratch("aeb");
@@ -92,6 +93,7 @@ fn aeb_scenario_on_the_virtual_clock_is_deterministic() {
     assert!(text.contains("first at frame 100"), "{text}");
 }
 
+/// Covers: REQ-GPU-011
 #[test]
 fn back_to_back_against_sil_cuda() {
     let dir = scratch("b2b");

@@ -1,4 +1,6 @@
 //! The embedded cubin table against the manifest, cubin-check and SIGNATURES.
+//!
+//! Covers: REQ-GPU-001, REQ-GPU-003
 
 use orin_exec_kernels::{
     CUBIN_PROVENANCE, CUBINS, NVCC_VERSION, SIGNATURES, cubin, cubin_for_kernel, signature,

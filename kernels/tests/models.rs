@@ -1,4 +1,6 @@
 //! Reference models against hand-computed values.
+//!
+//! Covers: REQ-GPU-002
 
 use orin_exec_kernels::fp::{f32_ulp_distance, f32_within_ulps, fmaf, roundf_to_i32};
 use orin_exec_kernels::{
@@ -116,6 +118,7 @@ fn scene(d: Option<f64>) -> Vec<u8> {
     img
 }
 
+/// Covers: REQ-AEB-001
 #[test]
 fn preprocess_synthetic_scene() {
     let img = scene(None);
@@ -299,6 +302,7 @@ fn postprocess_distance() {
     assert_eq!(post(&m, 32, 24, &p)[3], -1);
 }
 
+/// Covers: REQ-AEB-001
 #[test]
 fn postprocess_scene_end_to_end() {
     // A crude stand-in for the detector: a map cell is its 2 × 2 tensor block's max.
@@ -360,6 +364,7 @@ fn postprocess_checks_lengths() {
 // ------------------------------------------------------------------------------------------
 // stamp_globaltimer, fill_pattern_u32, saxpy_f32
 
+/// Covers: REQ-GPU-012
 #[test]
 fn stamp_writes_the_supplied_clock() {
     let mut slot = 0u64;

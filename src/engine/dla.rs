@@ -641,6 +641,7 @@ impl DlaDevice {
     }
 }
 
+/// Covers: REQ-API-004
 #[cfg(all(test, any(platform = "sil", platform = "rig")))]
 mod tests {
     use super::*;

@@ -1103,6 +1103,7 @@ fn zeroed_signal_params() -> cu::CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS {
     unsafe { core::mem::zeroed() }
 }
 
+/// Covers: REQ-API-004
 #[cfg(all(test, platform = "sil"))]
 mod tests {
     use super::*;
@@ -1114,6 +1115,7 @@ mod tests {
         GpuModule::load_image(gpu, c.name, &c.sha256, c.image).expect("load")
     }
 
+    /// Covers: REQ-RT-007
     #[test]
     fn a_launch_writes_through_a_checked_block() {
         let gpu = Gpu::open(0).unwrap();
@@ -1144,6 +1146,7 @@ mod tests {
         gpu.close().unwrap();
     }
 
+    /// Covers: REQ-RT-007
     #[test]
     fn blocks_take_only_what_the_kernel_declares() {
         let gpu = Gpu::open(0).unwrap();

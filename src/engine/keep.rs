@@ -158,6 +158,7 @@ impl Clone for Claim {
     }
 }
 
+/// Covers: REQ-API-004
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -740,6 +740,7 @@ mod tests {
 
     const CTX: Context = Context::Platform;
 
+    /// Covers: REQ-API-004
     #[test]
     fn a_module_closes_only_after_its_lists_objects_and_contexts() {
         let module = SyncModule::open().unwrap();
@@ -788,6 +789,7 @@ mod tests {
         })
     }
 
+    /// Covers: REQ-RT-004
     #[test]
     fn only_deterministic_semaphores_are_accepted() {
         let module = SyncModule::open().unwrap();
@@ -817,6 +819,7 @@ mod tests {
         module.close().unwrap();
     }
 
+    /// Covers: REQ-RT-004, REQ-RT-003
     #[test]
     fn fences_of_the_signaler_must_match_what_the_runtime_computes() {
         let module = SyncModule::open().unwrap();
@@ -852,6 +855,7 @@ mod tests {
         module.close().unwrap();
     }
 
+    /// Covers: REQ-API-004
     #[test]
     fn a_refused_close_leaves_the_children_usable() {
         let module = SyncModule::open().unwrap();
@@ -876,6 +880,7 @@ mod tests {
         buf.free().unwrap();
     }
 
+    /// Covers: REQ-RT-010
     #[test]
     fn nothing_to_reconcile_is_an_error() {
         assert!(matches!(

@@ -221,6 +221,7 @@ impl<'a> Board<'a> {
     }
 }
 
+/// Covers: REQ-API-006
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
@@ -324,6 +325,8 @@ mod tests {
 }
 
 /// Loom model: the executive publishes frames while a worker reads them.
+///
+/// Covers: REQ-API-006
 #[cfg(all(test, loom))]
 mod loom_models {
     extern crate std;

@@ -210,6 +210,7 @@ impl<const W: usize> SeqLock<W> {
     }
 }
 
+/// Covers: REQ-API-006
 #[cfg(all(test, not(loom)))]
 mod tests {
     extern crate std;
@@ -331,6 +332,8 @@ mod tests {
 }
 
 /// Loom models: every interleaving and every value the memory model allows.
+///
+/// Covers: REQ-API-006
 #[cfg(all(test, loom))]
 mod loom_models {
     use super::*;

@@ -140,6 +140,7 @@ impl Record {
     }
 }
 
+/// Covers: REQ-SCH-014
 #[cfg(test)]
 mod tests {
     use super::*;

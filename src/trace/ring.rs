@@ -210,6 +210,7 @@ impl<S: ?Sized + Slots> Ring<S> {
     }
 }
 
+/// Covers: REQ-SCH-014
 #[cfg(all(test, not(loom)))]
 mod tests {
     extern crate std;
@@ -419,6 +420,8 @@ mod tests {
 }
 
 /// Loom model: writers of different laps on a 2-slot ring and a concurrent reader.
+///
+/// Covers: REQ-SCH-014, REQ-API-006
 #[cfg(all(test, loom))]
 mod loom_models {
     use super::*;

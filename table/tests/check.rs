@@ -2,6 +2,8 @@
 //! runtime relies on rejects tables that break it, with the ids and names involved. The race
 //! and timeline cases mirror the validator's fixtures in `tools/schedule/tests/validate.rs`
 //! (same engines, modes and tasks), written as tables.
+//!
+//! Covers: REQ-API-005
 
 use orin_exec_table::*;
 

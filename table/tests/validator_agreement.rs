@@ -6,6 +6,8 @@
 //!
 //! The schedules are declared in a valid submission order (same-frame waits point backward),
 //! so the validator's table order is the declaration order and task ids match.
+//!
+//! Covers: REQ-API-005
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

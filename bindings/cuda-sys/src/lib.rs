@@ -1146,6 +1146,7 @@ const _: () = {
     assert!(offset_of!(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, reserved) == 76);
 };
 
+/// Covers: REQ-FND-003
 #[cfg(test)]
 mod tests {
     use super::*;

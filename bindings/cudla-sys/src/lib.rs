@@ -786,6 +786,7 @@ const _: () = {
     assert!(offset_of!(cudlaTask, signalEvents) == 40);
 };
 
+/// Covers: REQ-FND-003
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,6 +5,8 @@
 //! Not runnable on a machine without the vendor library; there, build it with
 //! `cargo build -p cudla-sys --features link-vendor --tests` and inspect the binary with
 //! `readelf -d` (see `bindings/README.md`).
+//!
+//! Covers: REQ-FND-005
 #![cfg(feature = "link-vendor")]
 
 include!(concat!(env!("OUT_DIR"), "/symbol_addrs.rs"));

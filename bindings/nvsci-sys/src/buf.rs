@@ -1102,6 +1102,7 @@ const _: () = {
     assert!(align_of::<NvSciBufObjIpcExportDescriptor>() == 1);
 };
 
+/// Covers: REQ-FND-003
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -221,6 +221,7 @@ impl fmt::Display for NvSciError {
     }
 }
 
+/// Covers: REQ-FND-003
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -478,6 +478,7 @@ const _: () = {
     assert!(offset_of!(NvSciSyncTaskStatus, status) == 14);
 };
 
+/// Covers: REQ-FND-003
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -82,10 +82,12 @@ pub fn render(frame: u64, out: &mut [u8]) {
     paint(yb + 1, 20);
 }
 
+/// Covers: REQ-AEB-001
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// Covers: REQ-AEB-003
     #[test]
     fn ground_truth_brakes_in_both_approaches_only() {
         let brake: Vec<u64> = (0..300).filter(|&f| ground_truth_brake(f)).collect();

@@ -261,6 +261,7 @@ impl body::ConservativeDecision for ConservativeDecision {
     }
 }
 
+/// Covers: REQ-API-006
 #[cfg(test)]
 mod frame_log_tests {
     use super::*;

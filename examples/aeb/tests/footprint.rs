@@ -1,5 +1,7 @@
 //! The AEB application's static footprint: the runtime's storage, sized by the generator to the
 //! schedule (8 tasks, 7 buffers with 8 copies, 2 CPU workers, a trace ring of 2048 records).
+//!
+//! Covers: REQ-API-003
 
 use aeb::schedule::Storage;
 use orin_exec::trace::TraceRing;

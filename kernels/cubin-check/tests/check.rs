@@ -1,5 +1,7 @@
 //! cubin-check against real nvcc 13.0.88 output: the committed kernel cubins, and PTX, fatbin,
 //! debug-cubin and host-object inputs built from `tests/data/tiny.cu` (see `tests/data/gen.sh`).
+//!
+//! Covers: REQ-GPU-004
 
 use cubin_check::{CubinError, ElfPart, check_cubin, sm_from_e_flags};
 
@@ -41,6 +43,7 @@ const REAL: &[(&[u8], u32, &[&str])] = &[
     (data!("tiny.sm_90.cubin"), 90, &["tiny"]),
 ];
 
+/// Covers: REQ-GPU-001
 #[test]
 fn real_cubins_pass() {
     for &(image, sm, kernels) in REAL {
@@ -65,6 +68,7 @@ fn real_cubins_pass() {
     }
 }
 
+/// Covers: REQ-RT-007
 #[test]
 fn kernel_params_match_the_sources() {
     let info = check_cubin(cubin!("aeb.sm_87.cubin"), 87).unwrap();

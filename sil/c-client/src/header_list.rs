@@ -139,6 +139,7 @@ pub fn check(
     problems
 }
 
+/// Covers: REQ-SIL-002
 #[cfg(test)]
 mod tests {
     use super::*;

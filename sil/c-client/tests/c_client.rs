@@ -3,6 +3,8 @@
 //! by SONAME and run with `LD_LIBRARY_PATH` as their only environment, each checking its
 //! results against the committed AEB loadable's golden data (sil/README.md, "Conformance
 //! suite").
+//!
+//! Covers: REQ-SIL-003
 
 use std::path::{Path, PathBuf};
 
@@ -43,12 +45,16 @@ fn run_client(name: &str, more: &[&str], extra: &[&Path]) -> String {
 }
 
 /// (a) The documented standalone flow with the default primitive (no deterministic request).
+///
+/// Covers: REQ-DLA-004, REQ-DLA-005, REQ-SYNC-003
 #[test]
 fn standalone_flow_with_sync_points() {
     run_client("standalone_syncpoint", &["standalone_flow.c"], &[]);
 }
 
 /// The same flow with deterministic semaphores requested by the application.
+///
+/// Covers: REQ-DLA-004, REQ-DLA-005
 #[test]
 fn standalone_flow_with_deterministic_semaphores() {
     run_client("standalone_deterministic", &["standalone_flow.c"], &[]);
@@ -56,6 +62,8 @@ fn standalone_flow_with_deterministic_semaphores() {
 
 /// (c) SOF and EOF fence timestamps, in real time (ordered, at least the modelled duration)
 /// and in the SIL's virtual time (exact).
+///
+/// Covers: REQ-DLA-006
 #[test]
 fn sof_and_eof_timestamps() {
     run_client("timestamps", &[], &[Path::new("real")]);
@@ -77,6 +85,8 @@ fn stats_loadable() -> PathBuf {
 
 /// (d) Task statistics through the export table: one CSV row per layer of each statistics
 /// descriptor.
+///
+/// Covers: REQ-DLA-009
 #[test]
 fn task_statistics_as_csv() {
     let path = stats_loadable();
@@ -113,6 +123,8 @@ fn task_statistics_as_csv() {
 
 /// (f) Fault diagnostics: the internal diagnostics module and a diagnostics task on a second
 /// handle, beside a regular task.
+///
+/// Covers: REQ-DLA-010
 #[test]
 fn fault_diagnostics_task() {
     run_client("fault_diagnostics", &[], &[]);
@@ -120,6 +132,8 @@ fn fault_diagnostics_task() {
 
 /// (b) Deterministic semaphores: the waiter builds the EOF fences of later tasks from the
 /// first one (`NvSciSyncFenceExtractFence`, then `NvSciSyncFenceUpdateFence`).
+///
+/// Covers: REQ-SYNC-005, REQ-DLA-004
 #[test]
 fn deterministic_semaphores_with_waiter_built_fences() {
     run_client("waiter_fences", &[], &[]);
@@ -127,12 +141,16 @@ fn deterministic_semaphores_with_waiter_built_fences() {
 
 /// (e) The error-reporting flow: an asynchronous error, then a task timeout, each read with
 /// `cudlaGetLastError` after the EOF fence.
+///
+/// Covers: REQ-DLA-007, REQ-DLA-008
 #[test]
 fn error_reporting_after_the_eof_fence() {
     run_client("async_error", &[], &[]);
 }
 
 /// (g) Misuse: wrong flags, NULL out-pointers, freed handles, stale fences.
+///
+/// Covers: REQ-SIL-004
 #[test]
 fn misuse_gets_the_documented_error_codes() {
     run_client("misuse", &[], &[]);

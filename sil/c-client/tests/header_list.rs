@@ -2,6 +2,8 @@
 //! (`sil/{nvscisync,nvscibuf,cudla}/header-functions.txt`) against the exports of the staged
 //! library: every `exported` name is exported as `name@@<soname>`, no `omitted` name is
 //! exported, and every other export is a SIL extension. A missing list is a failure.
+//!
+//! Covers: REQ-SIL-002
 
 use std::path::Path;
 

@@ -2,6 +2,8 @@
 //! SONAMEs `libcudla.so.1`, `libnvscisync.so.1`, `libnvscibuf.so.1`, every export under the
 //! version node named like the SONAME, development links, and a C program that links by
 //! SONAME with versioned references and runs with `LD_LIBRARY_PATH` alone.
+//!
+//! Covers: REQ-SIL-001
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -287,6 +287,7 @@ impl<R, const N: usize> AttrList<R, N> {
     }
 }
 
+/// Covers: REQ-SYNC-001, REQ-BUF-001
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -72,6 +72,7 @@ pub fn sleep_until(ns: u64) {
     }
 }
 
+/// Covers: REQ-DLA-011
 #[cfg(test)]
 mod tests {
     use super::*;

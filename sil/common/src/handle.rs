@@ -237,10 +237,12 @@ impl<T> Default for RefTable<T> {
     }
 }
 
+/// Covers: REQ-SIL-004
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// Covers: REQ-SYNC-005, REQ-BUF-003
     #[test]
     fn ref_table_drops_with_last_reference() {
         let mut t = RefTable::new();

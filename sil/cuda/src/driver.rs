@@ -337,6 +337,7 @@ pub unsafe extern "C" fn cuCtxSynchronize() -> CUresult {
     })())
 }
 
+/// Covers: REQ-GPU-007
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -190,6 +190,7 @@ pub unsafe extern "C" fn cuGetErrorString(error: CUresult, pStr: *mut *const c_c
     get(error, pStr, false)
 }
 
+/// Covers: REQ-GPU-005
 #[cfg(test)]
 mod tests {
     use super::*;

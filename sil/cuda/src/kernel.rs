@@ -266,6 +266,7 @@ pub(crate) fn run(kind: KernelKind, a: &Args, now_ns: u64) -> CuResult<()> {
     }
 }
 
+/// Covers: REQ-GPU-008
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -300,6 +300,7 @@ pub unsafe extern "C" fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
     })())
 }
 
+/// Covers: REQ-GPU-005
 #[cfg(test)]
 mod tests {
     use super::*;

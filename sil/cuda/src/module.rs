@@ -294,6 +294,7 @@ pub unsafe extern "C" fn cuSilSetKernelTimingModel(
     })())
 }
 
+/// Covers: REQ-GPU-007
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -749,6 +749,7 @@ pub unsafe extern "C" fn cuStreamWriteValue64_v2(
 mod tests {
     use super::*;
 
+    /// Covers: REQ-GPU-006
     #[test]
     fn geq_is_cyclic() {
         use WaitCond::*;
@@ -770,6 +771,7 @@ mod tests {
         assert!(And.holds(0b0110, 0b0100, true) && !And.holds(0b0110, 0b1001, true));
     }
 
+    /// Covers: REQ-GPU-005
     #[test]
     fn default_stream_handles() {
         assert!(is_default_stream(core::ptr::null_mut()));
@@ -778,6 +780,7 @@ mod tests {
         assert!(!is_default_stream(0x1000 as CUstream));
     }
 
+    /// Covers: REQ-GPU-008
     #[test]
     fn launch_limits() {
         assert!(launch_dims_ok([1, 1, 1], [256, 1, 1], 0));

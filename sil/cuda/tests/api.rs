@@ -1,5 +1,7 @@
 //! SIL CUDA through its C ABI, in real time: device, context, modules, memory, streams,
 //! kernels, stream memory operations, events and every error path.
+//!
+//! Covers: REQ-GPU-005
 
 mod common;
 
@@ -149,6 +151,7 @@ fn nul_terminated(b: &[u8]) -> Vec<u8> {
     v
 }
 
+/// Covers: REQ-GPU-007
 #[test]
 fn module_loading() {
     setup();
@@ -355,6 +358,7 @@ fn default_stream_is_rejected() {
     buf.free();
 }
 
+/// Covers: REQ-GPU-008
 #[test]
 fn kernels_run_their_models() {
     setup();
@@ -450,6 +454,7 @@ fn kernels_run_their_models() {
     slot.free();
 }
 
+/// Covers: REQ-GPU-008
 #[test]
 fn launch_errors() {
     setup();
@@ -553,6 +558,7 @@ fn fifo_order_and_blocking_wait() {
     slots.free();
 }
 
+/// Covers: REQ-GPU-006
 #[test]
 fn wait_value_conditions_and_wraparound() {
     setup();

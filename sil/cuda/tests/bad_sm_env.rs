@@ -1,4 +1,6 @@
 //! An unparsable `SIL_CUDA_SM` makes `cuInit` fail (its own process).
+//!
+//! Covers: REQ-GPU-007
 
 mod common;
 

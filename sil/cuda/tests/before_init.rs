@@ -1,5 +1,7 @@
 //! Calls before `cuInit` (its own process: nothing else may initialise the driver first),
 //! and the primary-context retain count.
+//!
+//! Covers: REQ-GPU-005
 
 mod common;
 

@@ -1,4 +1,6 @@
 //! NvSciBuf external memory: import, mapped buffers, kernels on them, and the error paths.
+//!
+//! Covers: REQ-GPU-009
 
 mod common;
 

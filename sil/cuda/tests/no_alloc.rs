@@ -2,6 +2,8 @@
 //! preprocess → postprocess → signal, stream wait/write value, event record/query/elapsed,
 //! stream query/synchronize, counted by a global allocator over every thread of the process
 //! (the stream workers and the SIL NvSciSync included). Virtual time, so nothing sleeps.
+//!
+//! Covers: REQ-RT-009
 
 mod common;
 

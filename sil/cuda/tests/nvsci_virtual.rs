@@ -4,6 +4,8 @@
 //! counters), and the external-semaphore and attribute-list error paths.
 //!
 //! Virtual time is process-wide, so the tests of this file run one at a time.
+//!
+//! Covers: REQ-GPU-009
 
 mod common;
 
@@ -88,6 +90,7 @@ fn set_time(f: CUfunction, ns: u64) {
     ck(unsafe { cuda_sys::sil::cuSilSetKernelTimingModel(f, &model) });
 }
 
+/// Covers: REQ-GPU-005
 #[test]
 fn event_timing_is_exact() {
     let _g = virtual_on();
@@ -242,6 +245,7 @@ fn pipeline(virtual_time: bool) {
     det.free();
 }
 
+/// Covers: REQ-GPU-006
 #[test]
 fn counter_path_wait_and_write_value() {
     let _g = virtual_on();

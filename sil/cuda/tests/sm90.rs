@@ -1,6 +1,8 @@
 //! `SIL_CUDA_SM=90` (read once by `cuInit`): the device is sm_90, so the sm_90 cubins load
 //! and the sm_87 ones do not. Its own process, because the variable must be set before the
 //! first `cuInit`.
+//!
+//! Covers: REQ-GPU-007
 
 mod common;
 

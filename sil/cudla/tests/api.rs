@@ -13,6 +13,7 @@ use common::*;
 
 const BAD: usize = 0xdead_bee0;
 
+/// Covers: REQ-DLA-001
 #[test]
 fn version_count_and_attributes() {
     let _s = serial();
@@ -54,6 +55,7 @@ fn version_count_and_attributes() {
     }
 }
 
+/// Covers: REQ-DLA-001
 #[test]
 fn create_and_destroy_errors() {
     let _s = serial();
@@ -91,6 +93,7 @@ fn create_and_destroy_errors() {
     }
 }
 
+/// Covers: REQ-DLA-007, REQ-SIL-004
 #[test]
 fn invalid_device_handles_everywhere() {
     let _s = serial();
@@ -146,6 +149,7 @@ fn invalid_device_handles_everywhere() {
     }
 }
 
+/// Covers: REQ-DLA-002
 #[test]
 fn module_load_errors() {
     let _s = serial();
@@ -242,6 +246,7 @@ fn module_load_errors() {
     }
 }
 
+/// Covers: REQ-DLA-002
 #[test]
 fn module_attributes() {
     let _s = serial();
@@ -323,6 +328,7 @@ fn module_attributes() {
     }
 }
 
+/// Covers: REQ-DLA-003
 #[test]
 fn memory_import_and_unregister() {
     let _s = serial();
@@ -436,6 +442,7 @@ fn memory_import_and_unregister() {
     }
 }
 
+/// Covers: REQ-DLA-004
 #[test]
 fn sync_attributes_and_semaphore_import() {
     let _s = serial();
@@ -563,6 +570,8 @@ fn sync_attributes_and_semaphore_import() {
 }
 
 /// The standalone cycle: CPU pre-fence, submit, CPU signal later, EOF fence, golden output.
+///
+/// Covers: REQ-DLA-005, REQ-LDB-004
 #[test]
 fn golden_output_through_the_full_path() {
     let (_s, sci, dla) = setup();
@@ -594,6 +603,7 @@ fn golden_output_through_the_full_path() {
     dla.destroy();
 }
 
+/// Covers: REQ-DLA-005
 #[test]
 fn submit_validation_errors() {
     let (_s, sci, dla) = setup();
@@ -825,6 +835,8 @@ fn submit_validation_errors() {
 
 /// Tasks complete in submission order: a later task with no pre-fence waits for an earlier
 /// one blocked on its pre-fence.
+///
+/// Covers: REQ-DLA-005
 #[test]
 fn fifo_order() {
     let (_s, sci, dla) = setup();
@@ -872,6 +884,7 @@ fn fifo_order() {
     dla.destroy();
 }
 
+/// Covers: REQ-DLA-004
 #[test]
 fn deterministic_fence_values_and_no_fence_needed() {
     let (_s, sci, dla) = setup();
@@ -906,6 +919,7 @@ fn deterministic_fence_values_and_no_fence_needed() {
     dla.destroy();
 }
 
+/// Covers: REQ-DLA-005
 #[test]
 fn noop_keeps_wait_and_signal_semantics() {
     let (_s, sci, dla) = setup();
@@ -933,6 +947,7 @@ fn noop_keeps_wait_and_signal_semantics() {
     dla.destroy();
 }
 
+/// Covers: REQ-DLA-005
 #[test]
 fn event_only_submission_applies_to_the_next_task() {
     let (_s, sci, dla) = setup();
@@ -997,6 +1012,8 @@ fn event_only_submission_applies_to_the_next_task() {
 }
 
 /// An SOF fence is reached when the task starts, before it ends.
+///
+/// Covers: REQ-DLA-005, REQ-DLA-006
 #[test]
 fn sof_fence_signals_at_start() {
     let (_s, sci, dla) = setup();
@@ -1041,6 +1058,7 @@ fn run_one(dla: &Dla, sp: &[*mut u64; 1]) -> NvSciSyncFence {
     eof
 }
 
+/// Covers: REQ-DLA-011, REQ-DLA-007
 #[test]
 fn faults_async_error_corrupt_late_with_skip_and_count() {
     let (_s, sci, dla) = setup();
@@ -1119,6 +1137,7 @@ fn faults_async_error_corrupt_late_with_skip_and_count() {
     dla.destroy();
 }
 
+/// Covers: REQ-DLA-008
 #[test]
 fn task_timeout() {
     let (_s, sci, dla) = setup();
@@ -1154,6 +1173,7 @@ fn task_timeout() {
     dla.destroy();
 }
 
+/// Covers: REQ-DLA-001
 #[test]
 fn destroy_never_hangs() {
     let _s = serial();
@@ -1193,6 +1213,7 @@ fn destroy_never_hangs() {
     }
 }
 
+/// Covers: REQ-DLA-005
 #[test]
 fn queue_full_is_out_of_resources() {
     let (_s, sci, dla) = setup();
@@ -1229,6 +1250,7 @@ fn queue_full_is_out_of_resources() {
     dla.destroy();
 }
 
+/// Covers: REQ-DLA-011
 #[test]
 fn timing_model_errors() {
     let _s = serial();

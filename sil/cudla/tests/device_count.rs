@@ -1,4 +1,6 @@
 //! `cudlaSilSetDeviceCount` before and after the first device (own process).
+//!
+//! Covers: REQ-DLA-001
 #![allow(missing_docs)]
 
 mod common;

@@ -1,4 +1,6 @@
 //! `CUDLA_SIL_DEVICE_COUNT` (own process).
+//!
+//! Covers: REQ-DLA-001
 #![allow(missing_docs)]
 
 mod common;

@@ -2,6 +2,8 @@
 //! CUDLA_MODULE_ENABLE_FAULT_DIAGNOSTICS)` loads the internal diagnostics module;
 //! `cudlaSubmitTask(..., CUDLA_SUBMIT_DIAGNOSTICS_TASK)` with NULL inputs and its output runs
 //! it and writes the SIL's result record; `CUDLA_SIL_FAULT_PERMANENT` makes it report a fault.
+//!
+//! Covers: REQ-DLA-010
 #![allow(missing_docs)]
 
 mod common;

@@ -1,6 +1,8 @@
 //! Steady state allocates nothing: submit, the worker (fence waits, network, signals) and
 //! `cudlaGetLastError`, over 5,000 frames (a counting global allocator, own process); then
 //! the same with sync points, several signal events (SOF and EOF) and layer statistics.
+//!
+//! Covers: REQ-RT-009
 #![allow(missing_docs)]
 
 mod common;

@@ -1,6 +1,8 @@
 //! Out-parameters per function, as `sil/README.md` ("Out-parameters") states them: written
 //! on success; on every error left as they were, except `*devPtr` on
 //! `cudlaErrorMemoryRegistered` (the existing pointer).
+//!
+//! Covers: REQ-SIL-005
 #![allow(missing_docs)]
 
 mod common;
@@ -12,6 +14,7 @@ use common::*;
 
 const SENTINEL: usize = 0x5e47_1ae0;
 
+/// Covers: REQ-DLA-001
 #[test]
 fn version_count_create() {
     let _s = serial();
@@ -47,6 +50,7 @@ fn version_count_create() {
     }
 }
 
+/// Covers: REQ-DLA-002
 #[test]
 fn module_load_and_attributes() {
     let _s = serial();
@@ -111,6 +115,7 @@ fn module_load_and_attributes() {
     }
 }
 
+/// Covers: REQ-DLA-003
 #[test]
 fn imports_and_registration() {
     let _s = serial();
@@ -208,6 +213,8 @@ fn imports_and_registration() {
 }
 
 /// A refused submission writes no fence and promises no value.
+///
+/// Covers: REQ-DLA-005
 #[test]
 fn refused_submissions_write_no_fence() {
     let (_s, sci, dla) = setup();

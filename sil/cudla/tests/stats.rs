@@ -2,6 +2,8 @@
 //! statistics reports its statistics descriptors; statistics buffers imported with
 //! `CUDLA_TASK_STATISTICS` follow the outputs in `outputTensor`; after each task the SIL
 //! writes per-layer records, and the export table translates them to CSV.
+//!
+//! Covers: REQ-DLA-009
 #![allow(missing_docs)]
 
 mod common;

@@ -2,6 +2,8 @@
 //! deterministic semaphores as pre-fences and signal events; fence ids and values written on
 //! return; SOF/EOF timestamps; the signal-event rules (one sync point, any number of
 //! semaphores, 29 pre+SOF, 29 EOF, fences needed except for deterministic semaphores).
+//!
+//! Covers: REQ-DLA-004
 #![allow(missing_docs)]
 
 mod common;
@@ -304,6 +306,8 @@ fn fence_placeholders() {
 
 /// SOF and EOF fence timestamps, in virtual time exactly the task's start and end (µs of the
 /// DLA clock, which on SIL is the SIL clock).
+///
+/// Covers: REQ-DLA-006
 #[test]
 fn sof_and_eof_timestamps_in_virtual_time() {
     let _s = serial();
@@ -349,6 +353,8 @@ fn sof_and_eof_timestamps_in_virtual_time() {
 
 /// An event-only submission replaced by another keeps its promised values: they are reached
 /// in FIFO order, after the tasks queued before the replacement, before the later ones.
+///
+/// Covers: REQ-DLA-005
 #[test]
 fn replaced_event_only_signals_are_released_in_fifo_order() {
     let (_s, sci, dla) = setup();
@@ -403,6 +409,8 @@ fn replaced_event_only_signals_are_released_in_fifo_order() {
 
 /// An event-only submission with only a wait list keeps the queued signals (only non-NULL
 /// lists replace, cudla.h 1.5).
+///
+/// Covers: REQ-DLA-005
 #[test]
 fn event_only_lists_replace_only_when_given() {
     let (_s, sci, dla) = setup();

@@ -1,6 +1,8 @@
 //! `cudlaSetTaskTimeoutInMs`: a hung task (fault kind hang) and a task whose modelled time
 //! exceeds the timeout end at start + timeout with `cudlaErrorDlaErrEngineTimeout` and their
 //! EOF fences signalled; in virtual time a hang ends once the clock reaches start + timeout.
+//!
+//! Covers: REQ-DLA-008
 #![allow(missing_docs)]
 
 mod common;
@@ -67,6 +69,8 @@ fn hang_ends_at_the_timeout_in_real_time() {
 /// Virtual time: a hung task's EOF is reached only when the clock gets to start + timeout,
 /// stamped exactly then; a task modelled longer than the timeout ends at start + timeout
 /// at once (like every modelled completion).
+///
+/// Covers: REQ-DLA-011
 #[test]
 fn hang_and_overrun_in_virtual_time() {
     let _s = serial();

@@ -1,5 +1,7 @@
 //! Virtual time: start = max(clock at submit, pre-fence timestamps, previous end),
 //! end = start + sampled time, no sleeping; the same seed gives the same timestamps.
+//!
+//! Covers: REQ-DLA-011
 #![allow(missing_docs)]
 
 mod common;

@@ -417,6 +417,7 @@ impl Loadable<'_> {
     }
 }
 
+/// Covers: REQ-LDB-002
 #[cfg(test)]
 mod tests {
     extern crate std;

@@ -4,6 +4,8 @@
 //! `SIL_LOADABLE_BLESS=1 cargo test -p sil-loadable --features std --test aeb_detector`
 //! rewrites `loadables/aeb_detector.{sildla,golden_input.bin,golden_output.bin}` and
 //! `loadables/manifest.toml`; without it the test only compares.
+//!
+//! Covers: REQ-LDB-004
 #![cfg(feature = "std")]
 
 mod common;
@@ -132,6 +134,7 @@ fn check_scene(l: &Loadable<'_>, d_mm: i64, shadow_rows: i64) {
     }
 }
 
+/// Covers: REQ-AEB-001
 #[test]
 fn detects_the_obstacle_at_the_readme_distances() {
     let bytes = built();
@@ -143,6 +146,7 @@ fn detects_the_obstacle_at_the_readme_distances() {
     }
 }
 
+/// Covers: REQ-AEB-001
 #[test]
 fn detects_the_obstacle_from_5_to_60_m_every_5_cm() {
     let bytes = built();
@@ -168,6 +172,7 @@ fn nothing_detected_without_an_obstacle() {
     );
 }
 
+/// Covers: REQ-AEB-001
 #[test]
 fn scene_renderer_follows_the_readme() {
     let cam = render(None, 2);
@@ -396,6 +401,7 @@ fn committed_files_match_the_description_and_the_manifest() {
     }
 }
 
+/// Covers: REQ-LDB-003
 #[test]
 fn build_loadable_tool_reproduces_the_committed_file() {
     let tmp = std::env::temp_dir().join(format!("sil-loadable-aeb-{}", std::process::id()));

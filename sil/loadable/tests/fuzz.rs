@@ -1,6 +1,8 @@
 //! Fuzz-style robustness: deterministic pseudo-random mutations of valid loadables (with and
 //! without a repaired hash, so the structural checks are reached) must never panic, never
 //! hang, and anything that parses must run on buffers of the sizes it declares.
+//!
+//! Covers: REQ-LDB-001
 #![cfg(feature = "std")]
 
 mod common;

@@ -1,4 +1,6 @@
 //! Every class of malformed input maps to its typed error (and never panics).
+//!
+//! Covers: REQ-LDB-001
 #![cfg(feature = "std")]
 
 mod common;

@@ -190,6 +190,7 @@ fn inputs(rng: &mut XorShift) -> (T, T) {
     (a, b)
 }
 
+/// Covers: REQ-LDB-002
 #[test]
 fn mini_network_matches_the_reference() {
     let bytes = build(MINI).unwrap();
@@ -233,6 +234,7 @@ fn mini_network_matches_the_reference() {
     }
 }
 
+/// Covers: REQ-LDB-001
 #[test]
 fn descriptors_round_trip() {
     let bytes = build(MINI).unwrap();
@@ -337,6 +339,7 @@ fn descriptors_round_trip() {
     }
 }
 
+/// Covers: REQ-LDB-003
 #[test]
 fn builds_are_reproducible() {
     assert_eq!(build(MINI).unwrap(), build(MINI).unwrap());
@@ -344,6 +347,7 @@ fn builds_are_reproducible() {
     assert_eq!(build(&aeb).unwrap(), build(&aeb).unwrap());
 }
 
+/// Covers: REQ-LDB-003
 #[test]
 fn builder_rejects_bad_descriptions() {
     let cases: &[(&str, &str, &str)] = &[
@@ -433,6 +437,7 @@ fn builder_rejects_bad_descriptions() {
     assert!(build(&MINI.replace("[network]", "[network]\nbogus = 1")).is_err());
 }
 
+/// Covers: REQ-LDB-001
 #[test]
 fn run_checks_buffers() {
     let bytes = build(MINI).unwrap();

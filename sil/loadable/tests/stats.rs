@@ -1,6 +1,8 @@
 //! Layer statistics: the optional statistics section (builder, parser, malformed files), the
 //! raw records and their CSV translation, and the committed `tests/data/aeb_detector_stats.sildla`
 //! (the AEB network with statistics: same descriptors, same golden output).
+//!
+//! Covers: REQ-LDB-005
 #![cfg(feature = "std")]
 
 mod common;
@@ -28,6 +30,7 @@ fn aeb_stats() -> Vec<u8> {
     build(&aeb_stats_text()).unwrap()
 }
 
+/// Covers: REQ-LDB-004
 #[test]
 fn committed_stats_loadable_matches_a_fresh_build_and_the_aeb_golden_output() {
     let bytes = aeb_stats();
@@ -107,6 +110,7 @@ fn descriptors_and_layer_names() {
     assert!(text.contains("op 4 `gap`"), "{text}");
 }
 
+/// Covers: REQ-DLA-009
 #[test]
 fn raw_records_tile_the_task_in_proportion_to_work() {
     let bytes = aeb_stats();

@@ -589,6 +589,7 @@ fn array(r: &mut Recon<'_>) -> (u64, u64) {
 mod tests {
     use super::*;
 
+    /// Covers: REQ-BUF-001
     #[test]
     fn tensor_strides() {
         // The cuDLA standalone sample: Int8, one dimension, alignment 1.
@@ -602,6 +603,7 @@ mod tests {
         assert_eq!(tensor_layout(9, &[u64::MAX, 2], &[1, 1]), None);
     }
 
+    /// Covers: REQ-BUF-005
     #[test]
     fn set_checks_image_values() {
         let img = type_bit(NvSciBufType_Image);

@@ -161,6 +161,7 @@ pub(crate) fn element_bits(dt: u32) -> u64 {
     }
 }
 
+/// Covers: REQ-BUF-005
 #[cfg(test)]
 mod tests {
     use super::*;

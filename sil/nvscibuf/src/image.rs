@@ -631,6 +631,7 @@ pub(crate) fn stored(slot: &Slot) -> Option<(Vec<PlaneIn>, ImageLayout, bool, bo
     ))
 }
 
+/// Covers: REQ-BUF-005
 #[cfg(test)]
 mod tests {
     use super::*;

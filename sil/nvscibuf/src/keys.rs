@@ -238,6 +238,7 @@ pub(crate) const fn bit(k: usize) -> Mask {
     1 << k
 }
 
+/// Covers: REQ-BUF-001
 #[cfg(test)]
 mod tests {
     use super::*;

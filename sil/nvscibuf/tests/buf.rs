@@ -9,6 +9,7 @@ use common::*;
 use nvsci_sys::sil::NvSciBufSilObjGetMemory;
 use nvsci_sys::*;
 
+/// Covers: REQ-BUF-001, REQ-SIL-004
 #[test]
 fn modules() {
     // SAFETY: NULL and bogus values are checked by the library.
@@ -31,6 +32,7 @@ fn modules() {
     }
 }
 
+/// Covers: REQ-BUF-001, REQ-SIL-004
 #[test]
 fn set_attrs_validation() {
     let m = module();
@@ -195,6 +197,7 @@ fn set_attrs_validation() {
     assert_eq!(set(tl, &[pair(NvSciBufTensorAttrKey_Size, &size)]), BAD);
 }
 
+/// Covers: REQ-BUF-001
 #[test]
 fn get_attrs() {
     let m = module();
@@ -220,6 +223,7 @@ fn get_attrs() {
     }
 }
 
+/// Covers: REQ-BUF-002
 #[test]
 fn raw_buffer_reconcile() {
     let m = module();
@@ -318,6 +322,7 @@ fn raw_buffer_reconcile() {
     }
 }
 
+/// Covers: REQ-BUF-002
 #[test]
 fn reconcile_conflicts() {
     let m = module();
@@ -390,6 +395,7 @@ fn reconcile_conflicts() {
     }
 }
 
+/// Covers: REQ-BUF-002
 #[test]
 fn tensor_reconcile() {
     let m = module();
@@ -476,6 +482,7 @@ fn tensor_reconcile() {
     assert_eq!(r.unwrap_err().0, BAD);
 }
 
+/// Covers: REQ-BUF-003
 #[test]
 fn allocation_is_page_aligned_padded_and_zeroed() {
     let m = module();
@@ -521,6 +528,7 @@ fn allocation_is_page_aligned_padded_and_zeroed() {
     }
 }
 
+/// Covers: REQ-BUF-003
 #[test]
 fn cpu_access_and_permissions() {
     let m = module();
@@ -606,6 +614,7 @@ fn cpu_access_and_permissions() {
     }
 }
 
+/// Covers: REQ-BUF-003
 #[test]
 fn handles_are_reference_counted() {
     let m = module();
@@ -652,6 +661,7 @@ fn handles_are_reference_counted() {
     }
 }
 
+/// Covers: REQ-BUF-003, REQ-SIL-006
 #[test]
 fn concurrent_alloc_dup_free() {
     #[derive(Clone, Copy)]

@@ -2,6 +2,8 @@
 //! `#[unsafe(no_mangle)] pub unsafe extern "C"` in this crate and declared in
 //! `nvsci-sys`; no `omitted` function is; nothing else named `NvSciBuf*` (but the SIL
 //! extensions `NvSciBufSil*`) is exported. (The `.so` itself is checked elsewhere.)
+//!
+//! Covers: REQ-SIL-002
 
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -1,5 +1,7 @@
 //! Images (plane- and surface-based), image/tensor, arrays, pyramids, and
 //! `NvSciBufObjGetPixels`/`NvSciBufObjPutPixels` (nvscibuf.h, DRIVE OS 6.0.10).
+//!
+//! Covers: REQ-BUF-005
 
 mod common;
 

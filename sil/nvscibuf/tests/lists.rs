@@ -1,6 +1,8 @@
 //! The attribute-list calls beyond create/set/get/reconcile: slots, clone, append,
 //! validation, the general keys' reconciliation, out-parameters on every outcome, and the
 //! version, debug-dump and no-op calls (nvscibuf.h, DRIVE OS 6.0.10).
+//!
+//! Covers: REQ-BUF-004
 
 mod common;
 
@@ -112,6 +114,7 @@ fn slots_append_and_slot_get() {
     }
 }
 
+/// Covers: REQ-BUF-002
 #[test]
 fn conflict_list_slots() {
     let m = module();
@@ -269,6 +272,7 @@ fn reconcile_outs(lists: &[NvSciBufAttrList]) -> (NvSciError, NvSciBufAttrList, 
     (rc, r, c)
 }
 
+/// Covers: REQ-SIL-005, REQ-BUF-002
 #[test]
 fn reconcile_out_parameters() {
     let m = module();

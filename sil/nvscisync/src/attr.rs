@@ -357,6 +357,7 @@ pub(crate) fn dump(data: &ListData) -> Vec<u8> {
     out
 }
 
+/// Covers: REQ-SYNC-001
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -81,6 +81,7 @@ pub(crate) fn encode(d: FenceData) -> NvSciSyncFence {
     NvSciSyncFence { payload: p }
 }
 
+/// Covers: REQ-SYNC-005
 #[cfg(test)]
 mod tests {
     use super::*;

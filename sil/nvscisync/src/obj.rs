@@ -374,6 +374,7 @@ impl ObjCore {
 mod tests {
     use super::*;
 
+    /// Covers: REQ-SYNC-004
     #[test]
     fn cyclic_compare() {
         assert!(geq(5, 5));
@@ -384,6 +385,7 @@ mod tests {
         assert!(geq(0, u64::MAX - 10));
     }
 
+    /// Covers: REQ-SYNC-007
     #[test]
     fn ring_fills_gaps_and_keeps_first_record() {
         let mut r = Ring {
@@ -403,6 +405,7 @@ mod tests {
         assert_eq!(r.get(4 + RING as u64), Some(50));
     }
 
+    /// Covers: REQ-SYNC-004
     #[test]
     fn counter_page_is_page_aligned() {
         let c = ObjCore::new(1, 1, ReconInfo::default(), 0, 0);
@@ -411,6 +414,7 @@ mod tests {
         assert_eq!(c.timestamp_of(1), Some(7));
     }
 
+    /// Covers: REQ-SYNC-003
     #[test]
     fn cyclic_compare_32() {
         assert!(geq32(5, 5));
@@ -427,6 +431,7 @@ mod tests {
         ObjCore::new(1, 1, info, 7, 0)
     }
 
+    /// Covers: REQ-SYNC-003
     #[test]
     fn sync_point_values_wrap_at_32_bits() {
         let c = syncpoint();
@@ -449,6 +454,7 @@ mod tests {
         assert_eq!(c.wait(1, 0, Strategy::Sleep), Some(30));
     }
 
+    /// Covers: REQ-SYNC-003
     #[test]
     fn sync_point_ids_are_fresh() {
         let a = new_syncpoint_id().unwrap();

@@ -2,6 +2,8 @@
 //! with what the library exports: each `exported` line is a `#[unsafe(no_mangle)]
 //! extern "C"` function of this crate, and every NvSciSync export (the SIL extension calls
 //! aside) is listed as `exported`.
+//!
+//! Covers: REQ-SIL-002
 
 use std::collections::BTreeSet;
 

@@ -1,4 +1,6 @@
 //! Modules, attribute lists and reconciliation.
+//!
+//! Covers: REQ-SYNC-001
 
 mod common;
 
@@ -37,6 +39,7 @@ fn module_and_context_handles() {
     }
 }
 
+/// Covers: REQ-SIL-004
 #[test]
 fn set_attrs_validation() {
     let m = module();
@@ -194,6 +197,7 @@ fn get_attrs() {
     }
 }
 
+/// Covers: REQ-SIL-005
 #[test]
 fn reconcile_outputs() {
     let m = module();
@@ -262,6 +266,7 @@ fn reconcile_outputs() {
     }
 }
 
+/// Covers: REQ-SYNC-007
 #[test]
 fn timestamps_need_a_cpu_waiter() {
     let m = module();
@@ -381,6 +386,7 @@ fn permission_conflicts() {
     }
 }
 
+/// Covers: REQ-SYNC-002
 #[test]
 fn primitive_conflicts() {
     let m = module();
@@ -526,6 +532,7 @@ fn append_and_clone() {
     assert_eq!(set(rc2, &[pair(NvSciSyncAttrKey_NeedCpuAccess, &t)]), BAD);
 }
 
+/// Covers: REQ-SIL-004
 #[test]
 fn object_alloc_needs_a_reconciled_list() {
     let m = module();

@@ -11,6 +11,7 @@ use common::*;
 
 const BAD: NvSciError = NvSciError_BadParameter;
 
+/// Covers: REQ-SYNC-004
 #[test]
 fn deterministic_counter_adds_exactly_one() {
     let m = module();
@@ -38,6 +39,7 @@ fn deterministic_counter_adds_exactly_one() {
     }
 }
 
+/// Covers: REQ-SYNC-006
 #[test]
 fn cpu_signal_needs_a_cpu_signaler() {
     let m = module();
@@ -59,6 +61,7 @@ fn cpu_signal_needs_a_cpu_signaler() {
     }
 }
 
+/// Covers: REQ-SYNC-006, REQ-SIL-004
 #[test]
 fn fence_wait_arguments() {
     let m = module();
@@ -146,6 +149,7 @@ struct Send<T>(T);
 // SAFETY: the library's handles and SIL counters may be used from any thread.
 unsafe impl<T> std::marker::Send for Send<T> {}
 
+/// Covers: REQ-SYNC-006
 #[test]
 fn cpu_signal_wakes_a_blocked_waiter() {
     let m = module();
@@ -167,6 +171,7 @@ fn cpu_signal_wakes_a_blocked_waiter() {
     assert!(woke - signalled < Duration::from_millis(100));
 }
 
+/// Covers: REQ-SYNC-006
 #[test]
 fn one_wait_at_a_time_per_context() {
     let m = module();
@@ -189,6 +194,7 @@ fn one_wait_at_a_time_per_context() {
     ok(wait(&f, ctx, 0));
 }
 
+/// Covers: REQ-SYNC-005
 #[test]
 fn fence_operations() {
     let m = module();
@@ -239,6 +245,7 @@ fn fence_operations() {
     }
 }
 
+/// Covers: REQ-SYNC-005
 #[test]
 fn fences_keep_the_object_alive() {
     let m = module();
@@ -286,6 +293,7 @@ fn fences_keep_the_object_alive() {
     clear(&mut copy);
 }
 
+/// Covers: REQ-SYNC-005
 #[test]
 fn update_and_dup_clear_the_destination_first() {
     let m = module();
@@ -304,6 +312,7 @@ fn update_and_dup_clear_the_destination_first() {
     clear(&mut f);
 }
 
+/// Covers: REQ-SYNC-007
 #[test]
 fn timestamps_in_microseconds() {
     let m = module();
@@ -389,6 +398,7 @@ fn timestamps_in_microseconds() {
     }
 }
 
+/// Covers: REQ-SYNC-004
 #[test]
 fn engine_signals_and_counter_writes() {
     let m = module();
@@ -455,6 +465,7 @@ fn engine_signals_and_counter_writes() {
     }
 }
 
+/// Covers: REQ-SYNC-004
 #[test]
 fn sil_counter_wraps_around() {
     let m = module();
@@ -482,6 +493,7 @@ fn sil_counter_wraps_around() {
     }
 }
 
+/// Covers: REQ-SYNC-004
 #[test]
 fn counter_wait_on_any_address() {
     let word = AtomicU64::new(u64::MAX - 1);
@@ -550,6 +562,7 @@ fn counter_wait_on_any_address() {
     t.join().unwrap();
 }
 
+/// Covers: REQ-SYNC-004
 #[test]
 fn direct_writes_without_notification_are_polled() {
     let m = module();
@@ -580,6 +593,7 @@ fn engine_fence(o: NvSciSyncObj) -> NvSciSyncFence {
     f
 }
 
+/// Covers: REQ-SYNC-005
 #[test]
 fn engine_fence_reserves_the_next_engine_signal() {
     let m = module();

@@ -1,4 +1,6 @@
 //! The steady-state calls do not allocate (the runtime asserts 0 allocations per frame).
+//!
+//! Covers: REQ-RT-009
 
 mod common;
 

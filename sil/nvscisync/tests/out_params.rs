@@ -1,6 +1,8 @@
 //! Out-parameters as nvscisync.h states them: what each call writes on success and that
 //! nothing is written on an error (except where `sil/README.md` says otherwise), plus the
 //! calls added for the full single-process API.
+//!
+//! Covers: REQ-SIL-005
 
 mod common;
 
@@ -144,6 +146,7 @@ fn fence_out_params_untouched_on_error() {
     }
 }
 
+/// Covers: REQ-SYNC-005
 #[test]
 fn invalid_destination_fences_are_refused() {
     let m = module();
@@ -167,6 +170,7 @@ fn invalid_destination_fences_are_refused() {
     }
 }
 
+/// Covers: REQ-SYNC-001
 #[test]
 fn validate_reconciled() {
     let m = module();
@@ -377,6 +381,7 @@ fn no_op_validations_succeed() {
     }
 }
 
+/// Covers: REQ-SYNC-001
 #[test]
 fn slot_calls() {
     let m = module();

@@ -94,6 +94,7 @@ fn wait_mode(f: &NvSciSyncFence, ctx: NvSciSyncCpuWaitContext, mode: u32) -> NvS
     unsafe { NvSciSyncFenceWaitWithMode(f, ctx, 0, NvSciSyncWaitMode(mode)) }
 }
 
+/// Covers: REQ-SYNC-002
 #[test]
 fn reconciliation_picks_a_sync_point_unless_deterministic() {
     let m = module();
@@ -117,6 +118,7 @@ fn reconciliation_picks_a_sync_point_unless_deterministic() {
     assert_eq!(picked(&[s, wf]), SYNCPOINT);
 }
 
+/// Covers: REQ-SYNC-002
 #[test]
 fn primitive_info_order_is_respected() {
     let m = module();
@@ -139,6 +141,7 @@ fn primitive_info_order_is_respected() {
     assert_eq!(picked(&[s_32, w]), SEMA64);
 }
 
+/// Covers: REQ-SYNC-002
 #[test]
 fn deterministic_fences_with_sync_points_only_conflict() {
     let m = module();
@@ -203,6 +206,7 @@ fn deterministic_fences_with_sync_points_only_conflict() {
     );
 }
 
+/// Covers: REQ-SYNC-003, REQ-SYNC-005
 #[test]
 fn sync_point_ids_are_unique_non_zero_and_in_fences() {
     let m = module();
@@ -237,6 +241,7 @@ fn sync_point_ids_are_unique_non_zero_and_in_fences() {
     assert_eq!(extract(&engine_fence(d)), Ok((0, 2)));
 }
 
+/// Covers: REQ-SYNC-003
 #[test]
 fn sync_point_threshold_forbids_wait_before_signal() {
     let m = module();
@@ -287,6 +292,7 @@ fn sync_point_threshold_forbids_wait_before_signal() {
     clear(&mut f);
 }
 
+/// Covers: REQ-SYNC-003
 #[test]
 fn sync_point_signals_wake_waiters() {
     let m = module();
@@ -310,6 +316,7 @@ fn sync_point_signals_wake_waiters() {
     assert!(ts > 0);
 }
 
+/// Covers: REQ-SYNC-003
 #[test]
 fn wait_modes_follow_the_primitive() {
     let m = module();
@@ -339,6 +346,7 @@ fn wait_modes_follow_the_primitive() {
     assert_eq!(wait_mode(&pending, ctx, blocking), NvSciError_Timeout);
 }
 
+/// Covers: REQ-SYNC-003
 #[test]
 fn engines_signal_and_wait_on_sync_points() {
     let m = module();

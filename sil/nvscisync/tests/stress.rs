@@ -1,6 +1,8 @@
 //! Multi-threaded stress of the semaphore and wait code: engine and CPU signalers,
 //! direct counter writers with `NvSciSyncSilCounterWritten`, fence waiters, counter
 //! waiters and fence dup/clear, all at once. Run under ThreadSanitizer by `sil/tsan.sh`.
+//!
+//! Covers: REQ-SIL-006
 
 mod common;
 

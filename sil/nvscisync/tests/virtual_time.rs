@@ -1,4 +1,6 @@
 //! Virtual time (one test: the SIL clock is process-wide).
+//!
+//! Covers: REQ-SYNC-007
 
 mod common;
 

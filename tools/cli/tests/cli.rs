@@ -17,6 +17,7 @@ fn root() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
 }
 
+/// Covers: REQ-TOOL-001, REQ-SCH-007
 #[test]
 fn check_prints_the_timeline_of_a_valid_schedule() {
     let (code, out) = orin_exec(&[
@@ -30,6 +31,7 @@ fn check_prints_the_timeline_of_a_valid_schedule() {
     );
 }
 
+/// Covers: REQ-TOOL-001, REQ-SCH-005
 #[test]
 fn check_rejects_a_race_with_line_and_task_names() {
     let dir = std::env::temp_dir().join(format!("orin-exec-cli-{}", std::process::id()));
@@ -67,6 +69,7 @@ reads = ["b"]
     );
 }
 
+/// Covers: REQ-TOOL-002, REQ-FND-005
 #[test]
 fn audit_passes_a_clean_binary_and_fails_dlopen() {
     let me = env!("CARGO_BIN_EXE_orin-exec");
@@ -97,6 +100,7 @@ fn audit_passes_a_clean_binary_and_fails_dlopen() {
     assert!(out.contains("\"dlopen\""), "{out}");
 }
 
+/// Covers: REQ-TOOL-003
 #[test]
 fn report_refuses_a_file_that_is_not_a_trace() {
     let me = env!("CARGO_BIN_EXE_orin-exec");

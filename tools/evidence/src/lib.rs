@@ -224,6 +224,7 @@ fn elf_needed(bytes: &[u8]) -> Result<Option<Vec<String>>, object::Error> {
     Ok(Some(out))
 }
 
+/// Covers: REQ-TOOL-002
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -237,6 +238,7 @@ mod tests {
         assert!(!forbidden("dlsym"));
     }
 
+    /// Covers: REQ-GPU-004
     #[test]
     fn embedded_ptx_and_fatbin_are_found() {
         let mut bytes = [b"xx .vers".as_slice(), b"ion 8.5\n.tar", b"get sm_90\n"].concat();

@@ -226,6 +226,7 @@ fn binding(model: &Model, order: &[usize], rt: &syn::Path) -> Vec<TokenStream> {
     ]
 }
 
+/// Covers: REQ-API-002
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -742,6 +742,7 @@ fn relative_path(from: &Path, to: &Path) -> Option<String> {
     Some(parts.join("/"))
 }
 
+/// Covers: REQ-SCH-008
 #[cfg(test)]
 mod tests {
     use std::path::PathBuf;
@@ -803,6 +804,7 @@ mod tests {
         );
     }
 
+    /// Covers: REQ-API-005
     #[test]
     fn checked_form_builds_tables_and_checks_them() {
         let checked = aeb(ScheduleForm::Checked, crate::DEFAULT_TABLE_PATH);
@@ -836,6 +838,8 @@ mod tests {
     /// `ScheduleTables` and `Schedule::check`, before that against a shim that adds them (an
     /// unchecked stand-in: this shows the generated items are well-formed, not that the
     /// checks pass).
+    ///
+    /// Covers: REQ-API-005
     #[test]
     fn checked_form_compiles() {
         let root = repo_root();

@@ -271,6 +271,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
     d[a.len()][b.len()]
 }
 
+/// Covers: REQ-SCH-002
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -202,6 +202,7 @@ impl<'a> Fields<'a> {
     }
 }
 
+/// Covers: REQ-SCH-002
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -168,6 +168,7 @@ pub(crate) fn absolute(path: &Path) -> PathBuf {
         .unwrap_or_else(|_| path.to_path_buf())
 }
 
+/// Covers: REQ-SCH-002
 #[cfg(test)]
 mod tests {
     use super::*;

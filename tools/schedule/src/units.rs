@@ -93,6 +93,7 @@ pub(crate) fn grouped(v: u64) -> String {
     out
 }
 
+/// Covers: REQ-SCH-002
 #[cfg(test)]
 mod tests {
     use super::*;

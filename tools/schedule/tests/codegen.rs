@@ -154,6 +154,7 @@ fn aeb_package_dir() -> PathBuf {
     repo_root().join("examples/aeb")
 }
 
+/// Covers: REQ-SCH-008, REQ-API-007
 #[test]
 fn docs_example_output_is_stable_formatted_and_free_of_local_paths() {
     let a = docs_generated(orin_exec_schedule::DEFAULT_TABLE_PATH);
@@ -213,6 +214,7 @@ fn docs_example_output_is_stable_formatted_and_free_of_local_paths() {
     assert!(a.contains(&bytes), "missing {bytes} in the generated code");
 }
 
+/// Covers: REQ-SCH-008, REQ-API-001, REQ-SCH-001
 #[test]
 fn docs_example_output_compiles_against_table_rs() {
     let source = docs_generated("::orin_exec_table");
@@ -288,6 +290,7 @@ fn without_wait(source: &str, task: &str, waited: &str) -> String {
     format!("{}{}", &source[..line_start], &source[end..])
 }
 
+/// Covers: REQ-API-005
 #[test]
 fn generated_tables_with_a_race_edited_in_fail_to_compile() {
     // The validator rejects the docs example without `decision@-1` in `detector`'s `after`
@@ -397,6 +400,7 @@ fn varied() -> String {
     )
 }
 
+/// Covers: REQ-SCH-008, REQ-API-007
 #[test]
 fn varied_schedule_output_is_formatted_and_compiles() {
     let fx = Fixture::new();
@@ -437,6 +441,7 @@ fn varied_schedule_output_is_formatted_and_compiles() {
     );
 }
 
+/// Covers: REQ-SCH-008
 #[test]
 fn generate_writes_the_file_a_copy_and_fails_on_errors() {
     let fx = Fixture::new();
@@ -487,6 +492,7 @@ fn generate_writes_the_file_a_copy_and_fails_on_errors() {
     let _ = std::fs::remove_dir_all(&out_dir);
 }
 
+/// Covers: REQ-SCH-008
 #[test]
 fn inspectable_copy_goes_to_the_target_dir() {
     let p = |s: &str| PathBuf::from(s);

@@ -5,6 +5,8 @@
 //! with the committed file; on a mismatch it prints a unified-style diff of the first
 //! difference. `ORIN_EXEC_BLESS=1 cargo test -p orin-exec-schedule --test expected` writes the
 //! new output instead (then review and commit it).
+//!
+//! Covers: REQ-API-007
 
 mod common;
 
@@ -108,6 +110,7 @@ fn first_difference(old: &str, new: &str) -> Option<String> {
     Some(out)
 }
 
+/// Covers: REQ-API-002
 #[test]
 fn aeb_schedule_matches_ci_expected() {
     // The AEB demo's build script: its kernels' signatures, the default table path.

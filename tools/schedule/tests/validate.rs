@@ -18,6 +18,7 @@ fn two_cpu_tasks() -> String {
     .concat()
 }
 
+/// Covers: REQ-SCH-001, REQ-SCH-007
 #[test]
 fn docs_example_is_valid_and_prints_its_timeline() {
     let report = check_docs(&docs_example())
@@ -76,6 +77,7 @@ fn docs_example_is_valid_and_prints_its_timeline() {
     );
 }
 
+/// Covers: REQ-SCH-001
 #[test]
 fn docs_show_the_actual_report_and_diagnostics() {
     let doc = std::fs::read_to_string(common::repo_root().join("docs/schedule.md")).unwrap();
@@ -105,6 +107,7 @@ fn docs_show_the_actual_report_and_diagnostics() {
     assert_eq!(block("## Diagnostics"), shown(d.to_string()) + "\n");
 }
 
+/// Covers: REQ-SCH-001, REQ-SCH-002
 #[test]
 fn docs_example_param_kinds_are_checked_against_signatures() {
     let text = docs_example().replacen("{ u32 = 128 }", "{ f32 = 128.0 }", 1);
@@ -117,6 +120,7 @@ fn docs_example_param_kinds_are_checked_against_signatures() {
     );
 }
 
+/// Covers: REQ-SCH-002
 #[test]
 fn syntax_errors_have_line_and_column() {
     let fx = Fixture::new();
@@ -126,6 +130,7 @@ fn syntax_errors_have_line_and_column() {
     assert!(d.0[0].line > 10, "{s}");
 }
 
+/// Covers: REQ-SCH-002
 #[test]
 fn diagnostics_print_like_rustc() {
     let fx = Fixture::new();
@@ -146,6 +151,7 @@ fn diagnostics_print_like_rustc() {
     );
 }
 
+/// Covers: REQ-SCH-002
 #[test]
 fn unknown_names_are_reported_with_suggestions() {
     let fx = Fixture::new();
@@ -194,6 +200,7 @@ fn unknown_names_are_reported_with_suggestions() {
     );
 }
 
+/// Covers: REQ-SCH-002
 #[test]
 fn malformed_values_are_rejected() {
     let fx = Fixture::new();
@@ -257,6 +264,7 @@ fn malformed_values_are_rejected() {
     );
 }
 
+/// Covers: REQ-SCH-002
 #[test]
 fn wrong_engine_kind_fields_and_timing_fields_are_rejected() {
     let fx = Fixture::new();
@@ -299,6 +307,7 @@ fn wrong_engine_kind_fields_and_timing_fields_are_rejected() {
     );
 }
 
+/// Covers: REQ-SCH-002
 #[test]
 fn pva_tasks_and_bad_engines_are_rejected() {
     let fx = Fixture::new();
@@ -329,6 +338,7 @@ wcet = "1ms"
     );
 }
 
+/// Covers: REQ-SCH-002
 #[test]
 fn many_independent_errors_are_collected() {
     let fx = Fixture::new();
@@ -353,6 +363,7 @@ fn many_independent_errors_are_collected() {
     assert!(d.error_count() >= 4, "{s}");
 }
 
+/// Covers: REQ-SCH-003
 #[test]
 fn dependency_cycles_name_the_tasks_in_order() {
     let fx = Fixture::new();
@@ -387,6 +398,7 @@ fn dependency_cycles_name_the_tasks_in_order() {
     )));
 }
 
+/// Covers: REQ-SCH-003
 #[test]
 fn fifo_deadlocks_are_rejected() {
     let fx = Fixture::new();
@@ -420,6 +432,7 @@ fn fifo_deadlocks_are_rejected() {
     );
 }
 
+/// Covers: REQ-SCH-004
 #[test]
 fn queue_capacity_counts_lookahead_frames() {
     let fx = Fixture::new();
@@ -438,6 +451,7 @@ fn queue_capacity_counts_lookahead_frames() {
     fx.ok(&text.replace("lookahead = 1", "lookahead = 0"));
 }
 
+/// Covers: REQ-SCH-004
 #[test]
 fn dla_tasks_wait_for_at_most_29_semaphores() {
     let fx = Fixture::new();
@@ -474,6 +488,7 @@ fn dla_tasks_wait_for_at_most_29_semaphores() {
     fx.ok(&big(with_header(&format!("{body}{}", dla(29)))));
 }
 
+/// Covers: REQ-SCH-002, REQ-SCH-004
 #[test]
 fn semaphore_value_window_and_lag_syntax() {
     let fx = Fixture::new();
@@ -500,6 +515,7 @@ fn semaphore_value_window_and_lag_syntax() {
     );
 }
 
+/// Covers: REQ-SCH-005
 #[test]
 fn race_within_a_frame_is_rejected_with_a_fix() {
     let fx = Fixture::new();
@@ -516,6 +532,7 @@ fn race_within_a_frame_is_rejected_with_a_fix() {
     assert!(points_at(&d.0[0], &text, "reads = [\"buf\"]", 9), "{s}");
 }
 
+/// Covers: REQ-SCH-005
 #[test]
 fn race_ordered_by_after_needs_a_back_edge_across_frames() {
     let fx = Fixture::new();
@@ -539,6 +556,7 @@ fn race_ordered_by_after_needs_a_back_edge_across_frames() {
     fx.ok(&text);
 }
 
+/// Covers: REQ-SCH-005
 #[test]
 fn race_ordered_by_same_engine_fifo_is_accepted() {
     let fx = Fixture::new();
@@ -557,6 +575,7 @@ fn race_ordered_by_same_engine_fifo_is_accepted() {
     fx.ok(&text);
 }
 
+/// Covers: REQ-SCH-005
 #[test]
 fn multiplicity_two_needs_a_chain_within_two_frames() {
     let fx = Fixture::new();
@@ -598,6 +617,7 @@ fn multiplicity_two_needs_a_chain_within_two_frames() {
     fx.ok(&with_header(&back(1)));
 }
 
+/// Covers: REQ-SCH-005
 #[test]
 fn races_are_checked_per_mode() {
     let fx = Fixture::new();
@@ -631,6 +651,7 @@ fn races_are_checked_per_mode() {
     fx.ok(&text.replace("reads = [\"buf\"]", "reads = [\"buf\"]\nmodes = [\"a\"]"));
 }
 
+/// Covers: REQ-SCH-005
 #[test]
 fn dependencies_on_tasks_outside_the_mode_give_no_order() {
     let fx = Fixture::new();
@@ -661,6 +682,7 @@ fn dependencies_on_tasks_outside_the_mode_give_no_order() {
     );
 }
 
+/// Covers: REQ-SCH-006
 #[test]
 fn infeasible_timelines_name_the_chain() {
     let fx = Fixture::new();
@@ -705,6 +727,7 @@ fn infeasible_timelines_name_the_chain() {
     );
 }
 
+/// Covers: REQ-SCH-007
 #[test]
 fn minor_frames_place_cpu_releases() {
     let fx = Fixture::new();
@@ -741,6 +764,7 @@ fn minor_frames_place_cpu_releases() {
     );
 }
 
+/// Covers: REQ-SCH-002
 #[test]
 fn dla_bindings_are_checked_against_the_loadable() {
     let fx = Fixture::new();
@@ -812,6 +836,7 @@ fn dla_bindings_are_checked_against_the_loadable() {
     );
 }
 
+/// Covers: REQ-SCH-002
 #[test]
 fn artifacts_are_hashed_and_matched_to_the_profile() {
     let fx = Fixture::new();
@@ -851,6 +876,7 @@ fn artifacts_are_hashed_and_matched_to_the_profile() {
     assert!(d.0[0].file.ends_with("manifests/kernels.toml"));
 }
 
+/// Covers: REQ-SCH-012, REQ-SCH-002
 #[test]
 fn health_rules_are_checked() {
     let fx = Fixture::new();
@@ -883,6 +909,7 @@ fn health_rules_are_checked() {
     );
 }
 
+/// Covers: REQ-SCH-002
 #[test]
 fn missing_top_level_keys_and_unknown_profile() {
     let fx = Fixture::new();
@@ -900,6 +927,7 @@ fn missing_top_level_keys_and_unknown_profile() {
     );
 }
 
+/// Covers: REQ-SCH-002
 #[test]
 fn malformed_documents_never_panic() {
     let fx = Fixture::new();
