@@ -75,6 +75,7 @@ fn ms3(ns: u64) -> String {
     format!("{:.3}", ns as f64 / 1e6)
 }
 
+/// Covers: REQ-EVD-001, REQ-EVD-003
 #[test]
 fn the_demo_writes_a_run_directory_whose_report_matches_its_summary() {
     let dir = scratch("plain");
@@ -211,6 +212,7 @@ fn the_demo_writes_a_run_directory_whose_report_matches_its_summary() {
     assert!(html.contains("data-field=\"faults\">0<"), "no fault");
 }
 
+/// Covers: REQ-EVD-003
 #[test]
 fn an_injected_fault_shows_with_its_frame_reaction_and_mode_switch() {
     let dir = scratch("hang");
@@ -262,6 +264,7 @@ fn an_injected_fault_shows_with_its_frame_reaction_and_mode_switch() {
     assert!(html.contains("id=\"timeline-normal\"") && html.contains("id=\"timeline-degraded\""));
 }
 
+/// Covers: REQ-EVD-004
 #[test]
 fn a_killed_run_still_reports_where_its_trace_ends() {
     let dir = scratch("killed");
@@ -318,6 +321,7 @@ fn a_killed_run_still_reports_where_its_trace_ends() {
     }
 }
 
+/// Covers: REQ-EVD-004
 #[test]
 fn a_trace_cut_inside_a_record_reports_up_to_the_cut() {
     let dir = scratch("cut");

@@ -1,6 +1,8 @@
 //! The counting allocator: which threads count, and the backtrace recording. One `main`
 //! (no libtest harness), so that the checks run one after another on the process's main
 //! thread and share the global allocator without interference.
+//!
+//! Covers: REQ-RT-009
 #![allow(missing_docs)]
 
 use std::hint::black_box;

@@ -175,6 +175,7 @@ mod report {
         std::fs::read(&path).unwrap()
     }
 
+    /// Covers: REQ-EVD-004, REQ-EVD-005
     #[test]
     fn a_truncated_trace_file_reports_where_it_ends() {
         let dir = scratch("cut");
@@ -190,6 +191,7 @@ mod report {
         assert!(out.contains("p99.9") && out.contains("wcet"), "{out}");
     }
 
+    /// Covers: REQ-EVD-004, REQ-EVD-005
     #[test]
     fn a_killed_run_directory_gets_an_html_report_and_exit_0() {
         let dir = scratch("killed");
@@ -213,6 +215,7 @@ mod report {
         assert!(out.contains("html report:"), "{out}");
     }
 
+    /// Covers: REQ-EVD-005
     #[test]
     fn a_failed_criterion_exits_1_and_json_says_fail() {
         let dir = scratch("failed");
@@ -255,6 +258,7 @@ mod report {
         assert!(out.contains("verdict: PASS"), "{out}");
     }
 
+    /// Covers: REQ-EVD-005
     #[test]
     fn a_directory_without_a_trace_is_an_error() {
         let dir = scratch("empty");

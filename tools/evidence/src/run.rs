@@ -821,6 +821,7 @@ fn shown(p: &Path) -> String {
 mod tests {
     use super::*;
 
+    /// Covers: REQ-EVD-001
     #[test]
     fn utc_and_run_ids() {
         assert_eq!(utc(0), "1970-01-01T00:00:00Z");
@@ -833,6 +834,7 @@ mod tests {
         assert!(!is_run_id("20261201T000000Z-1a2b3c4"));
     }
 
+    /// Covers: REQ-EVD-002
     #[test]
     fn normalize_is_lexical() {
         assert_eq!(
@@ -842,6 +844,7 @@ mod tests {
         assert_eq!(normalize(Path::new("../x")), PathBuf::from("../x"));
     }
 
+    /// Covers: REQ-EVD-001
     #[test]
     fn run_dirs_and_latest() {
         let root =
@@ -870,6 +873,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&root);
     }
 
+    /// Covers: REQ-EVD-001, REQ-EVD-002
     #[test]
     fn manifest_round_trip_and_criteria() {
         let dir =

@@ -164,6 +164,7 @@ fn manifest(status: RunStatus, criteria: Vec<Criterion>) -> RunManifest {
     m
 }
 
+/// Covers: REQ-EVD-003
 #[test]
 fn known_records_give_known_numbers_and_every_section() {
     let dir = scratch("known");
@@ -270,6 +271,7 @@ fn known_records_give_known_numbers_and_every_section() {
     assert_eq!(json["verdict"], "pass");
 }
 
+/// Covers: REQ-EVD-003
 #[test]
 fn a_failed_criterion_a_foreign_manifest_and_coverage() {
     let dir = scratch("foreign");
@@ -303,6 +305,7 @@ fn a_failed_criterion_a_foreign_manifest_and_coverage() {
     assert!(html.contains("<td>orin-exec</td><td>90 / 100</td><td>90.0</td>"));
 }
 
+/// Covers: REQ-EVD-004
 #[test]
 fn a_truncated_trace_reports_where_it_ends() {
     let dir = scratch("truncated");
@@ -383,6 +386,7 @@ static TABLES: ScheduleTables = ScheduleTables {
     timeline: &[],
 };
 
+/// Covers: REQ-EVD-002
 #[test]
 fn artifacts_are_compared_with_their_manifests() {
     let dir = scratch("artifacts");

@@ -743,6 +743,7 @@ mod tests {
         TraceMeta::from_schedule(&fixture::SCHEDULE, "sil").with_run_id("run-x")
     }
 
+    /// Covers: REQ-EVD-008
     #[test]
     fn samples_in_frame_order_with_percentiles() {
         let a = analyze(&meta(), &fixture::run());
@@ -768,6 +769,7 @@ mod tests {
         );
     }
 
+    /// Covers: REQ-EVD-008
     #[test]
     fn p999_over_many_samples_agrees_with_summarize() {
         let mut m = meta();
@@ -848,6 +850,7 @@ mod tests {
         );
     }
 
+    /// Covers: REQ-EVD-008
     #[test]
     fn longest_run_finds_the_first_longest() {
         assert_eq!(longest_run(&[]), (0, None));
@@ -856,6 +859,7 @@ mod tests {
         assert_eq!(longest_run(&[0, u64::MAX]), (1, Some(0)));
     }
 
+    /// Covers: REQ-EVD-008
     #[test]
     fn release_error_per_frame() {
         let a = analyze(&meta(), &fixture::run());
@@ -879,6 +883,7 @@ mod tests {
         assert_eq!(a.lost_records, 0);
     }
 
+    /// Covers: REQ-EVD-008
     #[test]
     fn incidents_with_reactions() {
         let inc = incidents(&meta(), &fixture::run());
@@ -921,6 +926,7 @@ mod tests {
         assert_eq!((inc.len(), inc[1].reaction.as_deref()), (2, None));
     }
 
+    /// Covers: REQ-EVD-008
     #[test]
     fn mode_switch_with_its_cause() {
         let m = mode_switches(&meta(), &fixture::run());
@@ -938,6 +944,7 @@ mod tests {
         );
     }
 
+    /// Covers: REQ-EVD-008
     #[test]
     fn envelopes_per_mode_beside_the_timeline() {
         let env = envelopes(&meta(), &fixture::run());
@@ -1000,6 +1007,7 @@ mod tests {
         assert!(c.worst_case.is_some() && c.observed.is_none() && c.observed_margin_ns.is_none());
     }
 
+    /// Covers: REQ-EVD-008
     #[test]
     fn the_analysis_serialises() {
         let a = analyze(&meta(), &fixture::run());
@@ -1009,6 +1017,7 @@ mod tests {
         assert_eq!(v["envelopes"][0]["worst_case"]["latest_finish_ns"], 300_000);
     }
 
+    /// Covers: REQ-EVD-008
     #[test]
     fn histogram_bins() {
         let h = histogram(&[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], 2, 7, 3);

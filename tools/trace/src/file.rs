@@ -384,6 +384,7 @@ mod tests {
         Box::leak(Box::new(TraceRing::new()))
     }
 
+    /// Covers: REQ-EVD-004
     #[test]
     fn a_running_drainer_leaves_a_readable_file() {
         let path = temp("live");
@@ -418,6 +419,7 @@ mod tests {
         std::fs::remove_file(&path).unwrap();
     }
 
+    /// Covers: REQ-EVD-004
     #[test]
     fn lost_records_are_written_as_overflow() {
         let path = temp("lost");
@@ -437,6 +439,7 @@ mod tests {
         std::fs::remove_file(&path).unwrap();
     }
 
+    /// Covers: REQ-EVD-004
     #[test]
     fn complete_file_reads_whole_and_not_truncated() {
         let path = temp("complete");
@@ -453,6 +456,7 @@ mod tests {
         std::fs::remove_file(&path).unwrap();
     }
 
+    /// Covers: REQ-EVD-004
     #[test]
     fn cut_anywhere_after_the_header_keeps_whole_records() {
         let path = temp("cut-src");
@@ -492,6 +496,7 @@ mod tests {
         std::fs::remove_file(&cut_path).unwrap();
     }
 
+    /// Covers: REQ-EVD-004
     #[test]
     fn zero_tail_is_a_truncation_garbage_is_an_error() {
         let path = temp("zero");
@@ -529,6 +534,7 @@ mod tests {
         std::fs::remove_file(&path).unwrap();
     }
 
+    /// Covers: REQ-EVD-004
     #[test]
     fn format_1_and_old_meta_still_read() {
         // A format-1 file as the previous drainer wrote it: no run id, timeline, waits or
@@ -558,6 +564,7 @@ mod tests {
         std::fs::remove_file(&path).unwrap();
     }
 
+    /// Covers: REQ-EVD-004
     #[test]
     fn bad_magic_is_refused() {
         let path = temp("magic");

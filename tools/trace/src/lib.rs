@@ -257,6 +257,7 @@ pub(crate) mod fixture;
 mod tests {
     use super::*;
 
+    /// Covers: REQ-EVD-008
     #[test]
     fn from_schedule_carries_timeline_waits_and_modes() {
         let m = TraceMeta::from_schedule(&fixture::SCHEDULE, "sil").with_run_id("r-1");

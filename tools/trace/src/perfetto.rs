@@ -290,6 +290,7 @@ mod tests {
         ns as f64 / 1000.0
     }
 
+    /// Covers: REQ-EVD-007
     #[test]
     fn process_and_thread_names() {
         let ev = export();
@@ -317,6 +318,7 @@ mod tests {
         assert!(ev.iter().all(|e| e["pid"] == PID));
     }
 
+    /// Covers: REQ-EVD-007
     #[test]
     fn one_slice_per_execution_on_its_engine() {
         let ev = export();
@@ -338,6 +340,7 @@ mod tests {
         assert_eq!(b1["dur"].as_f64().unwrap(), 200.0);
     }
 
+    /// Covers: REQ-EVD-007
     #[test]
     fn flows_for_every_dependency_waited_on() {
         let ev = export();
@@ -401,6 +404,7 @@ mod tests {
         assert_eq!(ids.len(), 4, "flow ids are unique");
     }
 
+    /// Covers: REQ-EVD-007
     #[test]
     fn release_error_counter() {
         let ev = export();
@@ -418,6 +422,7 @@ mod tests {
         assert_eq!(points, want);
     }
 
+    /// Covers: REQ-EVD-007
     #[test]
     fn faults_and_reactions_on_the_task_track() {
         let ev = export();
