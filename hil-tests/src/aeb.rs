@@ -152,11 +152,7 @@ pub fn run(opts: &Options) -> Result<Outcome, Box<dyn std::error::Error>> {
     let mut manifest = RunManifest::new(
         dir.id(),
         orin_exec::engine::platform::NAME,
-        if opts.virtual_clock {
-            Clock::Virtual
-        } else {
-            Clock::Real
-        },
+        Clock::of(opts.virtual_clock),
         opts.frames,
     );
     manifest

@@ -191,11 +191,7 @@ fn main() -> ExitCode {
     let mut manifest = RunManifest::new(
         dir.id(),
         orin_exec::engine::platform::NAME,
-        if args.virtual_clock {
-            Clock::Virtual
-        } else {
-            Clock::Real
-        },
+        Clock::of(args.virtual_clock),
         args.frames,
     );
     manifest

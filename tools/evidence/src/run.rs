@@ -250,6 +250,17 @@ pub enum Clock {
     Virtual,
 }
 
+impl Clock {
+    /// The virtual clock if `virtual_clock`, else the real one.
+    pub fn of(virtual_clock: bool) -> Clock {
+        if virtual_clock {
+            Clock::Virtual
+        } else {
+            Clock::Real
+        }
+    }
+}
+
 /// The git commit the tools were built from.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GitInfo {

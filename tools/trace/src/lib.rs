@@ -40,7 +40,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use orin_exec::table::{EngineKind, Schedule};
+use orin_exec::table::{EngineKind, Schedule, TimelineEntry};
 
 pub mod analysis;
 mod file;
@@ -155,6 +155,18 @@ pub struct TimelineMeta {
     pub slack_ns: u64,
 }
 
+impl From<&TimelineEntry> for TimelineMeta {
+    fn from(e: &TimelineEntry) -> Self {
+        TimelineMeta {
+            mode: e.mode.0.into(),
+            task: e.task.0,
+            latest_start_ns: e.latest_start_ns,
+            latest_finish_ns: e.latest_finish_ns,
+            slack_ns: e.slack_ns,
+        }
+    }
+}
+
 impl TraceMeta {
     /// From a schedule: tasks (with their modes and dependencies), engines, modes and the
     /// validator's worst-case timeline. [`TraceMeta::run_id`] is left empty; set it with
@@ -198,17 +210,7 @@ impl TraceMeta {
                 })
                 .collect(),
             modes: s.modes.iter().map(|m| m.name.into()).collect(),
-            timeline: s
-                .timeline
-                .iter()
-                .map(|e| TimelineMeta {
-                    mode: e.mode.0.into(),
-                    task: e.task.0,
-                    latest_start_ns: e.latest_start_ns,
-                    latest_finish_ns: e.latest_finish_ns,
-                    slack_ns: e.slack_ns,
-                })
-                .collect(),
+            timeline: s.timeline.iter().map(TimelineMeta::from).collect(),
         }
     }
 
@@ -267,6 +269,7 @@ mod tests {
         assert_eq!(m.engines[1], ("cpu1".to_string(), "cpu".to_string(), 1));
         assert_eq!(
             m.timeline,
+            // Spelled out: the expected mapping, field by field.
             fixture::TIMELINE
                 .iter()
                 .map(|e| TimelineMeta {
