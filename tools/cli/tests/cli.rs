@@ -267,3 +267,46 @@ mod report {
         assert!(out.contains("no trace.bin"), "{out}");
     }
 }
+
+/// `orin-exec check` and a build script's `generate` judge a schedule with the same code and
+/// no options: a missing kernel parameter is rejected by both, with the same message, line and
+/// column.
+///
+/// Covers: REQ-GPU-014, REQ-TOOL-001
+#[test]
+fn check_and_the_build_reject_a_missing_kernel_parameter_alike() {
+    let dir = std::env::temp_dir().join(format!("orin-exec-cli-params-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let aeb = std::fs::read_to_string(root().join("examples/aeb/schedule.toml")).unwrap();
+    let manifests = root().join("examples/aeb").canonicalize().unwrap();
+    let text = aeb
+        .replace("\"../../", &format!("\"{}/../../", manifests.display()))
+        .replace("{ u32 = 128 }, { u32 = 96 }]", "{ u32 = 128 }]");
+    let file = dir.join("schedule.toml");
+    std::fs::write(&file, &text).unwrap();
+    let (code, out) = orin_exec(&["check", file.to_str().unwrap()]);
+    let expected = "kernel `aeb_preprocess` takes 4 parameters";
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains(expected), "{out}");
+    let line = text[..text.find("params = [{ buffer = \"camera\" }").unwrap()]
+        .matches('\n')
+        .count()
+        + 1;
+    assert!(out.contains(&format!("schedule.toml:{line}:")), "{out}");
+    let build = orin_exec_schedule::generate_with(
+        &file,
+        &dir.join("schedule.rs"),
+        &orin_exec_schedule::Options {
+            cargo_directives: false,
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert!(
+        build
+            .iter()
+            .any(|d| d.message.contains(expected) && d.line == line),
+        "{build}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

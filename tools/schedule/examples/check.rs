@@ -15,7 +15,7 @@ fn main() {
     let result = if args.iter().any(|a| a == "--emit") {
         orin_exec_schedule::render(Path::new(file), &options).map(|g| g.source)
     } else {
-        orin_exec_schedule::check_file_with(Path::new(file), &options).map(|r| r.to_string())
+        orin_exec_schedule::check_file(Path::new(file)).map(|r| r.to_string())
     };
     match result {
         Ok(text) => print!("{text}"),

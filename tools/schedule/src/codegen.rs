@@ -763,7 +763,7 @@ mod tests {
         let root = repo_root();
         let path = root.join("examples/aeb/schedule.toml");
         let text = std::fs::read_to_string(&path).unwrap();
-        let checked = match crate::check_inner(&path, text, &crate::Options::default()) {
+        let checked = match crate::check_inner(&path, text) {
             Ok(c) => c,
             Err((d, _)) => panic!("{d}"),
         };
@@ -790,7 +790,7 @@ mod tests {
         let root = repo_root();
         let path = root.join("examples/aeb/schedule.toml");
         let text = std::fs::read_to_string(&path).unwrap();
-        let Ok(checked) = crate::check_inner(&path, text, &crate::Options::default()) else {
+        let Ok(checked) = crate::check_inner(&path, text) else {
             panic!("the AEB schedule is valid");
         };
         let provenance = Provenance {

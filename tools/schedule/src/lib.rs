@@ -37,7 +37,7 @@ mod units;
 use std::path::{Path, PathBuf};
 
 pub use diag::{Diagnostic, Diagnostics, Severity};
-pub use manifest::{KernelSignature, ParamKind};
+pub use manifest::ParamKind;
 pub use report::{EngineLoad, ModeReport, Report, TaskTiming};
 
 /// The default path of the table types in generated code.
@@ -56,9 +56,6 @@ pub struct Options {
     /// `cx`, `body` modules and the `Bodies` struct; default `::orin_exec`). `None` emits
     /// the tables alone (e.g. to compile them against `orin-exec-table` only).
     pub runtime_path: Option<String>,
-    /// Kernel signatures to check `params` against when the kernels manifest lists none
-    /// (e.g. converted from `orin_exec_kernels::SIGNATURES`).
-    pub signatures: Vec<KernelSignature>,
     /// Print `cargo::rerun-if-changed=` for the schedule and every file it references
     /// (on by default; turn off outside build scripts).
     pub cargo_directives: bool,
@@ -79,43 +76,10 @@ impl Default for Options {
         Options {
             table_path: DEFAULT_TABLE_PATH.to_owned(),
             runtime_path: Some(DEFAULT_RUNTIME_PATH.to_owned()),
-            signatures: Vec::new(),
             cargo_directives: true,
             copy_to: None,
             package_dir: None,
         }
-    }
-}
-
-impl Options {
-    /// The default options with kernel signatures given as `(kernel, parameter kinds)`, each
-    /// kind's `Debug` name parsed by [`ParamKind::parse`] (e.g. `orin_exec_kernels::SIGNATURES`:
-    /// `DevPtr`, `U32`, ...). A kind that does not parse is an error naming it.
-    pub fn with_kernel_signatures<'a, T: std::fmt::Debug + 'a>(
-        signatures: impl IntoIterator<Item = (&'a str, &'a [T])>,
-    ) -> Result<Options, String> {
-        let signatures = signatures
-            .into_iter()
-            .map(|(kernel, params)| {
-                let params = params
-                    .iter()
-                    .map(|p| {
-                        let name = format!("{p:?}");
-                        ParamKind::parse(&name).ok_or_else(|| {
-                            format!("kernel `{kernel}`: unknown parameter kind `{name}`")
-                        })
-                    })
-                    .collect::<Result<_, _>>()?;
-                Ok(KernelSignature {
-                    kernel: kernel.to_string(),
-                    params,
-                })
-            })
-            .collect::<Result<_, String>>()?;
-        Ok(Options {
-            signatures,
-            ..Options::default()
-        })
     }
 }
 
@@ -146,16 +110,10 @@ fn read_schedule(path: &Path) -> Result<String, Diagnostics> {
     })
 }
 
-fn check_inner(
-    path: &Path,
-    text: String,
-    options: &Options,
-) -> Result<Checked, (Diagnostics, Vec<PathBuf>)> {
-    let opts = model::ParseOptions {
-        signatures: &options.signatures,
-    };
+/// Validation takes no options: `orin-exec check` and a build script judge a schedule alike.
+fn check_inner(path: &Path, text: String) -> Result<Checked, (Diagnostics, Vec<PathBuf>)> {
     let (model, warnings) =
-        model::parse(path, text, opts).map_err(|d| (Diagnostics(d), vec![path.to_path_buf()]))?;
+        model::parse(path, text).map_err(|d| (Diagnostics(d), vec![path.to_path_buf()]))?;
     match analysis::analyse(&model) {
         Ok(analysis) => {
             let report = Report::new(&model, &analysis, warnings);
@@ -174,19 +132,14 @@ fn check_inner(
 
 /// Validates a schedule file; the `orin-exec check FILE` command.
 pub fn check_file(path: &Path) -> Result<Report, Diagnostics> {
-    check_file_with(path, &Options::default())
-}
-
-/// [`check_file`] with options (kernel signatures).
-pub fn check_file_with(path: &Path, options: &Options) -> Result<Report, Diagnostics> {
     let text = read_schedule(path)?;
-    check_str(path, &text, options)
+    check_str(path, &text)
 }
 
 /// Validates schedule text; `path` names it in messages and anchors the relative manifest
 /// paths.
-pub fn check_str(path: &Path, text: &str, options: &Options) -> Result<Report, Diagnostics> {
-    check_inner(path, text.to_owned(), options)
+pub fn check_str(path: &Path, text: &str) -> Result<Report, Diagnostics> {
+    check_inner(path, text.to_owned())
         .map(|c| c.report)
         .map_err(|(d, _)| d)
 }
@@ -199,7 +152,7 @@ pub fn render(schedule_path: &Path, options: &Options) -> Result<Generated, Diag
 
 /// [`render`] for schedule text; `path` names it and anchors the relative manifest paths.
 pub fn render_str(path: &Path, text: &str, options: &Options) -> Result<Generated, Diagnostics> {
-    let checked = check_inner(path, text.to_owned(), options).map_err(|(d, _)| d)?;
+    let checked = check_inner(path, text.to_owned()).map_err(|(d, _)| d)?;
     render_checked(path, &checked, options)
 }
 
@@ -297,7 +250,7 @@ pub fn generate_with(
             return Err(d);
         }
     };
-    let checked = match check_inner(schedule_path, text, options) {
+    let checked = match check_inner(schedule_path, text) {
         Ok(c) => c,
         Err((d, files)) => {
             directives(&files);
@@ -357,18 +310,13 @@ pub fn build_script(schedule_path: impl AsRef<Path>) {
     build_script_with(schedule_path, &Options::default());
 }
 
-/// [`build_script`] with options, e.g. kernel signatures:
+/// [`build_script`] with output options (where the table types live, an extra copy, ...).
+/// Validation does not depend on them.
 ///
-/// ```ignore
-/// use orin_exec_schedule::{KernelSignature, Options, ParamKind};
-/// let signatures = orin_exec_kernels::SIGNATURES
-///     .iter()
-///     .map(|s| KernelSignature {
-///         kernel: s.name.into(),
-///         params: s.params.iter().map(|p| ParamKind::parse(&format!("{p:?}")).unwrap()).collect(),
-///     })
-///     .collect();
-/// orin_exec_schedule::build_script_with("schedule.toml", &Options { signatures, ..Default::default() });
+/// ```no_run
+/// use orin_exec_schedule::Options;
+/// let options = Options { copy_to: Some("generated/schedule.rs".into()), ..Options::default() };
+/// orin_exec_schedule::build_script_with("schedule.toml", &options);
 /// ```
 pub fn build_script_with(schedule_path: impl AsRef<Path>, options: &Options) {
     let path = schedule_path.as_ref();

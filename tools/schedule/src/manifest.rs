@@ -58,16 +58,6 @@ impl ParamKind {
     }
 }
 
-/// A kernel signature supplied by the caller (e.g. from `orin_exec_kernels::SIGNATURES`),
-/// used when the kernels manifest lists no parameter kinds.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KernelSignature {
-    /// The kernel's entry name.
-    pub kernel: String,
-    /// Its parameters in order.
-    pub params: Vec<ParamKind>,
-}
-
 /// A tensor element type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum DataType {
@@ -162,12 +152,97 @@ pub(crate) struct Kernel {
     pub params: Option<Vec<Option<ParamKind>>>,
 }
 
+/// One kernel parameter as a cubin lays it out (`EIATTR_KPARAM_INFO` of `.nv.info.<kernel>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CubinParam {
+    pub offset: u16,
+    pub size: u16,
+}
+
+/// A kernel entry of a cubin, with its parameter layout.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct CubinKernel {
+    pub name: String,
+    pub params: Vec<CubinParam>,
+}
+
+/// What one SASS image of a module declares, read from its ELF: every kernel entry and its
+/// parameters. `Err` says why the file is not a usable cubin for its SM (reported when a task
+/// uses the module; a missing file is reported by the hash check instead).
+pub(crate) type CubinLayout = Result<Vec<CubinKernel>, String>;
+
 /// A GPU module: all manifest entries with one name.
 #[derive(Clone, Debug)]
 pub(crate) struct Module {
     pub name: String,
     pub variants: Vec<CubinVariant>,
     pub kernels: Vec<Kernel>,
+    /// The layout read from each variant's file, in `variants` order (`None`: unreadable).
+    pub layouts: Vec<Option<CubinLayout>>,
+}
+
+impl Module {
+    /// The kernel `name` as the module's cubins declare it: `Ok(None)` when no variant could
+    /// be read (the hash check reports that), `Err` with a message when a variant is not a
+    /// cubin, lacks the kernel, or the variants disagree on its parameters.
+    pub fn cubin_kernel(&self, name: &str) -> Result<Option<&CubinKernel>, String> {
+        let mut found: Option<&CubinKernel> = None;
+        for (v, layout) in self.variants.iter().zip(&self.layouts) {
+            let Some(layout) = layout else { continue };
+            let file = v.artifact.file.display();
+            let kernels = layout.as_ref().map_err(|e| format!("`{file}`: {e}"))?;
+            let Some(k) = kernels.iter().find(|k| k.name == name) else {
+                let names: Vec<String> = kernels.iter().map(|k| format!("`{}`", k.name)).collect();
+                return Err(format!(
+                    "cubin `{file}` (sm_{}) has no kernel `{name}`; it exports: {}",
+                    v.sm,
+                    if names.is_empty() {
+                        "nothing".to_owned()
+                    } else {
+                        names.join(", ")
+                    }
+                ));
+            };
+            if let Some(prev) = found
+                && prev.params != k.params
+            {
+                return Err(format!(
+                    "the variants of cubin `{}` disagree on the parameters of `{name}` (`{file}` differs)",
+                    self.name
+                ));
+            }
+            found = Some(k);
+        }
+        Ok(found)
+    }
+}
+
+/// Reads a cubin's kernels and their parameter layouts; `None` if the file cannot be read or
+/// does not match its manifest hash (the hash check reports both; nothing is read from a file
+/// that is not the one the manifest vouches for).
+fn read_layout(variant: &CubinVariant) -> Option<CubinLayout> {
+    let (file, sm) = (&variant.artifact.file, variant.sm);
+    let bytes = std::fs::read(file).ok()?;
+    if <[u8; 32]>::from(Sha256::digest(&bytes)) != variant.artifact.sha256 {
+        return None;
+    }
+    let layout = cubin_check::check_cubin(&bytes, sm)
+        .map(|info| {
+            info.kernels()
+                .map(|k| CubinKernel {
+                    name: k.name().to_owned(),
+                    params: k
+                        .params()
+                        .map(|p| CubinParam {
+                            offset: p.offset,
+                            size: p.size,
+                        })
+                        .collect(),
+                })
+                .collect()
+        })
+        .map_err(|e| format!("not a usable cubin for sm_{sm}: {e}"));
+    Some(layout)
 }
 
 /// A tensor of a loadable.
@@ -347,6 +422,7 @@ pub(crate) fn kernels(path: &Path, diags: &mut Vec<Diagnostic>) -> Option<Manife
         match cubin_entry(&src, entry) {
             Ok((name, variant, kernels)) => match modules.iter_mut().find(|m| m.name == name) {
                 Some(m) => {
+                    m.layouts.push(read_layout(&variant));
                     m.variants.push(variant);
                     for k in kernels {
                         if !m.kernels.iter().any(|x| x.name == k.name) {
@@ -356,6 +432,7 @@ pub(crate) fn kernels(path: &Path, diags: &mut Vec<Diagnostic>) -> Option<Manife
                 }
                 None => modules.push(Module {
                     name,
+                    layouts: vec![read_layout(&variant)],
                     variants: vec![variant],
                     kernels,
                 }),

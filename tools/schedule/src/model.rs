@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::diag::{Diagnostic, Source};
-use crate::manifest::{self, CubinVariant, DataType, KernelSignature, ParamKind};
+use crate::manifest::{self, CubinVariant, DataType, ParamKind};
 use crate::node::{self, Fields, Node, Span, Value};
 use crate::read::{self, quoted, relative_to};
 use crate::units::ms;
@@ -180,6 +180,28 @@ pub(crate) enum Param {
     F32(f32),
 }
 
+impl Param {
+    /// Bytes the value occupies in the kernel's parameter buffer (a buffer is its 8-byte
+    /// device address).
+    pub fn size(self) -> u64 {
+        match self {
+            Param::Buffer(_) | Param::U64(_) => 8,
+            Param::U32(_) | Param::I32(_) | Param::F32(_) => 4,
+        }
+    }
+
+    /// How a message names it: the schedule's spelling with the value.
+    pub fn describe(self) -> String {
+        match self {
+            Param::Buffer(_) => "a buffer address".to_owned(),
+            Param::U32(v) => format!("`{{ u32 = {v} }}`"),
+            Param::I32(v) => format!("`{{ i32 = {v} }}`"),
+            Param::U64(v) => format!("`{{ u64 = {v} }}`"),
+            Param::F32(v) => format!("`{{ f32 = {v:?} }}`"),
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub(crate) enum Work {
     Cpu,
@@ -333,12 +355,6 @@ fn all_modes(count: usize) -> u32 {
     }
 }
 
-/// Options that affect validation.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct ParseOptions<'a> {
-    pub signatures: &'a [KernelSignature],
-}
-
 const TOP_KEYS: &[&str] = &[
     "name",
     "profile",
@@ -393,13 +409,12 @@ struct BufferDecl {
     span: Span,
 }
 
-struct Parser<'o> {
+struct Parser {
     src: Source,
     diags: Vec<Diagnostic>,
-    opts: ParseOptions<'o>,
 }
 
-impl Parser<'_> {
+impl Parser {
     fn ok<T>(&mut self, r: Result<T, Diagnostic>) -> Option<T> {
         match r {
             Ok(v) => Some(v),
@@ -474,12 +489,10 @@ impl Parser<'_> {
 pub(crate) fn parse(
     path: &Path,
     text: String,
-    opts: ParseOptions<'_>,
 ) -> Result<(Model, Vec<Diagnostic>), Vec<Diagnostic>> {
     let mut p = Parser {
         src: Source::new(path.to_path_buf(), text),
         diags: Vec::new(),
-        opts,
     };
     let root = match node::parse(&p.src.text) {
         Ok(root) => root,
@@ -498,7 +511,7 @@ pub(crate) fn parse(
     }
 }
 
-fn parse_root(p: &mut Parser<'_>, root: &[(node::Key, Node)]) -> Option<Model> {
+fn parse_root(p: &mut Parser, root: &[(node::Key, Node)]) -> Option<Model> {
     let mut top = Fields::from_entries(root);
     let mut files = vec![p.src.path.clone()];
 
@@ -739,7 +752,7 @@ fn parse_root(p: &mut Parser<'_>, root: &[(node::Key, Node)]) -> Option<Model> {
 /// The manifest the schedule names at its `T::MANIFEST_KEY` (relative to the schedule), read
 /// with `load`, and where it is named; its path goes to `files`.
 fn read_manifest<T: manifest::Item>(
-    p: &mut Parser<'_>,
+    p: &mut Parser,
     top: &mut Fields<'_>,
     files: &mut Vec<PathBuf>,
     load: fn(&Path, &mut Vec<Diagnostic>) -> Option<manifest::Manifest<T>>,
@@ -753,7 +766,7 @@ fn read_manifest<T: manifest::Item>(
 }
 
 /// The entries of the top-level `[[key]]` array (none if it is absent or not an array).
-fn array_of_tables<'n>(p: &mut Parser<'_>, top: &mut Fields<'n>, key: &str) -> &'n [Node] {
+fn array_of_tables<'n>(p: &mut Parser, top: &mut Fields<'n>, key: &str) -> &'n [Node] {
     match top.value(key) {
         Some(n) => p
             .ok(read::array(
@@ -768,7 +781,7 @@ fn array_of_tables<'n>(p: &mut Parser<'_>, top: &mut Fields<'n>, key: &str) -> &
 
 /// Adds a referenced file to `files` and checks its hash; `src` is its manifest.
 fn verify_artifact(
-    p: &mut Parser<'_>,
+    p: &mut Parser,
     files: &mut Vec<PathBuf>,
     src: &Source,
     artifact: &manifest::Artifact,
@@ -781,7 +794,7 @@ fn verify_artifact(
 
 /// Reports names that differ but map to the same Rust constant.
 fn check_const_names<'a>(
-    p: &mut Parser<'_>,
+    p: &mut Parser,
     names: impl Iterator<Item = (&'a str, Option<Span>)>,
     what: &str,
 ) {
@@ -819,7 +832,7 @@ pub(crate) fn const_name(name: &str) -> String {
         .collect()
 }
 
-fn parse_minor_frames(p: &mut Parser<'_>, n: &Node, period: u64) -> Option<Vec<u64>> {
+fn parse_minor_frames(p: &mut Parser, n: &Node, period: u64) -> Option<Vec<u64>> {
     match &n.value {
         Value::Int(_) => {
             let count = p.ok(read::int_in(&p.src, n, "`minor_frames`", 1, 1 << 16))? as u64;
@@ -881,7 +894,7 @@ fn parse_minor_frames(p: &mut Parser<'_>, n: &Node, period: u64) -> Option<Vec<u
     }
 }
 
-fn parse_modes(p: &mut Parser<'_>, n: Option<&Node>) -> Vec<Mode> {
+fn parse_modes(p: &mut Parser, n: Option<&Node>) -> Vec<Mode> {
     let Some(n) = n else {
         return vec![Mode {
             name: "normal".into(),
@@ -931,7 +944,7 @@ fn parse_modes(p: &mut Parser<'_>, n: Option<&Node>) -> Vec<Mode> {
     modes
 }
 
-fn parse_engines(p: &mut Parser<'_>, n: Option<&Node>, profile: Option<Profile>) -> Vec<Engine> {
+fn parse_engines(p: &mut Parser, n: Option<&Node>, profile: Option<Profile>) -> Vec<Engine> {
     let mut engines: Vec<Engine> = Vec::new();
     let Some(n) = n else {
         p.err(&(0..0), "the schedule has no `[engines]` table");
@@ -1064,7 +1077,7 @@ fn parse_engines(p: &mut Parser<'_>, n: Option<&Node>, profile: Option<Profile>)
     engines
 }
 
-fn parse_buffer(p: &mut Parser<'_>, n: &Node) -> Option<(String, Option<BufferDecl>)> {
+fn parse_buffer(p: &mut Parser, n: &Node) -> Option<(String, Option<BufferDecl>)> {
     let mut f = p.ok(read::table(&p.src, n, "each `[[buffer]]`"))?;
     let Some(name_node) = f.value("name") else {
         p.err(&n.span, "a `[[buffer]]` has no `name`");
@@ -1232,7 +1245,7 @@ struct TaskCx<'a> {
     used_loadables: Vec<(String, Span)>,
 }
 
-fn parse_task(p: &mut Parser<'_>, cx: &mut TaskCx<'_>, n: &Node, index: usize) -> Option<Task> {
+fn parse_task(p: &mut Parser, cx: &mut TaskCx<'_>, n: &Node, index: usize) -> Option<Task> {
     let mut f = Fields::of(n)?;
     let (name, name_span) = cx.task_names[index].clone();
     if name.is_empty() {
@@ -1267,7 +1280,7 @@ fn parse_task(p: &mut Parser<'_>, cx: &mut TaskCx<'_>, n: &Node, index: usize) -
     .collect();
 
     // Times.
-    let mut time = |p: &mut Parser<'_>, key: &str| -> Option<(u64, Span)> {
+    let mut time = |p: &mut Parser, key: &str| -> Option<(u64, Span)> {
         let v = f.value(key)?;
         let d = p.ok(read::duration(&p.src, v, &format!("`{key}` of {what}")));
         if d.is_none() {
@@ -1594,7 +1607,7 @@ fn list_is_empty(n: &Node) -> bool {
 }
 
 /// Grid or block dimensions: an integer or an array of 1 to 3 positive integers.
-fn dim3(p: &mut Parser<'_>, n: &Node, what: &str, limits: [i64; 3]) -> Option<[u32; 3]> {
+fn dim3(p: &mut Parser, n: &Node, what: &str, limits: [i64; 3]) -> Option<[u32; 3]> {
     let items: Vec<&Node> = match &n.value {
         Value::Int(_) => vec![n],
         Value::Array(items) if (1..=3).contains(&items.len()) => items.iter().collect(),
@@ -1631,7 +1644,7 @@ fn dim3(p: &mut Parser<'_>, n: &Node, what: &str, limits: [i64; 3]) -> Option<[u
 /// The manifest item `name` that `what` (a task) names at `v`; the first use of each goes to
 /// `used`.
 fn use_item<'m, T: manifest::Item>(
-    p: &mut Parser<'_>,
+    p: &mut Parser,
     manifest: Option<&'m (manifest::Manifest<T>, Span)>,
     used: &mut Vec<(String, Span)>,
     name: &str,
@@ -1657,7 +1670,7 @@ fn use_item<'m, T: manifest::Item>(
 }
 
 fn parse_gpu(
-    p: &mut Parser<'_>,
+    p: &mut Parser,
     cx: &mut TaskCx<'_>,
     n: &Node,
     what: &str,
@@ -1707,15 +1720,16 @@ fn parse_gpu(
             }
         }
     }
-    if signature.is_none()
-        && let Some((k, _)) = &kernel
-    {
-        signature = p
-            .opts
-            .signatures
-            .iter()
-            .find(|s| &s.kernel == k)
-            .map(|s| s.params.iter().copied().map(Some).collect());
+    // The parameter layout recorded in the cubin itself (every SM variant must agree).
+    let mut layout: Option<Vec<manifest::CubinParam>> = None;
+    if let (Some(m), Some((k, v))) = (module, &kernel) {
+        match m.cubin_kernel(k) {
+            Ok(found) => layout = found.map(|c| c.params.clone()),
+            Err(msg) => {
+                p.err(&v.span, msg);
+                ok = false;
+            }
+        }
     }
     let grid = match f.value("grid") {
         Some(v) => dim3(p, v, "`grid`", [i64::from(i32::MAX), 65535, 65535]),
@@ -1755,6 +1769,7 @@ fn parse_gpu(
         )
         .map(|s| s as u32);
     let mut params = Vec::new();
+    let mut param_spans = Vec::new();
     let params_node = f.value("params");
     if let Some(v) = params_node {
         match p.ok(read::array(&p.src, v, "`params`")) {
@@ -1762,7 +1777,10 @@ fn parse_gpu(
                 for (i, item) in items.iter().enumerate() {
                     let expected = signature.as_ref().and_then(|s| s.get(i).copied().flatten());
                     match parse_param(p, cx, item, what, accesses, expected) {
-                        Some(param) => params.push(param),
+                        Some(param) => {
+                            params.push(param);
+                            param_spans.push(item.span.clone());
+                        }
                         None => ok = false,
                     }
                 }
@@ -1788,6 +1806,9 @@ fn parse_gpu(
         .push(format!("signature: ({})", kinds.join(", ")));
         ok = false;
     }
+    if let (Some(layout), Some((k, v)), true) = (&layout, &kernel, ok) {
+        ok = check_layout(p, k, v, params_node, what, layout, &params, &param_spans);
+    }
     let (Some(module), Some((kernel, _)), Some(grid), Some(block), Some(shared_mem), true) =
         (module, kernel, grid, block, shared_mem, ok)
     else {
@@ -1803,8 +1824,68 @@ fn parse_gpu(
     })
 }
 
+/// Checks the parameters a task passes against the layout its kernel's cubin records
+/// (`.nv.info.<kernel>`): the count, then each value's size, with the kernel and the
+/// parameter index. True when they agree.
+#[allow(clippy::too_many_arguments)]
+fn check_layout(
+    p: &mut Parser,
+    kernel: &str,
+    kernel_node: &Node,
+    params_node: Option<&Node>,
+    what: &str,
+    layout: &[manifest::CubinParam],
+    params: &[Param],
+    spans: &[Span],
+) -> bool {
+    let describe = || {
+        let slots: Vec<String> = layout
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("#{i}: {} bytes at offset {}", c.size, c.offset))
+            .collect();
+        format!(
+            "the cubin's `.nv.info.{kernel}` records: {}",
+            slots.join(", ")
+        )
+    };
+    if layout.len() != params.len() {
+        let span = params_node.map_or(kernel_node.span.clone(), |n| n.span.clone());
+        p.err(
+            &span,
+            format!(
+                "kernel `{kernel}` takes {} parameters (from its cubin), but {what} passes {}",
+                layout.len(),
+                params.len()
+            ),
+        )
+        .notes
+        .push(describe());
+        return false;
+    }
+    let mut ok = true;
+    for (i, ((param, cubin), span)) in params.iter().zip(layout).zip(spans).enumerate() {
+        let size = param.size();
+        if u64::from(cubin.size) != size {
+            p.err(
+                span,
+                format!(
+                    "parameter {i} of kernel `{kernel}` is {} bytes in the cubin (offset {}), but {what} passes {} ({size} bytes)",
+                    cubin.size,
+                    cubin.offset,
+                    param.describe()
+                ),
+            )
+            .notes
+            .push(describe());
+            ok = false;
+        }
+    }
+    ok
+}
+
 fn parse_param(
-    p: &mut Parser<'_>,
+    p: &mut Parser,
     cx: &TaskCx<'_>,
     n: &Node,
     what: &str,
@@ -1901,7 +1982,7 @@ fn parse_param(
 }
 
 fn parse_dla(
-    p: &mut Parser<'_>,
+    p: &mut Parser,
     cx: &mut TaskCx<'_>,
     n: &Node,
     what: &str,
@@ -1922,7 +2003,7 @@ fn parse_dla(
     // Explicit reads/writes of a DLA task must be bound tensors.
     let explicit: Vec<Access> = std::mem::take(accesses);
     let mut ok = true;
-    let mut bind = |p: &mut Parser<'_>,
+    let mut bind = |p: &mut Parser,
                     key: &str,
                     write: bool,
                     tensors: Option<&[manifest::Tensor]>|
@@ -2043,7 +2124,7 @@ fn parse_dla(
 }
 
 fn finish_buffers(
-    p: &mut Parser<'_>,
+    p: &mut Parser,
     decls: &[(String, Option<BufferDecl>)],
     tasks: &[Task],
     loadables: &[manifest::Loadable],
@@ -2198,7 +2279,7 @@ fn finish_buffers(
 }
 
 fn align_for(
-    p: &mut Parser<'_>,
+    p: &mut Parser,
     decl: &BufferDecl,
     bound: &[(&Task, &manifest::Tensor)],
     default: u64,
@@ -2228,7 +2309,7 @@ fn align_for(
 }
 
 fn parse_health(
-    p: &mut Parser<'_>,
+    p: &mut Parser,
     nodes: &[Node],
     task_names: &[(String, Span)],
     engines: &[Engine],

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::{
-    Fixture, aeb_options, buffer, cpu_task, dla_task, docs_example, docs_example_path, edited,
-    options, raw_buffer, repo_root, scratch, task, with_header,
+    Fixture, buffer, cpu_task, dla_task, docs_example, docs_example_path, edited, options,
+    raw_buffer, repo_root, scratch, task, with_header,
 };
 use orin_exec_schedule::{Options, render_str};
 
@@ -143,7 +143,7 @@ fn docs_generated(table_path: &str) -> String {
     let opts = Options {
         table_path: table_path.into(),
         package_dir: Some(aeb_package_dir()),
-        ..aeb_options()
+        ..options()
     };
     render_str(&docs_example_path(), &docs_example(), &opts)
         .unwrap_or_else(|d| panic!("{d}"))
@@ -189,7 +189,7 @@ fn docs_example_output_is_stable_formatted_and_free_of_local_paths() {
         );
     }
     // Without the package directory, artifacts are included by absolute path.
-    let absolute = render_str(&docs_example_path(), &docs_example(), &aeb_options())
+    let absolute = render_str(&docs_example_path(), &docs_example(), &options())
         .unwrap_or_else(|d| panic!("{d}"))
         .source;
     let cubin = repo_root().join("kernels/cubins/aeb.sm_87.cubin");
@@ -302,7 +302,7 @@ fn generated_tables_with_a_race_edited_in_fail_to_compile() {
     );
     let opts = Options {
         table_path: "::orin_exec_table".into(),
-        ..aeb_options()
+        ..options()
     };
     let d = render_str(&docs_example_path(), &toml, &opts).unwrap_err();
     let validator = d.to_string();

@@ -12,7 +12,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{aeb_options, aeb_signatures, options, repo_root};
+use common::{options, repo_root};
 use orin_exec_schedule::{Options, render};
 
 /// Lines of context around a difference.
@@ -113,25 +113,22 @@ fn first_difference(old: &str, new: &str) -> Option<String> {
 /// Covers: REQ-API-002
 #[test]
 fn aeb_schedule_matches_ci_expected() {
-    // The AEB demo's build script: its kernels' signatures, the default table path.
+    // The AEB demo's build script: the default table path.
     check_expected(
         "examples/aeb/schedule.toml",
         "examples/aeb",
-        aeb_options(),
+        options(),
         "aeb-schedule.rs",
     );
 }
 
 #[test]
 fn gpu_bench_schedule_matches_ci_expected() {
-    // hil-tests/build.rs: the same signatures (the AEB kernels), the default table path.
+    // hil-tests/build.rs: the default table path.
     check_expected(
         "hil-tests/schedules/gpu_bench.toml",
         "hil-tests",
-        Options {
-            signatures: aeb_signatures(),
-            ..options()
-        },
+        options(),
         "gpu_bench-schedule.rs",
     );
 }

@@ -109,7 +109,7 @@ fn docs_show_the_actual_report_and_diagnostics() {
 
 /// Covers: REQ-SCH-001, REQ-SCH-002
 #[test]
-fn docs_example_param_kinds_are_checked_against_signatures() {
+fn docs_example_param_kinds_are_checked_against_the_manifest() {
     let text = docs_example().replacen("{ u32 = 128 }", "{ f32 = 128.0 }", 1);
     let d = check_docs(&text).unwrap_err().to_string();
     assert_has(
@@ -843,7 +843,7 @@ fn artifacts_are_hashed_and_matched_to_the_profile() {
     let text = with_header(&gpu_task("g", &[]));
     fx.ok(&text);
     // orin needs an sm_87 variant.
-    let sha90 = common::sha(b"cubin sm_90");
+    let sha90 = common::sha(&std::fs::read(fx.dir.join("manifests/bin/k.sm_90.cubin")).unwrap());
     std::fs::write(
         fx.dir.join("manifests/k90.toml"),
         format!("[[cubin]]\nname = \"k\"\nfile = \"bin/k.sm_90.cubin\"\nsm = 90\nsha256 = \"{sha90}\"\nkernels = [\"copy\"]\n"),
@@ -962,4 +962,138 @@ fn malformed_documents_never_panic() {
         let d = fx.check(text).unwrap_err();
         assert!(d.error_count() > 0, "{d}");
     }
+}
+
+/// A kernels manifest next to the fixture's that lists module `k`'s kernels by name only (no
+/// parameter kinds), plus `extra` kernel names; the schedule text then names it.
+fn names_only_manifest(fx: &Fixture, text: &str, extra: &[&str]) -> String {
+    let mut names = vec!["\"scale\"".to_owned(), "\"copy\"".to_owned()];
+    names.extend(extra.iter().map(|n| format!("\"{n}\"")));
+    let mut manifest = String::new();
+    for sm in [87, 90] {
+        let file = format!("bin/k.sm_{sm}.cubin");
+        let sha = common::sha(&std::fs::read(fx.dir.join("manifests").join(&file)).unwrap());
+        manifest += &format!(
+            "[[cubin]]\nname = \"k\"\nfile = \"{file}\"\nsm = {sm}\nsha256 = \"{sha}\"\nkernels = [{}]\n",
+            names.join(", ")
+        );
+    }
+    std::fs::write(fx.dir.join("manifests/names.toml"), manifest).unwrap();
+    text.replace("kernels.toml", "names.toml")
+}
+
+/// Covers: REQ-GPU-014, REQ-SCH-002
+#[test]
+fn kernel_params_are_checked_against_the_cubin_layout() {
+    let fx = Fixture::new();
+    let scale = |params: &str| {
+        task(
+            "g",
+            "gpu0",
+            &[
+                r#"cubin = "k""#,
+                r#"kernel = "scale""#,
+                "grid = 1",
+                "block = 32",
+                params,
+                r#"wcet = "1ms""#,
+                r#"reads = ["a"]"#,
+                r#"writes = ["b"]"#,
+            ],
+        )
+    };
+    let body = |params: &str| [raw_buffer("a", 64), raw_buffer("b", 64), scale(params)].concat();
+    let good = r#"params = [{ buffer = "a" }, { buffer = "b" }, { u32 = 16 }, { f32 = 2.0 }]"#;
+    // Without declared kinds the cubin alone decides, and the right layout passes.
+    let text = names_only_manifest(&fx, &with_header(&body(good)), &[]);
+    fx.ok(&text);
+    // A u64 where the cubin records a 4-byte parameter: the parameter index, the kernel, the
+    // cubin's layout, and the position of the offending value.
+    let wide = good.replace("{ u32 = 16 }", "{ u64 = 16 }");
+    let text = names_only_manifest(&fx, &with_header(&body(&wide)), &[]);
+    let (d, s) = fx.rejects(
+        &text,
+        &[
+            "parameter 2 of kernel `scale` is 4 bytes in the cubin (offset 16), but task `g` passes `{ u64 = 16 }` (8 bytes)",
+            "the cubin's `.nv.info.scale` records: #0: 8 bytes at offset 0, #1: 8 bytes at offset 8, #2: 4 bytes at offset 16, #3: 4 bytes at offset 20",
+        ],
+    );
+    assert!(
+        d.iter().any(|x| points_at(x, &text, "{ u64 = 16 }", 0)),
+        "{s}"
+    );
+    // A missing parameter.
+    let short = r#"params = [{ buffer = "a" }, { buffer = "b" }, { u32 = 16 }]"#;
+    let text = names_only_manifest(&fx, &with_header(&body(short)), &[]);
+    fx.rejects(
+        &text,
+        &["kernel `scale` takes 4 parameters (from its cubin), but task `g` passes 3"],
+    );
+    // A buffer address where the cubin has a 4-byte value.
+    let swapped =
+        r#"params = [{ buffer = "a" }, { buffer = "b" }, { buffer = "a" }, { f32 = 2.0 }]"#;
+    let text = names_only_manifest(&fx, &with_header(&body(swapped)), &[]);
+    fx.rejects(
+        &text,
+        &["parameter 2 of kernel `scale` is 4 bytes in the cubin (offset 16), but task `g` passes a buffer address (8 bytes)"],
+    );
+    // Parameters for a kernel that takes none.
+    let copy = gpu_task("c", &[]).replace("grid = 1", "params = [{ u32 = 1 }]\ngrid = 1");
+    fx.rejects(
+        &with_header(&copy),
+        &["kernel `copy` takes 0 parameters (from its cubin), but task `c` passes 1"],
+    );
+}
+
+/// Covers: REQ-GPU-014
+#[test]
+fn a_kernel_the_manifest_lists_but_the_cubin_lacks_is_rejected() {
+    let fx = Fixture::new();
+    let text = names_only_manifest(
+        &fx,
+        &with_header(&gpu_task("g", &[]).replace("kernel = \"copy\"", "kernel = \"ghost\"")),
+        &["ghost"],
+    );
+    fx.rejects(
+        &text,
+        &["k.sm_87.cubin` (sm_87) has no kernel `ghost`; it exports: `copy`, `scale`"],
+    );
+}
+
+/// Covers: REQ-GPU-014
+#[test]
+fn manifest_kinds_that_disagree_with_the_cubin_are_rejected() {
+    let fx = Fixture::new();
+    // The fixture manifest declares `scale(ptr, ptr, u32, f32)`; declare a u64 instead.
+    let kernels = std::fs::read_to_string(fx.dir.join("manifests/kernels.toml")).unwrap();
+    std::fs::write(
+        fx.dir.join("manifests/kernels.toml"),
+        kernels.replace(r#""u32", "f32""#, r#""u64", "f32""#),
+    )
+    .unwrap();
+    let text = with_header(
+        &[
+            raw_buffer("a", 64),
+            raw_buffer("b", 64),
+            task(
+                "g",
+                "gpu0",
+                &[
+                    r#"cubin = "k""#,
+                    r#"kernel = "scale""#,
+                    "grid = 1",
+                    "block = 32",
+                    r#"params = [{ buffer = "a" }, { buffer = "b" }, { u64 = 16 }, { f32 = 2.0 }]"#,
+                    r#"wcet = "1ms""#,
+                    r#"reads = ["a"]"#,
+                    r#"writes = ["b"]"#,
+                ],
+            ),
+        ]
+        .concat(),
+    );
+    fx.rejects(
+        &text,
+        &["parameter 2 of kernel `scale` is 4 bytes in the cubin (offset 16)"],
+    );
 }

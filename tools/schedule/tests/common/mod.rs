@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use orin_exec_schedule::{Diagnostic, Diagnostics, KernelSignature, Options, ParamKind, Report};
+use orin_exec_schedule::{Diagnostic, Diagnostics, Options, Report};
 use sha2::{Digest, Sha256};
 
 /// The repository root (two levels above this crate).
@@ -58,10 +58,17 @@ impl Fixture {
         let m = dir.join("manifests");
         std::fs::create_dir_all(m.join("bin")).unwrap();
         std::fs::create_dir_all(dir.join("app")).unwrap();
+        // Real cubins (tests/fixtures/k.cu): the validator reads kernel parameter layouts
+        // from them.
+        let cubin = |sm: u32| {
+            let path = repo_root().join(format!("tools/schedule/tests/fixtures/k.sm_{sm}.cubin"));
+            std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        };
+        let (sm87, sm90) = (cubin(87), cubin(90));
         let files = [
-            ("bin/k.sm_87.cubin", b"cubin sm_87".as_slice()),
-            ("bin/k.sm_90.cubin", b"cubin sm_90"),
-            ("bin/net.sildla", b"loadable"),
+            ("bin/k.sm_87.cubin", sm87.as_slice()),
+            ("bin/k.sm_90.cubin", sm90.as_slice()),
+            ("bin/net.sildla", b"loadable".as_slice()),
         ];
         for (name, bytes) in files {
             std::fs::write(m.join(name), bytes).unwrap();
@@ -86,8 +93,8 @@ sm = 90
 sha256 = "{}"
 kernels = [{{ name = "scale", params = ["ptr", "ptr", "u32", "f32"] }}, "copy"]
 "#,
-            sha(b"cubin sm_87"),
-            sha(b"cubin sm_90")
+            sha(&sm87),
+            sha(&sm90)
         );
         std::fs::write(m.join("kernels.toml"), kernels).unwrap();
         let loadables = format!(
@@ -124,7 +131,7 @@ format = "sil-dla"
 
     /// Checks schedule text (the fixture header is prepended by [`with_header`] callers).
     pub fn check(&self, text: &str) -> Result<Report, Diagnostics> {
-        orin_exec_schedule::check_str(&self.schedule_path(), text, &options())
+        orin_exec_schedule::check_str(&self.schedule_path(), text)
     }
 
     /// Checks and expects errors; returns the rendered diagnostics.
@@ -168,18 +175,9 @@ pub fn options() -> Options {
     }
 }
 
-/// Options with the AEB kernels' signatures.
-pub fn aeb_options() -> Options {
-    Options {
-        signatures: aeb_signatures(),
-        ..options()
-    }
-}
-
-/// Checks (a variant of) the docs example as `examples/aeb/schedule.toml`, with the AEB
-/// kernels' signatures.
+/// Checks (a variant of) the docs example as `examples/aeb/schedule.toml`.
 pub fn check_docs(text: &str) -> Result<Report, Diagnostics> {
-    orin_exec_schedule::check_str(&docs_example_path(), text, &aeb_options())
+    orin_exec_schedule::check_str(&docs_example_path(), text)
 }
 
 /// Asserts that every fragment occurs in the rendered diagnostics.
@@ -203,21 +201,6 @@ pub fn pos(text: &str, needle: &str) -> (usize, usize) {
 pub fn points_at(d: &Diagnostic, text: &str, needle: &str, offset: usize) -> bool {
     let (line, col) = pos(text, needle);
     (d.line, d.column) == (line, col + offset)
-}
-
-/// The AEB kernels' signatures (as `orin_exec_kernels::SIGNATURES` declares them).
-pub fn aeb_signatures() -> Vec<KernelSignature> {
-    use ParamKind::{Buffer as P, F32, I32, U32};
-    vec![
-        KernelSignature {
-            kernel: "aeb_preprocess".into(),
-            params: vec![P, P, U32, U32],
-        },
-        KernelSignature {
-            kernel: "aeb_postprocess".into(),
-            params: vec![P, U32, U32, I32, U32, U32, F32, F32, F32, F32, P],
-        },
-    ]
 }
 
 /// A schedule header: 10 ms period, two CPU workers, one GPU stream, one DLA core, the fixture
