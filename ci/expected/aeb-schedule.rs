@@ -103,6 +103,14 @@ pub mod engine {
     pub const DLA0: EngineId = EngineId(3);
 }
 
+/// The GPU modules the schedule uses, with every SM variant (for kernel-model registration).
+#[allow(dead_code)]
+pub mod cubin {
+    use ::orin_exec::table::CubinDesc;
+    /// Module `aeb`; the schedule launches `aeb_postprocess`, `aeb_preprocess`.
+    pub static AEB: &CubinDesc = &super::CUBINS[0];
+}
+
 /// The tables of the schedule `aeb`, checked into [`SCHEDULE`].
 static TABLES: ScheduleTables = ScheduleTables {
     name: "aeb",

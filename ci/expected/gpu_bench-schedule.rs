@@ -74,6 +74,14 @@ pub mod engine {
     pub const GPU0: EngineId = EngineId(2);
 }
 
+/// The GPU modules the schedule uses, with every SM variant (for kernel-model registration).
+#[allow(dead_code)]
+pub mod cubin {
+    use ::orin_exec::table::CubinDesc;
+    /// Module `aeb`; the schedule launches `aeb_postprocess`, `aeb_preprocess`.
+    pub static AEB: &CubinDesc = &super::CUBINS[0];
+}
+
 /// The tables of the schedule `gpu_bench`, checked into [`SCHEDULE`].
 static TABLES: ScheduleTables = ScheduleTables {
     name: "gpu_bench",

@@ -197,7 +197,49 @@ impl Emitter<'_> {
                 modes,
             ),
             self.id_module("engine", "EngineId", "Engine instance ids.", engines),
+            self.cubin_module(),
         ]
+    }
+
+    /// `pub mod cubin { pub static NAME: &CubinDesc = &super::CUBINS[i]; .. }`: what a
+    /// kernel-model registration names (the module with every SM variant's hash).
+    fn cubin_module(&self) -> TokenStream {
+        let table = &self.table;
+        let statics = self.model.cubins.iter().enumerate().map(|(i, c)| {
+            let mut kernels: Vec<&str> = self
+                .model
+                .tasks
+                .iter()
+                .filter_map(|t| match &t.work {
+                    Work::Gpu { cubin, kernel, .. } if *cubin == i => Some(kernel.as_str()),
+                    _ => None,
+                })
+                .collect();
+            kernels.sort_unstable();
+            kernels.dedup();
+            let list: Vec<String> = kernels.iter().map(|k| format!("`{k}`")).collect();
+            let what = format!(
+                "Module `{}`; the schedule launches {}.",
+                c.name,
+                list.join(", ")
+            );
+            let (id, doc, index) = (const_ident(&c.name), doc_text(&what), unsuffixed(i));
+            quote! {
+                #[doc = #doc]
+                pub static #id: &CubinDesc = &super::CUBINS[#index];
+            }
+        });
+        let doc = doc_text(
+            "The GPU modules the schedule uses, with every SM variant (for kernel-model registration).",
+        );
+        quote! {
+            #[doc = #doc]
+            #[allow(dead_code)]
+            pub mod cubin {
+                use #table::CubinDesc;
+                #(#statics)*
+            }
+        }
     }
 
     /// `pub mod NAME { pub const X: TY = TY(i); .. }`, each constant documented.
