@@ -7,6 +7,9 @@
 //! * `audit BINARY`: list a binary's native dependencies and imported vendor symbols, and fail
 //!   on forbidden ones (managed memory, JIT, dynamic loading) or on embedded PTX.
 //! * `platform`: the libraries, versions and devices this build sees.
+//! * `new DIR`: create a project of your own (schedule, kernel, model, build script, main).
+//! * `kernels build [DIR]`: compile a project's `.cu` files into SASS-only cubins with the
+//!   pinned nvcc and write the kernels manifest (`--check`: rebuild and compare).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -15,6 +18,9 @@ use clap::{Parser, Subcommand};
 use orin_exec::engine::report::PlatformReport;
 use orin_exec_evidence::Audit;
 use orin_exec_evidence::html::{EXIT_ERROR, ReportArgs, report_command};
+
+mod kernels;
+mod new;
 
 #[derive(Parser)]
 #[command(
@@ -64,6 +70,45 @@ enum Command {
     },
     /// Print the platform, library versions and devices this build sees.
     Platform,
+    /// Create a project of your own: a crate with a schedule, a kernel, its model, a build
+    /// script and a main that runs and writes evidence.
+    New {
+        /// The project directory (created; must be empty if it exists).
+        dir: PathBuf,
+        /// The package name (default: the directory's name).
+        #[arg(long)]
+        name: Option<String>,
+        /// The orin-exec checkout to depend on (default: the one this binary was built from).
+        #[arg(long, value_name = "PATH")]
+        orin_exec: Option<PathBuf>,
+        /// Do not build the kernels now (no nvcc on this machine).
+        #[arg(long)]
+        no_kernels: bool,
+    },
+    /// Build a project's CUDA kernels ahead of time.
+    #[command(subcommand)]
+    Kernels(KernelsCommand),
+}
+
+#[derive(Subcommand)]
+enum KernelsCommand {
+    /// Compile every `DIR/*.cu` into `DIR/cubins/<module>.sm_<S>.cubin` (SASS only, the pinned
+    /// nvcc) and write `DIR/manifest.toml` with hashes and each kernel's parameter kinds.
+    Build {
+        /// The directory of the `.cu` files.
+        #[arg(default_value = "kernels")]
+        dir: PathBuf,
+        /// SMs to build for (87 = Orin, 90 = H100/H200).
+        #[arg(long = "sm", default_values_t = [87u32, 90])]
+        sms: Vec<u32>,
+        /// The nvcc to use (default: `$ORIN_EXEC_NVCC`, a `.venv` above DIR, `nvcc` on PATH).
+        #[arg(long)]
+        nvcc: Option<PathBuf>,
+        /// Rebuild into a temporary directory and compare with the committed cubins and
+        /// manifest instead of writing (exit 1 if they differ).
+        #[arg(long)]
+        check: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -98,6 +143,42 @@ fn main() -> ExitCode {
             print!("{}", PlatformReport::probe());
             Ok(true)
         }
+        Command::New {
+            dir,
+            name,
+            orin_exec,
+            no_kernels,
+        } => new::create(&new::NewArgs {
+            dir,
+            name,
+            orin_exec,
+            no_kernels,
+        })
+        .map(|summary| {
+            print!("{summary}");
+            true
+        }),
+        Command::Kernels(KernelsCommand::Build {
+            dir,
+            sms,
+            nvcc,
+            check,
+        }) => match kernels::build(&kernels::BuildArgs {
+            dir,
+            sms,
+            nvcc,
+            check,
+        }) {
+            Ok(summary) => {
+                print!("{summary}");
+                Ok(true)
+            }
+            Err(e) if check => {
+                eprintln!("{e}");
+                Ok(false)
+            }
+            Err(e) => Err(e),
+        },
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

@@ -1,0 +1,4 @@
+//! PLACEHOLDER until the kernel-model API lands.
+pub fn register() -> orin_exec::Result<()> {
+    Ok(())
+}

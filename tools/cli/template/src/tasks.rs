@@ -1,0 +1,70 @@
+//! The CPU task bodies, bound to the schedule by type: each gets only the buffers its task
+//! declares (`cx::Source` has `input`, writable; `cx::Sink` has `input` and `scaled`,
+//! read-only).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use orin_exec::exec::TaskFault;
+
+use crate::schedule::{body, cx};
+
+/// Elements per buffer.
+pub const N: usize = 256;
+/// The gain `scale` is launched with (schedule.toml, `params`).
+pub const GAIN: f32 = 2.5;
+
+/// What the sink found, read by `main` after the run.
+#[derive(Default)]
+pub struct Checks {
+    /// Frames whose every output element was checked.
+    pub frames: AtomicU64,
+    /// Elements that differed from the expected value.
+    pub mismatches: AtomicU64,
+}
+
+/// The input of frame `f`: a ramp that moves with the frame.
+pub fn input_value(frame: u64, i: usize) -> f32 {
+    ((frame % 1000) as f32) * 0.5 + i as f32
+}
+
+/// Writes the frame's input.
+pub struct Source;
+
+impl body::Source for Source {
+    fn run(&mut self, cx: cx::Source<'_>) -> Result<(), TaskFault> {
+        let frame = cx.frame;
+        let input = cx.input.into_slice::<f32>()?;
+        for (i, x) in input.iter_mut().enumerate().take(N) {
+            *x = input_value(frame, i);
+        }
+        Ok(())
+    }
+}
+
+/// Checks every output element against the input it came from.
+pub struct Sink {
+    /// Where the results go.
+    pub checks: &'static Checks,
+}
+
+impl body::Sink for Sink {
+    fn run(&mut self, cx: cx::Sink<'_>) -> Result<(), TaskFault> {
+        if !cx.inputs_valid {
+            // A dependency timed out; the executive has recorded the fault.
+            return Ok(());
+        }
+        let input = cx.input.as_slice::<f32>()?;
+        let scaled = cx.scaled.as_slice::<f32>()?;
+        let bad = input
+            .iter()
+            .zip(scaled)
+            .take(N)
+            .filter(|(x, y)| (**x * GAIN).to_bits() != y.to_bits())
+            .count();
+        self.checks
+            .mismatches
+            .fetch_add(bad as u64, Ordering::Relaxed);
+        self.checks.frames.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+}
