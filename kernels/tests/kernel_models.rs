@@ -48,7 +48,6 @@ fn preprocess_model_equals_the_reference() {
             .with_dims([4, 4, 1], [16, 16, 1])
             .run(m("aeb", "aeb_preprocess"))
             .unwrap();
-        drop(mem);
         assert_eq!(got, want, "{w}x{h}");
     }
 }
@@ -89,7 +88,6 @@ fn postprocess_model_equals_the_reference() {
             .with_dims([1, 1, 1], [256, 1, 1])
             .run(m("aeb", "aeb_postprocess"))
             .unwrap();
-        drop(mem);
         assert_eq!(got, want);
     }
 }
@@ -106,7 +104,6 @@ fn selftest_models_equal_the_references() {
     Launch::new(&args, &mut mem)
         .run(m("selftest", "fill_pattern_u32"))
         .unwrap();
-    drop(mem);
     assert_eq!(&got[..n as usize], &want[..]);
     assert_eq!(&got[n as usize..], &[0; 3], "only n elements are written");
 
@@ -125,7 +122,6 @@ fn selftest_models_equal_the_references() {
     Launch::new(&args, &mut mem)
         .run(m("selftest", "saxpy_f32"))
         .unwrap();
-    drop(mem);
     let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
     assert_eq!(bits(&got), bits(&want));
 }
@@ -139,7 +135,6 @@ fn stamp_model_writes_the_launch_clock() {
         .with_now_ns(123_456_789)
         .run(m("timing", "stamp_globaltimer"))
         .unwrap();
-    drop(mem);
     assert_eq!(slot, [123_456_789, 0]);
 }
 
@@ -169,7 +164,6 @@ fn models_refuse_what_the_kernel_would_overrun() {
         ),
         "{e:?}"
     );
-    drop(mem);
     assert_eq!(y, [2.0; 4]);
 
     // saxpy with x and y the same buffer: y is written and overlaps x (__restrict__).

@@ -489,7 +489,7 @@ impl<'m, T: Pod> Spec<'m> for Write<T> {
 
     fn cast(b: Borrowed<'m>, a: &Access) -> Result<&'m mut [T], ModelError> {
         match b {
-            Borrowed::Write(w) if w.is_empty() => Ok(&mut []),
+            Borrowed::Write([]) => Ok(&mut []),
             Borrowed::Write(w) => bytemuck::try_cast_slice_mut(w).map_err(|_| misaligned(a)),
             // The memory broke its contract: a written access must come back writable.
             Borrowed::Read(_) => Err(ModelError::ReadOnly {
