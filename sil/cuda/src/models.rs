@@ -17,7 +17,6 @@ use crate::ret;
 
 /// Why [`register_kernel_model`] refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
 pub enum RegisterError {
     /// The module or kernel name is empty or holds a NUL byte.
     BadName,
