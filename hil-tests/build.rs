@@ -4,7 +4,7 @@
 //!   the timestamp overhead benchmark.
 //!
 //! It is validated (an invalid schedule fails the build) and its kernel parameters are
-//! checked against `orin_exec_kernels::SIGNATURES`.
+//! checked against the kinds the kernels manifest lists.
 use std::path::{Path, PathBuf};
 
 use orin_exec_schedule::{Options, generate_with};
@@ -12,10 +12,7 @@ use orin_exec_schedule::{Options, generate_with};
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
-    let signatures = orin_exec_kernels::SIGNATURES
-        .iter()
-        .map(|s| (s.name, s.params));
-    let options = Options::with_kernel_signatures(signatures).unwrap_or_else(|e| panic!("{e}"));
+    let options = Options::default();
     let bench = Path::new("schedules/gpu_bench.toml");
     if let Err(diags) = generate_with(bench, &out_dir.join("gpu_bench_schedule.rs"), &options) {
         eprintln!("{diags}");
