@@ -6,8 +6,9 @@
 //! * `cubin_check::check_cubin(image, sm)` accepts it (ELF cubin for that SM, no PTX, no
 //!   fatbin), the SASS was produced by the manifest's nvcc version (`.note.nv.tkinfo`), and it
 //!   exports exactly the manifest's kernels;
-//! * each kernel has a signature in `src/sig.rs` whose parameter count and sizes equal the
-//!   cubin's `EIATTR_KPARAM_INFO`, and every signature is in one cubin per SM.
+//! * each kernel's `params` (manifest kinds `ptr`, `u32`, `i32`, `u64`, `f32`) have the count,
+//!   sizes and offsets of the cubin's `EIATTR_KPARAM_INFO`, a kernel has the same `params` in
+//!   every entry, and every kernel is in exactly one cubin per SM.
 //!
 //! nvcc: `$ORIN_EXEC_NVCC` (a path; `none` disables the rebuild; a path that is not the pinned
 //! nvcc fails the build), else `<workspace>/.venv/lib/python3.*/site-packages/nvidia/cu13/bin/nvcc`,
@@ -16,7 +17,7 @@
 //! with the manifest's flags and the build fails if any sha256 differs. Without it, the
 //! committed cubins are used after the checks above (no warning; `CUBIN_PROVENANCE` records it).
 
-use orin_exec_kernel_sig as sig;
+use orin_exec_kernel_model::{ParamKind, param_offset};
 
 use sha2::{Digest, Sha256};
 use std::collections::BTreeSet;
@@ -38,7 +39,12 @@ struct Entry {
     nvcc: String,
     nvcc_version: String,
     flags: Vec<String>,
-    kernels: Vec<String>,
+    kernels: Vec<Kernel>,
+}
+
+struct Kernel {
+    name: String,
+    params: Vec<ParamKind>,
 }
 
 fn main() {
@@ -51,7 +57,7 @@ fn main() {
 fn run() -> Result<()> {
     let dir = PathBuf::from(env("CARGO_MANIFEST_DIR")?);
     let out_dir = PathBuf::from(env("OUT_DIR")?);
-    for p in ["manifest.toml", "cuda", "cubins", "src/sig.rs"] {
+    for p in ["manifest.toml", "cuda", "cubins"] {
         println!("cargo::rerun-if-changed={}", dir.join(p).display());
     }
     println!("cargo::rerun-if-env-changed=ORIN_EXEC_NVCC");
@@ -65,7 +71,7 @@ fn run() -> Result<()> {
     for e in &entries {
         images.push(check_entry(&dir, e)?);
     }
-    check_signatures(&entries)?;
+    check_kernels(&entries)?;
 
     let provenance = match find_nvcc(&dir, &entries[0].nvcc)? {
         Some(nvcc) => {
@@ -154,7 +160,7 @@ fn parse_manifest(text: &str) -> Result<Vec<Entry>> {
             nvcc: s("nvcc")?,
             nvcc_version: s("nvcc_version")?,
             flags: list("flags")?,
-            kernels: list("kernels")?,
+            kernels: kernels(t, &file)?,
             file,
         });
     }
@@ -193,6 +199,46 @@ fn parse_manifest(text: &str) -> Result<Vec<Entry>> {
         }
     }
     Ok(entries)
+}
+
+/// `kernels = [{ name = "k", params = ["ptr", "u32"] }, ...]`.
+fn kernels(t: &toml::Table, file: &str) -> Result<Vec<Kernel>> {
+    let bad = |what: String| {
+        format!(
+            "manifest.toml: {file}: {what} (want `kernels = [{{ name = \"kernel\", params = \
+             [\"ptr\", \"u32\", ...] }}, ...]`; run kernels/rebuild.sh)"
+        )
+    };
+    let list = t
+        .get("kernels")
+        .and_then(toml::Value::as_array)
+        .ok_or_else(|| bad("`kernels` missing or not a list".into()))?;
+    let mut out = Vec::new();
+    for (i, k) in list.iter().enumerate() {
+        let name = k
+            .get("name")
+            .and_then(toml::Value::as_str)
+            .ok_or_else(|| bad(format!("kernel #{i} has no `name`")))?;
+        let params = k
+            .get("params")
+            .and_then(toml::Value::as_array)
+            .ok_or_else(|| bad(format!("kernel `{name}` has no `params` list")))?
+            .iter()
+            .enumerate()
+            .map(|(j, p)| {
+                p.as_str().and_then(ParamKind::parse).ok_or_else(|| {
+                    bad(format!(
+                        "kernel `{name}` parameter {j}: {p} is not a kind (ptr, u32, i32, u64, f32)"
+                    ))
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        out.push(Kernel {
+            name: name.to_owned(),
+            params,
+        });
+    }
+    Ok(out)
 }
 
 fn parse_hex32(s: &str) -> Option<[u8; 32]> {
@@ -293,7 +339,7 @@ fn check_entry(dir: &Path, e: &Entry) -> Result<Vec<u8>> {
         }
     }
     let in_cubin: BTreeSet<&str> = info.kernel_names().collect();
-    let in_manifest: BTreeSet<&str> = e.kernels.iter().map(String::as_str).collect();
+    let in_manifest: BTreeSet<&str> = e.kernels.iter().map(|k| k.name.as_str()).collect();
     if in_cubin != in_manifest {
         return Err(format!(
             "{}: exports kernels {in_cubin:?}, manifest.toml lists {in_manifest:?}",
@@ -301,44 +347,57 @@ fn check_entry(dir: &Path, e: &Entry) -> Result<Vec<u8>> {
         ));
     }
     for k in info.kernels() {
-        let sig = sig::signature(k.name()).ok_or(format!(
-            "{}: kernel `{}` has no signature in kernels/sig (SIGNATURES) and no reference model",
-            e.file,
-            k.name()
-        ))?;
+        let declared = e
+            .kernels
+            .iter()
+            .find(|d| d.name == k.name())
+            .map(|d| d.params.as_slice())
+            .unwrap_or_default();
         let sizes: Vec<usize> = k.params().map(|p| usize::from(p.size)).collect();
-        let want: Vec<usize> = sig.params.iter().map(|p| p.size()).collect();
+        let want: Vec<usize> = declared.iter().map(|p| p.size()).collect();
         let offsets: Vec<usize> = k.params().map(|p| usize::from(p.offset)).collect();
-        let want_offsets: Vec<usize> = (0..sig.params.len())
-            .filter_map(|i| sig.param_offset(i))
+        let want_offsets: Vec<usize> = (0..declared.len())
+            .filter_map(|i| param_offset(declared, i))
             .collect();
         if sizes != want || offsets != want_offsets {
+            let keys: Vec<&str> = declared.iter().map(|p| p.key()).collect();
             return Err(format!(
                 "{}: kernel `{}` has parameter sizes {sizes:?} at offsets {offsets:?} in the cubin, \
-                 but SIGNATURES says {:?} (sizes {want:?}, offsets {want_offsets:?})",
+                 but manifest.toml says params = {keys:?} (sizes {want:?}, offsets {want_offsets:?}); \
+                 run kernels/rebuild.sh",
                 e.file,
                 k.name(),
-                sig.params
             ));
         }
     }
     Ok(image)
 }
 
-fn check_signatures(entries: &[Entry]) -> Result<()> {
-    for s in sig::SIGNATURES {
+/// Every kernel is in exactly one cubin per SM, with the same `params` everywhere.
+fn check_kernels(entries: &[Entry]) -> Result<()> {
+    for k in entries.iter().flat_map(|e| &e.kernels) {
         for sm in SMS {
             let n = entries
                 .iter()
-                .filter(|e| e.sm == sm && e.kernels.iter().any(|k| k == s.name))
+                .filter(|e| e.sm == sm && e.kernels.iter().any(|x| x.name == k.name))
                 .count();
             if n != 1 {
                 return Err(format!(
-                    "kernel `{}` is in {n} sm_{sm} cubins of manifest.toml; every kernel in SIGNATURES \
-                     must be in exactly one cubin per SM ({SMS:?})",
-                    s.name
+                    "kernel `{}` is in {n} sm_{sm} cubins of manifest.toml; every kernel must be in \
+                     exactly one cubin per SM ({SMS:?})",
+                    k.name
                 ));
             }
+        }
+        let other = entries
+            .iter()
+            .flat_map(|e| &e.kernels)
+            .find(|x| x.name == k.name && x.params != k.params);
+        if let Some(other) = other {
+            return Err(format!(
+                "kernel `{}` has params {:?} in one cubin of manifest.toml and {:?} in another",
+                k.name, k.params, other.params
+            ));
         }
     }
     Ok(())
@@ -483,7 +542,37 @@ fn generate(dir: &Path, entries: &[Entry], images: &[Vec<u8>]) -> String {
             e.nvcc_version,
             e.flags,
             e.kernels
+                .iter()
+                .map(|k| k.name.as_str())
+                .collect::<Vec<_>>()
         );
+    }
+    s.push_str("];\n\n");
+    s.push_str(
+        "/// Every module (cubin source) as the schedule tables describe it: its name and one\n\
+         /// variant per SM, in manifest order; the images are those of [`CUBINS`].\n\
+         pub static CUBIN_DESCS: &[CubinDesc] = &[\n",
+    );
+    let mut names: Vec<&str> = Vec::new();
+    for e in entries {
+        if !names.contains(&e.name.as_str()) {
+            names.push(&e.name);
+        }
+    }
+    for name in names {
+        let _ = writeln!(
+            s,
+            "    CubinDesc {{\n        name: {name:?},\n        variants: &["
+        );
+        for (i, e) in entries.iter().enumerate().filter(|(_, e)| e.name == name) {
+            let _ = writeln!(
+                s,
+                "            CubinVariant {{\n                sm: {},\n                sha256: {:?},\n                \
+                 image: &IMAGE_{i}.0,\n            }},",
+                e.sm, e.sha256
+            );
+        }
+        s.push_str("        ],\n    },\n");
     }
     s.push_str("];\n\n");
     let _ = writeln!(

@@ -59,6 +59,65 @@ toml_list() {
     printf ']'
 }
 
+# The `extern "C" __global__ void name(params)` declarations of a source, one per line, each
+# joined from the lines it spans: "name<TAB>param, param, ...".
+kernel_decls() {
+    awk '
+        /^extern "C" __global__ void / { decl = ""; on = 1 }
+        on {
+            decl = decl " " $0
+            if (index($0, ")")) {
+                on = 0
+                sub(/^.*__global__ void[ \t]+/, "", decl)
+                name = decl; sub(/[ \t]*\(.*$/, "", name)
+                params = decl; sub(/^[^(]*\(/, "", params); sub(/\).*$/, "", params)
+                gsub(/[ \t]+/, " ", params)
+                print name "\t" params
+            }
+        }' "$1"
+}
+
+# The manifest kind of one C parameter declaration (`const float* __restrict__ x` -> ptr).
+param_kind() {
+    local p="$1" t
+    if [[ "$p" == *"*"* ]]; then
+        echo ptr
+        return
+    fi
+    # The type is everything but the last word (the parameter's name).
+    t="$(sed -E 's/\bconst\b//g; s/^ +//; s/ +$//; s/ +[A-Za-z_][A-Za-z0-9_]*$//; s/ +/ /g' <<<"$p")"
+    case "$t" in
+    uint32_t | "unsigned int" | unsigned) echo u32 ;;
+    int32_t | int) echo i32 ;;
+    uint64_t | "unsigned long long" | "unsigned long long int") echo u64 ;;
+    float) echo f32 ;;
+    *) return 1 ;;
+    esac
+}
+
+# The manifest's `kernels` value of a source: [{ name = "...", params = ["ptr", ...] }, ...].
+kernels_toml() {
+    local src="$1" name params p kind first=1 kinds
+    printf '['
+    while IFS=$'\t' read -r name params; do
+        kinds=()
+        if [[ -n "${params// /}" && "${params// /}" != void ]]; then
+            IFS=',' read -ra ps <<<"$params"
+            for p in "${ps[@]}"; do
+                if ! kind="$(param_kind "$p")"; then
+                    echo "rebuild.sh: $src: kernel $name: parameter '${p# }' has a type the manifest" >&2
+                    echo "  cannot name (use a pointer, uint32_t, int32_t, uint64_t or float)" >&2
+                    return 1
+                fi
+                kinds+=("$kind")
+            done
+        fi
+        if ((first)); then first=0; else printf ', '; fi
+        printf '{ name = "%s", params = %s }' "$name" "$(toml_list "${kinds[@]}")"
+    done < <(kernel_decls "$src")
+    printf ']'
+}
+
 mkdir -p "$here/cubins"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
@@ -67,9 +126,11 @@ manifest="$tmp/manifest.toml"
 {
     echo "# Written by kernels/rebuild.sh from kernels/cuda/*.cu; do not edit by hand."
     echo "# Each cubin is built as: nvcc <flags...> -o <file> <source>  (paths relative to kernels/)."
+    echo "# Each kernel's params are the kinds of its C parameters (ptr, u32, i32, u64, f32)."
     echo "# kernels/build.rs checks every entry on every build (file and source sha256, cubin-check"
-    echo "# for the SM, the kernel list against the cubin and orin_exec_kernels::SIGNATURES), and with"
-    echo "# the pinned nvcc available rebuilds every cubin and fails if a sha256 differs."
+    echo "# for the SM, the kernel list and each kernel's parameter sizes and offsets against the"
+    echo "# cubin's EIATTR_KPARAM_INFO), and with the pinned nvcc available rebuilds every cubin"
+    echo "# and fails if a sha256 differs."
     echo "schema = 1"
     echo
     echo "[toolchain]"
@@ -82,11 +143,11 @@ manifest="$tmp/manifest.toml"
 rm -f "$here"/cubins/*.cubin
 for src in "$here"/cuda/*.cu; do
     base="$(basename "$src" .cu)"
-    mapfile -t kernels < <(sed -nE 's/^extern "C" __global__ void ([A-Za-z_][A-Za-z0-9_]*)\(.*/\1/p' "$src")
-    if ((${#kernels[@]} == 0)); then
+    if [[ -z "$(kernel_decls "$src")" ]]; then
         echo "rebuild.sh: $src declares no extern \"C\" __global__ kernel" >&2
         exit 1
     fi
+    kernels="$(kernels_toml "$src")"
     for sm in "${SMS[@]}"; do
         mapfile -t flags < <(gencode_flags "$sm")
         out="cubins/$base.sm_$sm.cubin"
@@ -104,7 +165,7 @@ for src in "$here"/cuda/*.cu; do
             echo "nvcc = \"$NVCC_SEMVER\""
             echo "nvcc_version = \"$NVCC_VERSION\""
             echo "flags = $(toml_list "${flags[@]}")"
-            echo "kernels = $(toml_list "${kernels[@]}")"
+            echo "kernels = $kernels"
         } >>"$manifest"
     done
 done

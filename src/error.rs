@@ -242,6 +242,8 @@ pub enum Table {
     KernelNameBytes,
     /// Parameters of one kernel.
     KernelParams,
+    /// SM variants of one cubin (SIL kernel model registration).
+    CubinVariants,
     /// Bins of a SIL timing model.
     TimingModelBins,
     /// Fault injections waiting for their frame.
@@ -290,6 +292,7 @@ impl fmt::Display for Table {
             }
             Table::KernelNameBytes => "bytes in a kernel name",
             Table::KernelParams => "kernel parameters",
+            Table::CubinVariants => "SM variants of one cubin",
             Table::TimingModelBins => "timing model bins",
             Table::PendingInjections => "pending injections",
         })
@@ -334,8 +337,6 @@ pub enum ScheduleFault {
     NoSemaphoreForCpuTask,
     /// The kernel is not an entry point of its cubin.
     KernelNotInCubin,
-    /// The kernel's parameters are not all 4 or 8 bytes, or differ from the declared signature.
-    KernelParamsUnsupported,
 }
 
 impl fmt::Display for ScheduleFault {
@@ -357,9 +358,6 @@ impl fmt::Display for ScheduleFault {
             ScheduleFault::NoSemaphoreForDependency => "no semaphore handle for a dependency",
             ScheduleFault::NoSemaphoreForCpuTask => "no semaphore handle for a CPU task",
             ScheduleFault::KernelNotInCubin => "the kernel is not an entry point of its cubin",
-            ScheduleFault::KernelParamsUnsupported => {
-                "kernel parameters must be 4 or 8 bytes and match the declared signature"
-            }
         })
     }
 }
@@ -533,6 +531,126 @@ impl fmt::Display for Misuse {
             Misuse::NoAttributeList => "no attribute list to reconcile",
             Misuse::NotPinnedHost => "not pinned host memory",
             Misuse::EmptyTimingHistogram => "a histogram timing model needs at least one bin",
+        })
+    }
+}
+
+/// How a kernel's parameters given by the schedule (or declared to
+/// [`crate::engine::gpu::GpuModule::function_with_kinds`]) disagree with the kernel (see
+/// [`Error::KernelParam`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum ParamMismatch {
+    /// The cubin's kernel has another number of parameters.
+    Count {
+        /// Parameters in the cubin (`EIATTR_KPARAM_INFO`).
+        cubin: u8,
+        /// Parameters given.
+        given: u8,
+    },
+    /// The value's size differs from the cubin's parameter size.
+    Size {
+        /// The parameter's size in the cubin, in bytes.
+        cubin: u16,
+        /// The kind given (`ptr` for a buffer, `u32`, `i32`, `u64`, `f32`).
+        given: &'static str,
+    },
+    /// The cubin's parameter is neither 4 nor 8 bytes (structs by value are not supported).
+    Unsupported {
+        /// Its size in bytes.
+        size: u16,
+    },
+    /// The kernel model registered with SIL CUDA declares another kind.
+    Kind {
+        /// What the model declares (`none` past its last parameter).
+        model: &'static str,
+        /// What is given (`none` past the last value).
+        given: &'static str,
+    },
+}
+
+impl fmt::Display for ParamMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParamMismatch::Count { cubin, given } => write!(
+                f,
+                "the cubin's kernel has {cubin} parameters, {given} are given"
+            ),
+            ParamMismatch::Size { cubin, given } => write!(
+                f,
+                "the cubin's parameter is {cubin} bytes, but a `{given}` is given"
+            ),
+            ParamMismatch::Unsupported { size } => write!(
+                f,
+                "the cubin's parameter is {size} bytes; only 4- and 8-byte parameters are supported"
+            ),
+            ParamMismatch::Kind { model, given } => write!(
+                f,
+                "the kernel model declares `{model}`, but `{given}` is given (a buffer is `ptr`)"
+            ),
+        }
+    }
+}
+
+/// Why SIL CUDA does not hand a kernel out (`cuSilGetKernelModelStatus`; see
+/// [`Error::NoKernelModel`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum ModelStatus {
+    /// No model of a kernel of this name is registered.
+    NotRegistered,
+    /// Models of the kernel are registered, but bound to other cubins (another SHA-256).
+    OtherCubins,
+    /// The registered model's parameter kinds disagree with the cubin's parameters.
+    KindsDisagree,
+    /// The cubin does not export the kernel.
+    NotInCubin,
+}
+
+impl fmt::Display for ModelStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ModelStatus::NotRegistered => "no model is registered for it",
+            ModelStatus::OtherCubins => {
+                "its models are bound to other cubins (another SHA-256: was the cubin rebuilt?)"
+            }
+            ModelStatus::KindsDisagree => {
+                "the registered model's parameter kinds disagree with the cubin's parameter sizes"
+            }
+            ModelStatus::NotInCubin => "the cubin does not export it",
+        })
+    }
+}
+
+/// Why SIL CUDA refused to register a kernel model (see [`Error::KernelModelRefused`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum RegisterFault {
+    /// The module or kernel name is empty or holds a NUL byte.
+    BadName,
+    /// The cubin has no variant, so there is no SHA-256 to bind the model to.
+    NoCubinHash,
+    /// The model declares more parameters than SIL CUDA decodes.
+    TooManyParams,
+    /// Another model is registered for this module and kernel and a function of it was
+    /// already handed out.
+    InUse,
+    /// Another module registered a model of this kernel for one of these cubins.
+    HashTaken,
+}
+
+impl fmt::Display for RegisterFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            RegisterFault::BadName => "the module or kernel name is empty or holds a NUL byte",
+            RegisterFault::NoCubinHash => "the cubin has no SM variant to bind the model to",
+            RegisterFault::TooManyParams => "the model declares more than 16 parameters",
+            RegisterFault::InUse => {
+                "another model was registered for it and is in use; register models before init"
+            }
+            RegisterFault::HashTaken => {
+                "another module registered a model of this kernel for the same cubin"
+            }
         })
     }
 }
@@ -737,6 +855,36 @@ pub enum Error {
         /// What could not be torn down.
         context: Context,
     },
+    /// A kernel's parameters do not fit the kernel: the schedule's `params` against the
+    /// cubin's parameter table (and, on SIL, the registered model's kinds).
+    KernelParam {
+        /// Where (the task, at init).
+        context: Context,
+        /// The kernel.
+        kernel: &'static str,
+        /// The parameter index.
+        index: u8,
+        /// How it differs.
+        mismatch: ParamMismatch,
+    },
+    /// SIL CUDA has no usable kernel model for a kernel: register one before init.
+    NoKernelModel {
+        /// The cubin (module) name.
+        module: &'static str,
+        /// The kernel.
+        kernel: &'static str,
+        /// Why it is not usable.
+        why: ModelStatus,
+    },
+    /// SIL CUDA refused to register a kernel model.
+    KernelModelRefused {
+        /// The cubin (module) name.
+        module: &'static str,
+        /// The kernel.
+        kernel: &'static str,
+        /// Why.
+        why: RegisterFault,
+    },
 }
 
 impl fmt::Display for Error {
@@ -885,6 +1033,34 @@ impl fmt::Display for Error {
             Error::Shutdown { context } => {
                 write!(f, "shutdown incomplete: {context} could not be released")
             }
+            Error::KernelParam {
+                context,
+                kernel,
+                index,
+                mismatch,
+            } => write!(
+                f,
+                "{context}: kernel `{kernel}` parameter {index}: {mismatch}"
+            ),
+            Error::NoKernelModel {
+                module,
+                kernel,
+                why,
+            } => write!(
+                f,
+                "SIL CUDA cannot run kernel `{kernel}` of cubin `{module}`: {why}. Register its \
+                 reference model before init: orin_exec::sil::register_kernel_model(&cubin, \
+                 \"{kernel}\", &MODEL) in Rust (a KernelModel), cuSilRegisterKernelModel in C \
+                 (see sil/README.md, \"Kernel models\")"
+            ),
+            Error::KernelModelRefused {
+                module,
+                kernel,
+                why,
+            } => write!(
+                f,
+                "SIL CUDA refused the model of kernel `{kernel}` of cubin `{module}`: {why}"
+            ),
         }
     }
 }
@@ -1015,6 +1191,7 @@ mod tests {
             T::EngineParents,
             T::KernelNameBytes,
             T::KernelParams,
+            T::CubinVariants,
             T::TimingModelBins,
             T::PendingInjections,
         ]);
@@ -1036,7 +1213,6 @@ mod tests {
             S::NoSemaphoreForDependency,
             S::NoSemaphoreForCpuTask,
             S::KernelNotInCubin,
-            S::KernelParamsUnsupported,
         ]);
         use PlatformFact as F;
         distinct(&[
@@ -1062,6 +1238,34 @@ mod tests {
             P::DlaSemaphoreNotImported,
             P::GpuSemaphoreMissing,
             P::WorkerLostStep,
+        ]);
+        use ModelStatus as MS;
+        distinct(&[
+            MS::NotRegistered,
+            MS::OtherCubins,
+            MS::KindsDisagree,
+            MS::NotInCubin,
+        ]);
+        use RegisterFault as R;
+        distinct(&[
+            R::BadName,
+            R::NoCubinHash,
+            R::TooManyParams,
+            R::InUse,
+            R::HashTaken,
+        ]);
+        use ParamMismatch as PM;
+        distinct(&[
+            PM::Count { cubin: 4, given: 3 },
+            PM::Size {
+                cubin: 4,
+                given: "ptr",
+            },
+            PM::Unsupported { size: 16 },
+            PM::Kind {
+                model: "ptr",
+                given: "u64",
+            },
         ]);
         use Misuse as M;
         distinct(&[

@@ -23,5 +23,13 @@ pub mod trace;
 /// runtime executes.
 pub use orin_exec_table as table;
 
+/// Kernel reference models (the `orin-exec-kernel-model` crate): the `KernelModel` trait that
+/// SIL CUDA runs in place of the GPU ([`sil::register_kernel_model`]) and that back-to-back
+/// tests run on host copies (`HostMemory`) as the GPU's oracle.
+pub use orin_exec_kernel_model as kernel_model;
+
+#[cfg(feature = "sil")]
+pub mod sil;
+
 pub use error::{Error, Result};
 pub mod engine;

@@ -1,6 +1,8 @@
 //! Back-to-back tests: every kernel of `orin-exec-kernels` run through the CUDA driver API
-//! (the real GPU on `rig`/`orin`, SIL CUDA on `sil`) against its Rust reference model, on
-//! seeded random inputs, sizes and launch shapes.
+//! (the real GPU on `rig`/`orin`, SIL CUDA on `sil`) against its reference model, on seeded
+//! random inputs, sizes and launch shapes. The oracle is the kernel's `KernelModel` (the one
+//! SIL CUDA runs), launched with the same arguments and shape on host copies
+//! (`HostMemory`).
 //!
 //! Comparison (kernels/README.md, "Floating-point tolerance policy"):
 //!
@@ -22,6 +24,7 @@ use std::time::{Duration, Instant};
 use orin_exec::engine::gpu::{Function, Gpu, GpuModule, ParamBlock, Stream};
 use orin_exec::engine::os;
 use orin_exec::error::Context;
+use orin_exec::kernel_model::{Arg, HostMemory, Launch, ModelError};
 use orin_exec_kernels::fp::{DISTANCE_MM_TOLERANCE, SAXPY_MAX_ULPS, f32_ulp_distance};
 use orin_exec_kernels::{PostprocessParams, fp};
 use serde::Serialize;
@@ -189,7 +192,10 @@ impl Harness {
             }
             c.check()
                 .map_err(|e| format!("cubin {} rejected by cubin-check: {e:?}", c.file))?;
-            let module = GpuModule::load_image(&gpu, c.name, &c.sha256, c.image)?;
+            let desc = orin_exec_kernels::cubin_desc(name)
+                .ok_or_else(|| format!("orin-exec-kernels has no module `{name}`"))?;
+            crate::register_cubin_models(desc)?;
+            let module = GpuModule::load(&gpu, desc)?;
             cubins.push((c.name, format!("{}.sm_{} {}", c.name, c.sm, hex(&c.sha256))));
             modules.push(module);
         }
@@ -252,6 +258,22 @@ impl Harness {
         let r = gpu.close();
         first.and(r)
     }
+}
+
+/// The oracle: the project's model of `kernel` (module `module`) launched with `args` and the
+/// GPU launch's shape on the host memory `mem` (whose slices the pointer arguments point at).
+fn oracle(
+    module: &str,
+    kernel: &str,
+    args: &[Arg],
+    mem: &mut HostMemory<'_>,
+    grid: [u32; 3],
+    block: [u32; 3],
+) -> Result<(), ModelError> {
+    let model = orin_exec_kernels::model(module, kernel).ok_or(ModelError::Refused {
+        reason: "orin-exec-kernels has no model of this kernel",
+    })?;
+    Launch::new(args, mem).with_dims(grid, block).run(model)
 }
 
 /// A random block shape with at most `max_threads` threads and `dims` dimensions used.
@@ -447,7 +469,12 @@ fn preprocess(h: &Harness, bufs: &mut Buffers, opts: &Options) -> orin_exec::Res
         let mut got = vec![0u8; dst_len];
         bufs.b.read(0, &mut got);
         let mut want: Vec<i8> = dst0.iter().map(|&b| b as i8).collect();
-        if let Err(e) = orin_exec_kernels::aeb_preprocess(&src, &mut want, w, hh) {
+        let ran = (|| {
+            let mut mem = HostMemory::new();
+            let args = [mem.read(&src)?, mem.write(&mut want)?, w.into(), hh.into()];
+            oracle("aeb", "aeb_preprocess", &args, &mut mem, grid, block)
+        })();
+        if let Err(e) = ran {
             t.fail(format!("trial {trial}: model refused {w}x{hh}: {e}"));
             continue;
         }
@@ -575,7 +602,24 @@ fn postprocess(h: &Harness, bufs: &mut Buffers, opts: &Options) -> orin_exec::Re
         t.r.trials += 1;
         let got: Vec<i32> = bufs.c.read_words(0, 8);
         let mut want = [0i32; 4];
-        if let Err(e) = orin_exec_kernels::aeb_postprocess(&map, w, hh, &pp, &mut want) {
+        let ran = (|| {
+            let mut mem = HostMemory::new();
+            let args = [
+                mem.read(&map)?,
+                w.into(),
+                hh.into(),
+                pp.threshold.into(),
+                pp.lane_x0.into(),
+                pp.lane_x1.into(),
+                pp.row_scale.into(),
+                pp.row_offset.into(),
+                pp.horizon.into(),
+                pp.fh.into(),
+                mem.write(&mut want)?,
+            ];
+            oracle("aeb", "aeb_postprocess", &args, &mut mem, grid, block)
+        })();
+        if let Err(e) = ran {
             t.fail(format!("trial {trial}: model refused {w}x{hh}: {e}"));
             continue;
         }
@@ -631,7 +675,12 @@ fn fill(h: &Harness, bufs: &mut Buffers, opts: &Options) -> orin_exec::Result<Ke
         t.r.trials += 1;
         let got: Vec<u32> = bufs.a.read_words(0, total);
         let mut want = init.clone();
-        if let Err(e) = orin_exec_kernels::fill_pattern_u32(&mut want, n, seed) {
+        let ran = (|| {
+            let mut mem = HostMemory::new();
+            let args = [mem.write(&mut want)?, n.into(), seed.into()];
+            oracle("selftest", "fill_pattern_u32", &args, &mut mem, grid, block)
+        })();
+        if let Err(e) = ran {
             t.fail(format!("trial {trial}: model refused n={n}: {e}"));
             continue;
         }
@@ -699,7 +748,12 @@ fn saxpy(h: &Harness, bufs: &mut Buffers, opts: &Options) -> orin_exec::Result<K
         t.r.trials += 1;
         let got: Vec<f32> = bufs.b.read_words(0, total);
         let mut want = y0.clone();
-        if let Err(e) = orin_exec_kernels::saxpy_f32(a, &x, &mut want, n) {
+        let ran = (|| {
+            let mut mem = HostMemory::new();
+            let args = [a.into(), mem.read(&x)?, mem.write(&mut want)?, n.into()];
+            oracle("selftest", "saxpy_f32", &args, &mut mem, grid, block)
+        })();
+        if let Err(e) = ran {
             t.fail(format!("trial {trial}: model refused n={n}: {e}"));
             continue;
         }

@@ -32,5 +32,22 @@ fn leak<T>(v: T) -> &'static mut T {
     Box::leak(Box::new(v))
 }
 
+/// On SIL: registers the project's reference model of every kernel of `cubin` (one of
+/// `orin_exec_kernels::CUBIN_DESCS`) with SIL CUDA, which runs them in place of the GPU;
+/// nothing on `rig` and `orin`. For the harnesses that drive the GPU engine directly; a
+/// schedule's kernels are registered by `aeb::app::register_kernel_models` and
+/// `orin_exec_kernels::register_models`.
+pub fn register_cubin_models(cubin: &'static orin_exec::table::CubinDesc) -> orin_exec::Result<()> {
+    #[cfg(feature = "sil")]
+    for &(module, kernel, model) in orin_exec_kernels::MODELS {
+        if module == cubin.name {
+            orin_exec::sil::register_kernel_model(cubin, kernel, model)?;
+        }
+    }
+    #[cfg(not(feature = "sil"))]
+    let _ = cubin;
+    Ok(())
+}
+
 /// The platform this build runs on (`sil`, `rig` or `orin`).
 pub const PLATFORM: &str = orin_exec::engine::platform::NAME;

@@ -198,9 +198,10 @@ fn stream_part(opts: &Options, report: &mut Report) -> Result<(), Box<dyn std::e
     report.device = crate::b2b::c_name(&gpu.name());
     let sm = gpu.sm();
     let load = |name: &str| -> Result<GpuModule, Box<dyn std::error::Error>> {
-        let c = orin_exec_kernels::cubin(name, sm)
+        let c = orin_exec_kernels::cubin_desc(name)
             .ok_or_else(|| format!("no `{name}` cubin for sm_{sm}"))?;
-        Ok(GpuModule::load_image(&gpu, c.name, &c.sha256, c.image)?)
+        crate::register_cubin_models(c)?;
+        Ok(GpuModule::load(&gpu, c)?)
     };
     let (aeb, timing) = (load("aeb")?, load("timing")?);
     let k = StreamKernels {
@@ -415,6 +416,8 @@ fn pipeline_block(
 ) -> Result<(Vec<f64>, Vec<f64>, Vec<f64>, u64, [u64; 2], Option<String>), Box<dyn std::error::Error>>
 {
     let s: &'static Schedule = &BENCH;
+    #[cfg(feature = "sil")]
+    orin_exec_kernels::register_models(s.tables(), orin_exec::sil::register_kernel_model)?;
     let log: &'static SinkLog = leak(SinkLog::new());
     let runtime = Builder::new(s, leak(Storage::new()))
         .config(Config {

@@ -1,17 +1,18 @@
-//! CUDA kernels and their Rust reference models.
+//! CUDA kernels and their reference models.
 //!
 //! * [`CUBINS`]: every committed cubin (SASS only, sm_87 for Orin and sm_90 for the H100/H200
 //!   rig), with its sha256 from `kernels/manifest.toml`. `build.rs` checked each one before
 //!   this crate compiled: file and source hashes, [`cubin_check::check_cubin`] for its SM (no
-//!   PTX, no fatbin), its kernel list, and every kernel's parameter layout against
-//!   [`SIGNATURES`]; with the pinned nvcc (13.0.88) present it also rebuilt every cubin and
-//!   compared the hashes ([`CUBIN_PROVENANCE`] says which happened).
-//! * [`SIGNATURES`]: the parameter kinds of every kernel, by which SIL CUDA decodes
-//!   `cuLaunchKernel`'s `kernelParams`.
-//! * One safe reference model per kernel, over slices: [`aeb_preprocess`], [`aeb_postprocess`],
-//!   [`stamp_globaltimer`], [`fill_pattern_u32`], [`saxpy_f32`]. SIL CUDA runs them in place of
-//!   the GPU; the back-to-back tests compare them with the GPU under the tolerance policy in
-//!   [`fp`].
+//!   PTX, no fatbin), its kernel list, and every kernel's parameter layout against the kinds
+//!   the manifest lists; with the pinned nvcc (13.0.88) present it also rebuilt every cubin
+//!   and compared the hashes ([`CUBIN_PROVENANCE`] says which happened). [`CUBIN_DESCS`]
+//!   describes the same images as the schedule tables do (one [`CubinDesc`] per module).
+//! * [`MODELS`]: one [`KernelModel`] per kernel, the same public mechanism an application
+//!   uses for its own kernels: SIL CUDA runs them once registered (see [`register_models`]),
+//!   and the back-to-back tests run them on host copies as the GPU's oracle.
+//! * Beneath the models, one safe reference function per kernel, over slices:
+//!   [`aeb_preprocess`], [`aeb_postprocess`], [`stamp_globaltimer`], [`fill_pattern_u32`],
+//!   [`saxpy_f32`]; the tolerance policy of the comparisons is in [`fp`].
 //!
 //! The crate is `no_std`, allocation-free and contains no `unsafe`.
 #![no_std]
@@ -19,66 +20,17 @@
 
 mod aeb;
 pub mod fp;
+mod models;
 mod selftest;
 mod timing;
 
-use core::fmt;
-
 pub use aeb::{Detection, PostprocessParams, aeb_postprocess, aeb_preprocess};
 pub use cubin_check::{CubinError, CubinInfo};
-pub use orin_exec_kernel_sig::{KernelSig, ParamKind, SIGNATURES, signature};
+pub use models::{MODELS, model, register_models};
+pub use orin_exec_kernel_model::{self as kernel_model, KernelModel, ModelError, ParamKind};
+pub use orin_exec_table::{CubinDesc, CubinVariant};
 pub use selftest::{fill_pattern_u32, pattern_u32, saxpy_f32};
 pub use timing::stamp_globaltimer;
-
-/// Why a reference model refused its arguments.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum ModelError {
-    /// A buffer is shorter than the kernel's arguments require.
-    BufferTooSmall {
-        /// The kernel parameter name (e.g. `"src"`).
-        param: &'static str,
-        /// Elements required.
-        needed: usize,
-        /// Elements given.
-        len: usize,
-    },
-    /// The size implied by the arguments overflows `usize`.
-    SizeOverflow {
-        /// The kernel parameter name.
-        param: &'static str,
-    },
-}
-
-impl ModelError {
-    pub(crate) fn check_len(
-        param: &'static str,
-        needed: Option<usize>,
-        len: usize,
-    ) -> Result<(), Self> {
-        match needed {
-            None => Err(Self::SizeOverflow { param }),
-            Some(needed) if len < needed => Err(Self::BufferTooSmall { param, needed, len }),
-            Some(_) => Ok(()),
-        }
-    }
-}
-
-impl fmt::Display for ModelError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            Self::BufferTooSmall { param, needed, len } => write!(
-                f,
-                "buffer `{param}` has {len} elements, the arguments need {needed}"
-            ),
-            Self::SizeOverflow { param } => {
-                write!(f, "the size of buffer `{param}` overflows usize")
-            }
-        }
-    }
-}
-
-impl core::error::Error for ModelError {}
 
 /// One committed cubin (an entry of `kernels/manifest.toml`).
 #[derive(Clone, Copy, Debug)]
@@ -135,6 +87,11 @@ pub const CUBIN_PROVENANCE: &str = env!("ORIN_EXEC_KERNELS_CUBIN_PROVENANCE");
 /// The cubin built from source `name` (e.g. `"aeb"`) for `sm`.
 pub fn cubin(name: &str, sm: u32) -> Option<&'static Cubin> {
     CUBINS.iter().find(|c| c.name == name && c.sm == sm)
+}
+
+/// The module `name` (e.g. `"selftest"`) as the schedule tables describe it.
+pub fn cubin_desc(name: &str) -> Option<&'static CubinDesc> {
+    CUBIN_DESCS.iter().find(|c| c.name == name)
 }
 
 /// The cubin for `sm` that exports `kernel`.

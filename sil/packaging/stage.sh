@@ -5,8 +5,10 @@
 #   libcudla.so.1      libcudla.so     -> libcudla.so.1
 #   libnvscisync.so.1  libnvscisync.so -> libnvscisync.so.1
 #   libnvscibuf.so.1   libnvscibuf.so  -> libnvscibuf.so.1
+#   libcuda.so.1       libcuda.so      -> libcuda.so.1       (SIL CUDA, built as libsil_cuda.so)
 #
 #   cc app.c -L "$dir" -lcudla -lnvscisync -lnvscibuf     # links by SONAME, no rpath
+#   cc app.c -L "$dir" -lcuda -lnvscisync -lnvscibuf      # a CUDA driver API program
 #   LD_LIBRARY_PATH="$dir" ./a.out
 #
 # usage: sil/packaging/stage.sh [cargo build options, e.g. --release]
@@ -29,11 +31,12 @@ done
 [ "$profile" = dev ] && profile=debug
 dest="${SIL_LIB_DIR:-$target/sil-lib}"
 
-(cd "$root" && cargo build -q -p sil-nvscisync -p sil-nvscibuf -p sil-cudla "$@")
+(cd "$root" && cargo build -q -p sil-nvscisync -p sil-nvscibuf -p sil-cudla -p sil-cuda "$@")
 
 mkdir -p "$dest"
-for stem in cudla nvscisync nvscibuf; do
-    src="$target/$profile/lib$stem.so"
+for pair in cudla:cudla nvscisync:nvscisync nvscibuf:nvscibuf sil_cuda:cuda; do
+    built="${pair%%:*}" stem="${pair##*:}"
+    src="$target/$profile/lib$built.so"
     [ -f "$src" ] || { echo "stage.sh: $src was not built" >&2; exit 1; }
     cp "$src" "$dest/lib$stem.so.1.tmp$$"
     mv -f "$dest/lib$stem.so.1.tmp$$" "$dest/lib$stem.so.1"

@@ -22,10 +22,15 @@
 //!   its module loaded; a [`ParamBlock`] keeps the memory it points at allocated. A refused
 //!   close reports [`Error::Shutdown`] and leaves the parent open, so no child handle dangles.
 //! * A kernel's arguments are a [`ParamBlock`] built by [`ParamBuilder`] for that kernel: the
-//!   count and size of each value are checked against the cubin's parameter table and, for the
-//!   kernels of `orin-exec-kernels`, against their signature, so a pointer parameter only ever
-//!   receives the device address of a live [`GpuMemory`]. There is no way to pass a number as
-//!   a pointer.
+//!   count and size of each value are checked against the cubin's parameter table, and its
+//!   kinds are the ones declared to [`GpuModule::function_with_kinds`] (the schedule's
+//!   `params` at init; on SIL they must equal the registered kernel model's), so a pointer
+//!   parameter only ever receives the device address of a live [`GpuMemory`]. Without declared
+//!   kinds ([`GpuModule::function`]) every 8-byte parameter is a pointer: there is no way to
+//!   pass a number where nothing says it is not a pointer.
+//! * On SIL, a kernel runs only with a reference model registered for its cubin
+//!   ([`crate::sil::register_kernel_model`]); without one, [`GpuModule::function`] fails with
+//!   [`Error::NoKernelModel`], which says why and how to register one.
 //!
 //! What the types do not check: a kernel is trusted code (it must stay inside the memory it is
 //! given, for the sizes it is given), and GPU work is asynchronous, so the CPU copies of a
@@ -38,9 +43,16 @@
 //! use orin_exec::error::Context;
 //!
 //! # fn main() -> orin_exec::Result<()> {
+//! let selftest = orin_exec_kernels::cubin_desc("selftest").expect("the selftest cubin");
+//! // SIL CUDA runs the kernel's reference model, registered before the kernel is looked up.
+//! #[cfg(feature = "sil")]
+//! orin_exec::sil::register_kernel_model(
+//!     selftest,
+//!     "fill_pattern_u32",
+//!     orin_exec_kernels::model("selftest", "fill_pattern_u32").expect("its model"),
+//! )?;
 //! let gpu = Gpu::open(0)?;
-//! let c = orin_exec_kernels::cubin("selftest", gpu.sm()).expect("a cubin for this SM");
-//! let module = GpuModule::load_image(&gpu, c.name, &c.sha256, c.image)?;
+//! let module = GpuModule::load(&gpu, selftest)?;
 //! let fill = module.function("fill_pattern_u32", Context::Cubin("selftest"))?;
 //! let mut out = GpuMemory::pinned(&gpu, 4096, Context::Buffer("out"))?;
 //! let params = ParamBlock::builder(&fill)
@@ -73,7 +85,8 @@ use cuda_sys as cu;
 use crate::engine::dla::hash_matches;
 use crate::engine::keep::{Claim, Hold, Keep};
 use crate::engine::nvsci::{BufObj, RawFence, SyncAttrList, SyncObj};
-use crate::error::{Context, Error, Misuse, Result, ScheduleFault, Status, Table};
+use crate::error::{Context, Error, Misuse, ParamMismatch, Result, ScheduleFault, Status, Table};
+use crate::kernel_model::ParamKind;
 use crate::limits::MAX_PARAMS;
 use crate::table::CubinDesc;
 
@@ -231,6 +244,9 @@ pub struct GpuModule {
     name: &'static str,
     /// The checked image: its parameter tables describe the kernels.
     image: &'static [u8],
+    /// Its SHA-256 (SIL CUDA binds kernel models to it).
+    #[cfg_attr(not(platform = "sil"), allow(dead_code))]
+    sha256: [u8; 32],
     sm: u32,
     /// Counts the kernel handles looked up in it.
     keep: Keep,
@@ -284,15 +300,52 @@ impl GpuModule {
             raw,
             name,
             image,
+            sha256: *sha256,
             sm,
             keep,
             gpu: gpu.keep.hold().into(),
         })
     }
 
-    /// Look up a kernel by its entry name, with its parameter list (from the cubin, and from
-    /// [`orin_exec_kernels::SIGNATURES`] for the kernels that crate declares).
+    /// Look up a kernel by its entry name. Its parameter list comes from the cubin: a 4-byte
+    /// parameter takes a `u32`, `i32` or `f32`, an 8-byte one only memory (nothing says it
+    /// is not a pointer); [`GpuModule::function_with_kinds`] declares the kinds.
+    ///
+    /// On SIL, a kernel without a usable reference model fails with
+    /// [`Error::NoKernelModel`].
     pub fn function(&self, kernel: &'static str, context: Context) -> Result<Function> {
+        self.lookup(kernel, None, context)
+    }
+
+    /// Look up a kernel by its entry name, with the kinds of its parameters: their count and
+    /// sizes must be the cubin's ([`Error::KernelParam`] names the first one that is not) and,
+    /// on SIL, they must equal the registered kernel model's. A [`ParamKind::U64`] parameter
+    /// then takes a number, a [`ParamKind::DevPtr`] one only memory.
+    ///
+    /// ```no_run
+    /// # use orin_exec::engine::gpu::{Function, GpuModule};
+    /// # use orin_exec::error::Context;
+    /// use orin_exec::kernel_model::ParamKind::{DevPtr, F32, U32};
+    /// # fn f(module: &GpuModule) -> orin_exec::Result<Function> {
+    /// // saxpy_f32(float a, const float* x, float* y, uint32_t n)
+    /// module.function_with_kinds("saxpy_f32", &[F32, DevPtr, DevPtr, U32], Context::Cubin("selftest"))
+    /// # }
+    /// ```
+    pub fn function_with_kinds(
+        &self,
+        kernel: &'static str,
+        kinds: &[ParamKind],
+        context: Context,
+    ) -> Result<Function> {
+        self.lookup(kernel, Some(kinds), context)
+    }
+
+    fn lookup(
+        &self,
+        kernel: &'static str,
+        kinds: Option<&[ParamKind]>,
+        context: Context,
+    ) -> Result<Function> {
         let mut name = [0u8; 128];
         if kernel.len() >= name.len() {
             return Err(Error::Capacity {
@@ -304,14 +357,78 @@ impl GpuModule {
         let mut raw = ptr::null_mut();
         // SAFETY: live module; `name` is NUL-terminated; valid out-pointer.
         let status = unsafe { cu::cuModuleGetFunction(&mut raw, self.raw, name.as_ptr().cast()) };
+        #[cfg(platform = "sil")]
+        if status == cu::CUDA_ERROR_NOT_FOUND
+            && let Some(why) = self.model_status(&name)
+        {
+            return Err(Error::NoKernelModel {
+                module: self.name,
+                kernel,
+                why,
+            });
+        }
         check("cuModuleGetFunction", status, context)?;
-        let params = Signature::of(self.name, self.image, self.sm, kernel)?;
+        let params = Signature::of(self.name, self.image, self.sm, kernel, kinds, context)?;
+        #[cfg(platform = "sil")]
+        if let Some(kinds) = kinds {
+            self.check_model_kinds(kernel, kinds, context)?;
+        }
         Ok(Function {
             raw,
             kernel,
             params,
             _module: self.keep.hold(),
         })
+    }
+
+    /// Why SIL CUDA did not hand out the kernel named by the NUL-terminated `name`.
+    #[cfg(platform = "sil")]
+    fn model_status(&self, name: &[u8; 128]) -> Option<crate::error::ModelStatus> {
+        use crate::error::ModelStatus;
+        use cu::sil::*;
+        let mut status = -1;
+        // SAFETY: live module; `name` is NUL-terminated; valid out-pointer.
+        let r = unsafe { cuSilGetKernelModelStatus(self.raw, name.as_ptr().cast(), &mut status) };
+        if r != cu::CUDA_SUCCESS {
+            return None;
+        }
+        match status {
+            CU_SIL_KERNEL_MODEL_NOT_REGISTERED => Some(ModelStatus::NotRegistered),
+            CU_SIL_KERNEL_MODEL_OTHER_CUBINS => Some(ModelStatus::OtherCubins),
+            CU_SIL_KERNEL_MODEL_KINDS_DISAGREE => Some(ModelStatus::KindsDisagree),
+            CU_SIL_KERNEL_MODEL_NOT_IN_CUBIN => Some(ModelStatus::NotInCubin),
+            _ => None,
+        }
+    }
+
+    /// On SIL the declared kinds must be the registered model's (a buffer where the model
+    /// reads a number, or the other way round, is refused here rather than at the launch).
+    #[cfg(platform = "sil")]
+    fn check_model_kinds(
+        &self,
+        kernel: &'static str,
+        kinds: &[ParamKind],
+        context: Context,
+    ) -> Result<()> {
+        let Some(model) = sil_cuda::kernel_model_params(kernel, &self.sha256) else {
+            return Ok(());
+        };
+        let key = |k: Option<&ParamKind>| k.map_or("none", |k| k.key());
+        for index in 0..model.len().max(kinds.len()) {
+            let (m, g) = (model.get(index), kinds.get(index));
+            if m != g {
+                return Err(Error::KernelParam {
+                    context,
+                    kernel,
+                    index: index as u8,
+                    mismatch: ParamMismatch::Kind {
+                        model: key(m),
+                        given: key(g),
+                    },
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Unload the module. Refused ([`Error::Shutdown`], the module stays loaded) while a
@@ -356,48 +473,63 @@ struct Signature {
 
 impl Signature {
     /// The parameters of `kernel` in a checked image. Sizes come from the cubin
-    /// (`EIATTR_KPARAM_INFO`); kinds from the kernel's declared signature if it has one. A
-    /// kernel without one takes 4-byte values and, in its 8-byte parameters, only memory
-    /// (a number could be a forged pointer). Other sizes are refused: every value is passed
-    /// in an 8-byte slot.
-    fn of(module: &'static str, image: &'static [u8], sm: u32, kernel: &str) -> Result<Self> {
-        let unsupported = Error::BadSchedule {
-            fault: ScheduleFault::KernelParamsUnsupported,
-            context: Context::Cubin(module),
-        };
+    /// (`EIATTR_KPARAM_INFO`); kinds from `kinds` if given (their count and sizes must be the
+    /// cubin's), else a 4-byte parameter takes 32 bits and an 8-byte one only memory (a
+    /// number could be a forged pointer). Other sizes are refused: every value is passed in an
+    /// 8-byte slot.
+    fn of(
+        module: &'static str,
+        image: &'static [u8],
+        sm: u32,
+        kernel: &'static str,
+        kinds: Option<&[ParamKind]>,
+        context: Context,
+    ) -> Result<Self> {
         let info =
             cubin_check::check_cubin(image, sm).map_err(|cause| Error::Cubin { module, cause })?;
         let k = info.kernel(kernel).ok_or(Error::BadSchedule {
             fault: ScheduleFault::KernelNotInCubin,
             context: Context::Cubin(module),
         })?;
-        let declared = orin_exec_kernels::signature(kernel);
-        let mut sig = Signature {
-            slots: [Slot::Bits32; MAX_PARAMS],
-            len: k.param_count(),
-        };
-        if sig.len > MAX_PARAMS {
+        let len = k.param_count();
+        if len > MAX_PARAMS || kinds.is_some_and(|k| k.len() > MAX_PARAMS) {
             return Err(Error::Capacity {
                 table: Table::KernelParams,
                 limit: MAX_PARAMS as u32,
             });
         }
-        if declared.is_some_and(|d| d.params.len() != sig.len) {
-            return Err(unsupported);
+        let fault = |index: usize, mismatch| Error::KernelParam {
+            context,
+            kernel,
+            index: index as u8,
+            mismatch,
+        };
+        if let Some(kinds) = kinds
+            && kinds.len() != len
+        {
+            let mismatch = ParamMismatch::Count {
+                cubin: len as u8,
+                given: kinds.len() as u8,
+            };
+            return Err(fault(len.min(kinds.len()), mismatch));
         }
-        use orin_exec_kernels::ParamKind as Kind;
-        for (i, p) in k.params().enumerate() {
-            let slot = sig.slots.get_mut(i).ok_or(unsupported)?;
-            *slot = match (declared.map(|d| d.params[i]), p.size) {
+        let mut sig = Signature {
+            slots: [Slot::Bits32; MAX_PARAMS],
+            len,
+        };
+        for (i, (p, slot)) in k.params().zip(sig.slots.iter_mut()).enumerate() {
+            *slot = match (kinds.map(|k| k[i]), p.size) {
                 (None, 4) => Slot::Bits32,
                 (None, 8) => Slot::Pointer,
-                (Some(kind), size) if kind.size() == usize::from(size) => match kind {
-                    Kind::DevPtr => Slot::Pointer,
-                    Kind::U32 | Kind::I32 | Kind::F32 => Slot::Bits32,
-                    Kind::U64 => Slot::Bits64,
-                    _ => return Err(unsupported),
-                },
-                _ => return Err(unsupported),
+                (None, size) => return Err(fault(i, ParamMismatch::Unsupported { size })),
+                (Some(kind), size) if kind.size() != usize::from(size) => {
+                    let given = kind.key();
+                    return Err(fault(i, ParamMismatch::Size { cubin: size, given }));
+                }
+                (Some(ParamKind::DevPtr), _) => Slot::Pointer,
+                (Some(ParamKind::U64), _) => Slot::Bits64,
+                (Some(ParamKind::U32 | ParamKind::I32 | ParamKind::F32), _) => Slot::Bits32,
+                (Some(_), size) => return Err(fault(i, ParamMismatch::Unsupported { size })),
             };
         }
         Ok(sig)
@@ -1110,9 +1242,15 @@ mod tests {
 
     const CTX: Context = Context::Platform;
 
+    /// Loads the project's cubin `name`, its kernels' models registered first.
     fn load(gpu: &Gpu, name: &str) -> GpuModule {
-        let c = orin_exec_kernels::cubin(name, gpu.sm()).expect("a cubin for the SIL GPU");
-        GpuModule::load_image(gpu, c.name, &c.sha256, c.image).expect("load")
+        let desc = orin_exec_kernels::cubin_desc(name).expect("a cubin of the project");
+        for &(module, kernel, model) in orin_exec_kernels::MODELS {
+            if module == name {
+                crate::sil::register_kernel_model(desc, kernel, model).expect("registered");
+            }
+        }
+        GpuModule::load(gpu, desc).expect("load")
     }
 
     /// Covers: REQ-RT-007

@@ -16,6 +16,7 @@ use crate::exec::runtime::{Config, DLA_ALIGN, WARMUP_TIMEOUT_US};
 use crate::exec::state::copy_index;
 use crate::exec::state::*;
 use crate::exec::worker::{CpuTask, Shared, Worker, WorkerTask};
+use crate::kernel_model::ParamKind;
 use crate::limits::*;
 use crate::sync::SemaphoreLedger;
 use crate::table::{BufferId, BufferKind, EngineId, EngineKind, Param, Schedule, TaskId, Work};
@@ -173,12 +174,21 @@ impl Init {
             }
         }
         if self.config.gpu_timestamps {
-            let c = orin_exec_kernels::cubin("timing", sm).ok_or(Error::NoCubinForSm {
+            let timing = orin_exec_kernels::cubin_desc("timing").ok_or(Error::NoCubinForSm {
                 module: "timing",
                 sm,
             })?;
-            let module = GpuModule::load_image(&gpu, "timing", &c.sha256, c.image)?;
-            let function = module.function("stamp_globaltimer", Context::Cubin("timing"))?;
+            // The runtime's own kernel gets its model like any application kernel.
+            #[cfg(feature = "sil")]
+            if let Some(model) = orin_exec_kernels::model("timing", "stamp_globaltimer") {
+                crate::sil::register_kernel_model(timing, "stamp_globaltimer", model)?;
+            }
+            let module = GpuModule::load(&gpu, timing)?;
+            let function = module.function_with_kinds(
+                "stamp_globaltimer",
+                &[ParamKind::DevPtr],
+                Context::Cubin("timing"),
+            )?;
             let gpu_tasks = self
                 .s
                 .tasks
@@ -653,7 +663,26 @@ impl Init {
                             fault: ScheduleFault::CubinOutOfRange,
                             context,
                         })?;
-                let function = module.function(g.kernel, context)?;
+                // The kinds come from the schedule's `params`: checked against the cubin's
+                // parameter table (count and sizes) and, on SIL, the kernel model's kinds.
+                let mut kinds = [ParamKind::U32; MAX_PARAMS];
+                if g.params.len() > MAX_PARAMS {
+                    return Err(Error::Capacity {
+                        table: Table::KernelParams,
+                        limit: MAX_PARAMS as u32,
+                    });
+                }
+                for (k, p) in kinds.iter_mut().zip(g.params) {
+                    *k = match p {
+                        Param::Buffer(_) => ParamKind::DevPtr,
+                        Param::U32(_) => ParamKind::U32,
+                        Param::I32(_) => ParamKind::I32,
+                        Param::U64(_) => ParamKind::U64,
+                        Param::F32(_) => ParamKind::F32,
+                    };
+                }
+                let function =
+                    module.function_with_kinds(g.kernel, &kinds[..g.params.len()], context)?;
                 let mut params = [const { ParamBlock::empty() }; MAX_COPIES];
                 for (copy, block) in params.iter_mut().enumerate() {
                     let mut b = ParamBlock::builder(&function);

@@ -295,7 +295,12 @@ pub fn try_schedule(v: Variant) -> Result<&'static Schedule, TableError> {
         loadables,
         timeline: &[],
     }));
-    Schedule::check(tables).map(|s| &*Box::leak(Box::new(s)))
+    let s: &'static Schedule = Box::leak(Box::new(Schedule::check(tables)?));
+    // SIL CUDA runs the models the application registers: here the project's own.
+    #[cfg(feature = "sil")]
+    orin_exec_kernels::register_models(s.tables(), orin_exec::sil::register_kernel_model)
+        .expect("the project's kernel models");
+    Ok(s)
 }
 
 /// Writes the golden detector input.

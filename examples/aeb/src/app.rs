@@ -86,19 +86,33 @@ impl<D: body::Decision + 'static> Tasks<D> {
 }
 
 /// Bind `bodies` to `builder` (`Builder::new` of the AEB schedule and its storage, with its
-/// options), build the runtime and, on the SIL DLA, set the DLA timing model seeded with
-/// `dla_seed`.
+/// options), register the kernel models on SIL ([`register_kernel_models`]), build the runtime
+/// and, on the SIL DLA, set the DLA timing model seeded with `dla_seed`.
 pub fn init(
     builder: Builder,
     bodies: &'static mut Bodies,
     dla_seed: u64,
 ) -> orin_exec::Result<Initialized> {
+    register_kernel_models()?;
     let runtime = builder.bodies(bodies).init()?;
     #[cfg(any(feature = "sil", feature = "rig"))]
     runtime.set_dla_timing(engine::DLA0, &dla_timing(dla_seed))?;
     #[cfg(not(any(feature = "sil", feature = "rig")))]
     let _ = dla_seed;
     Ok(runtime)
+}
+
+/// On SIL: registers the reference model of every kernel the schedule launches (the project's
+/// own, from `orin-exec-kernels`) with SIL CUDA, through the public API an application uses
+/// for its own kernels; SIL CUDA runs them in place of the GPU. Nothing to do on `rig` and
+/// `orin`, where the GPU runs the cubins.
+pub fn register_kernel_models() -> orin_exec::Result<()> {
+    #[cfg(feature = "sil")]
+    orin_exec_kernels::register_models(
+        crate::schedule::SCHEDULE.tables(),
+        orin_exec::sil::register_kernel_model,
+    )?;
+    Ok(())
 }
 
 /// The SIL DLA's timing model: uniform from [`DLA_MIN_NS`] to [`DLA_MAX_NS`] per frame.

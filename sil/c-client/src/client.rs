@@ -11,11 +11,24 @@ pub fn c_dir() -> PathBuf {
 /// The compiler flags of every client: warnings are errors.
 pub const CFLAGS: [&str; 5] = ["-Wall", "-Wextra", "-Werror", "-std=c11", "-O1"];
 
+/// The libraries every client links, in link order.
+pub const LINK: [&str; 3] = ["-lcudla", "-lnvscisync", "-lnvscibuf"];
+
 /// Compiles `sources` (file names in `c/`) into the program `out_dir/name`, with
-/// [`CFLAGS`], `-I c/`, and links it by SONAME with `-L libs -lcudla -lnvscisync -lnvscibuf`
-/// (no rpath). The compiler is `$CC`, else `cc`. Returns the program, or the compiler's
-/// messages.
+/// [`CFLAGS`], `-I c/`, and links it by SONAME with `-L libs` and [`LINK`] (no rpath). The
+/// compiler is `$CC`, else `cc`. Returns the program, or the compiler's messages.
 pub fn build(name: &str, sources: &[&str], libs: &Path, out_dir: &Path) -> Result<PathBuf, String> {
+    build_linking(name, sources, libs, out_dir, &LINK)
+}
+
+/// [`build`] linking `link` (e.g. `["-lcuda", "-lnvscisync", "-lnvscibuf"]`) instead.
+pub fn build_linking(
+    name: &str,
+    sources: &[&str],
+    libs: &Path,
+    out_dir: &Path,
+    link: &[&str],
+) -> Result<PathBuf, String> {
     let c = c_dir();
     let exe = out_dir.join(name);
     std::fs::create_dir_all(out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
@@ -29,7 +42,7 @@ pub fn build(name: &str, sources: &[&str], libs: &Path, out_dir: &Path) -> Resul
         .arg(&exe)
         .arg("-L")
         .arg(libs)
-        .args(["-lcudla", "-lnvscisync", "-lnvscibuf"])
+        .args(link)
         .output()
         .map_err(|e| format!("cannot run the C compiler `{cc}`: {e}"))?;
     if !out.status.success() {

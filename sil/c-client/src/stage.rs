@@ -47,6 +47,11 @@ pub const LIBS: [Lib; 3] = [
     },
 ];
 
+/// SIL CUDA for C programs: cargo builds the cdylib of `sil-cuda` as `libsil_cuda.so`; it is
+/// staged as `libcuda.so.1` (its SONAME, the driver's) with the development link `libcuda.so`,
+/// so a program links it with `-lcuda`. Its exports are unversioned.
+pub const SIL_CUDA: (&str, &str, &str) = ("libsil_cuda.so", "libcuda.so.1", "libcuda.so");
+
 /// The directory holding the cdylibs cargo built for the running test binary: its own
 /// directory (`target/<profile>/deps`, where the cdylibs of dependencies go) or the one
 /// above it (`target/<profile>`, where `cargo build -p <crate>` puts them).
@@ -57,35 +62,41 @@ pub fn cdylib_dir() -> io::Result<PathBuf> {
         .ok_or_else(|| io::Error::other("the test binary has no parent directory"))?;
     let candidates = [Some(deps), deps.parent()];
     for dir in candidates.into_iter().flatten() {
-        if LIBS.iter().all(|l| dir.join(l.dev_link()).is_file()) {
+        if LIBS.iter().all(|l| dir.join(l.dev_link()).is_file()) && dir.join(SIL_CUDA.0).is_file() {
             return Ok(dir.to_path_buf());
         }
     }
     Err(io::Error::new(
         io::ErrorKind::NotFound,
         format!(
-            "the SIL cdylibs ({}) are not next to {} (build with `cargo test -p sil-c-client`)",
+            "the SIL cdylibs ({}, {}) are not next to {} (build with `cargo test -p sil-c-client`)",
             LIBS.map(|l| l.dev_link()).join(", "),
+            SIL_CUDA.0,
             exe.display()
         ),
     ))
 }
 
 /// Stages the cdylibs of `from` in `to`: `libX.so.1` (a copy) and `libX.so -> libX.so.1`
-/// (a relative symlink). Existing files are replaced; each copy appears atomically.
+/// (a relative symlink), for [`LIBS`] and [`SIL_CUDA`]. Existing files are replaced; each copy
+/// appears atomically.
 pub fn stage(from: &Path, to: &Path) -> io::Result<()> {
     fs::create_dir_all(to)?;
-    for lib in LIBS {
-        let tmp = to.join(format!("{}.tmp{}", lib.soname, std::process::id()));
-        fs::copy(from.join(lib.dev_link()), &tmp)?;
-        fs::rename(&tmp, to.join(lib.soname))?;
-        let link = to.join(lib.dev_link());
+    let files = LIBS
+        .map(|l| (l.dev_link(), l.soname, l.dev_link()))
+        .into_iter()
+        .chain([(SIL_CUDA.0.to_owned(), SIL_CUDA.1, SIL_CUDA.2.to_owned())]);
+    for (built, soname, dev_link) in files {
+        let tmp = to.join(format!("{soname}.tmp{}", std::process::id()));
+        fs::copy(from.join(built), &tmp)?;
+        fs::rename(&tmp, to.join(soname))?;
+        let link = to.join(dev_link);
         match fs::remove_file(&link) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             Err(e) => return Err(e),
         }
-        std::os::unix::fs::symlink(lib.soname, &link)?;
+        std::os::unix::fs::symlink(soname, &link)?;
     }
     Ok(())
 }

@@ -12,10 +12,14 @@
 //! * `cuModuleLoadData` accepts exactly what the runtime accepts: an ELF cubin for the device's
 //!   SM, checked with [`cubin_check::check_cubin`]. There is no JIT: PTX is always refused with
 //!   `CUDA_ERROR_JIT_COMPILATION_DISABLED`.
-//! * A kernel runs its safe Rust reference model from `orin-exec-kernels` on a per-stream
-//!   worker thread; `CUdeviceptr` is a host address, and every buffer a kernel touches must lie
-//!   in memory the SIL knows (pinned, host-registered, or a mapping of imported NvSciBuf
-//!   memory), else the stream gets a sticky `CUDA_ERROR_ILLEGAL_ADDRESS`.
+//! * SIL CUDA knows no kernel of its own: a kernel runs the model registered for it (a Rust
+//!   [`orin_exec_kernel_model::KernelModel`] with [`register_kernel_model`], or a C callback
+//!   with `cuSilRegisterKernelModel`), bound to the SHA-256 of the cubins it may run for, on a
+//!   per-stream worker thread; `cuModuleGetFunction` hands out only kernels with such a model
+//!   whose parameter kinds match the cubin (`cuSilGetKernelModelStatus` says why not).
+//!   `CUdeviceptr` is a host address, and every buffer a model touches must lie in memory the
+//!   SIL knows (pinned, host-registered, or a mapping of imported NvSciBuf memory), else the
+//!   stream gets a sticky `CUDA_ERROR_ILLEGAL_ADDRESS`.
 //! * Stream memory operations and NvSciSync external semaphores go through the NvSciSync C ABI
 //!   (`nvsci-sys`), never through another SIL library's Rust API.
 //! * Timing: a per-kernel model (`cuSilSetKernelTimingModel`, default fixed 20 µs); real time
@@ -35,11 +39,14 @@ mod event;
 mod external;
 mod kernel;
 mod memory;
+mod models;
 mod module;
 mod registry;
 mod stream;
 
 use cuda_sys::CUresult;
+
+pub use models::{RegisterError, kernel_model_params, register_kernel_model};
 
 /// Result type of the internal helpers; `Err` holds the code the C call returns.
 type CuResult<T> = Result<T, CUresult>;
@@ -110,6 +117,27 @@ fn signatures_match_cuda_sys() {
     let _ = [
         cuda_sys::sil::cuSilSetKernelTimingModel,
         module::cuSilSetKernelTimingModel,
+    ];
+    let _ = [
+        cuda_sys::sil::cuSilRegisterKernelModel,
+        models::cuSilRegisterKernelModel,
+    ];
+    let _ = [
+        cuda_sys::sil::cuSilGetKernelModelStatus,
+        module::cuSilGetKernelModelStatus,
+    ];
+    let _ = [cuda_sys::sil::cuSilLaunchBuffer, kernel::cuSilLaunchBuffer];
+    let _ = [
+        cuda_sys::sil::cuSilLaunchGetParam,
+        kernel::cuSilLaunchGetParam,
+    ];
+    let _ = [
+        cuda_sys::sil::cuSilLaunchGetDims,
+        kernel::cuSilLaunchGetDims,
+    ];
+    let _ = [
+        cuda_sys::sil::cuSilLaunchGetTime,
+        kernel::cuSilLaunchGetTime,
     ];
 }
 

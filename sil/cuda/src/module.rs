@@ -1,16 +1,18 @@
 //! `cuModuleLoadData` (cubins only, checked with `cubin_check`), `cuModuleGetFunction`
-//! (kernels with a reference model only), `cuModuleUnload`, `cuSilSetKernelTimingModel`.
+//! (kernels with a registered model only), `cuModuleUnload`, `cuSilSetKernelTimingModel`,
+//! `cuSilGetKernelModelStatus`.
 
-use core::ffi::{CStr, c_char, c_void};
+use core::ffi::{CStr, c_char, c_int, c_void};
 use std::sync::{Arc, Mutex};
 
 use cubin_check::CubinError;
 use cuda_sys::sil::cuSilTimingModel;
 use cuda_sys::*;
+use sha2::{Digest, Sha256};
 use sil_common::timing::{MAX_BINS, TimingModel, TimingSampler};
 
 use crate::driver::{device_sm, out, require_ctx, require_init};
-use crate::kernel::KernelKind;
+use crate::models::{self, Registration};
 use crate::registry::Registry;
 use crate::{CuResult, ret};
 
@@ -19,19 +21,33 @@ pub(crate) const DEFAULT_KERNEL_TIME_NS: u64 = 20_000;
 /// Largest image `cuModuleLoadData` will read (its extent comes from the ELF headers).
 pub(crate) const MAX_IMAGE_BYTES: u64 = 64 << 20;
 
-/// A loaded cubin: the names of its kernel entries and the functions handed out so far.
+/// A loaded cubin: its SHA-256, its kernel entries with their parameter layouts (offset,
+/// size), and the functions handed out so far.
 pub(crate) struct Module {
-    kernels: Vec<String>,
+    sha256: [u8; 32],
+    kernels: Vec<(String, Vec<(u16, u16)>)>,
     /// (handle, function) of every function handed out.
     functions: Mutex<Vec<(usize, Arc<Function>)>>,
 }
 
-/// A kernel of a loaded module that has a reference model.
+impl Module {
+    /// `cuSilGetKernelModelStatus` of `kernel`, and its registration if it is usable.
+    fn model_of(&self, kernel: &str) -> (c_int, Option<Arc<Registration>>) {
+        let layout = self
+            .kernels
+            .iter()
+            .find(|k| k.0 == kernel)
+            .map(|k| k.1.as_slice());
+        models::lookup(kernel, &self.sha256, layout)
+    }
+}
+
+/// A kernel of a loaded module with its registered model.
 pub(crate) struct Function {
     /// The module's handle value.
     module: usize,
-    /// Which reference model runs.
-    pub(crate) kind: KernelKind,
+    /// The model that runs.
+    pub(crate) reg: Arc<Registration>,
     /// Its execution-time model.
     sampler: Mutex<TimingSampler>,
 }
@@ -169,8 +185,15 @@ pub unsafe extern "C" fn cuModuleLoadData(module: *mut CUmodule, image: *const c
         // SAFETY: forwarded caller contract.
         let bytes = unsafe { image_bytes(image.cast()) }?;
         let info = cubin_check::check_cubin(bytes, device_sm()).map_err(load_error)?;
-        let kernels = info.kernel_names().map(str::to_owned).collect();
+        let kernels = info
+            .kernels()
+            .map(|k| {
+                let layout = k.params().map(|p| (p.offset, p.size)).collect();
+                (k.name().to_owned(), layout)
+            })
+            .collect();
         let m = Arc::new(Module {
+            sha256: Sha256::digest(bytes).into(),
             kernels,
             functions: Mutex::new(Vec::new()),
         });
@@ -202,9 +225,12 @@ pub unsafe extern "C" fn cuModuleUnload(hmod: CUmodule) -> CUresult {
     })())
 }
 
-/// The kernel `name` of a module: it must be an entry of the cubin AND have a reference model
-/// (`orin_exec_kernels::SIGNATURES`), else `CUDA_ERROR_NOT_FOUND`. The same name gives the
-/// same handle.
+/// The kernel `name` of a module: it must be an entry of the cubin AND have a model registered
+/// for it and bound to this image's SHA-256 (`cuSilRegisterKernelModel`,
+/// `sil_cuda::register_kernel_model`) AND the model's parameter kinds must have the cubin's
+/// parameter count, sizes and offsets; else `CUDA_ERROR_NOT_FOUND`
+/// (`cuSilGetKernelModelStatus` says which). The same name gives the same handle. Once handed
+/// out, the registration cannot be replaced.
 ///
 /// # Safety
 /// `name` must be NULL or a NUL-terminated string; `hfunc` NULL or writable.
@@ -226,17 +252,16 @@ pub unsafe extern "C" fn cuModuleGetFunction(
         let name = unsafe { CStr::from_ptr(name) }
             .to_str()
             .map_err(|_| CUDA_ERROR_NOT_FOUND)?;
-        if !m.kernels.iter().any(|k| k == name) {
-            return Err(CUDA_ERROR_NOT_FOUND);
-        }
-        let kind = KernelKind::from_signature(name).ok_or(CUDA_ERROR_NOT_FOUND)?;
+        let (_, reg) = m.model_of(name);
+        let reg = reg.ok_or(CUDA_ERROR_NOT_FOUND)?;
+        reg.hand_out();
         let mut fns = m.functions.lock().unwrap_or_else(|e| e.into_inner());
-        let h = match fns.iter().find(|f| f.1.kind == kind) {
+        let h = match fns.iter().find(|f| Arc::ptr_eq(&f.1.reg, &reg)) {
             Some(f) => f.0,
             None => {
                 let f = Arc::new(Function {
                     module: hmod as usize,
-                    kind,
+                    reg,
                     sampler: Mutex::new(TimingSampler::new(
                         TimingModel::Fixed(DEFAULT_KERNEL_TIME_NS),
                         0,
@@ -249,6 +274,39 @@ pub unsafe extern "C" fn cuModuleGetFunction(
         };
         // SAFETY: forwarded caller contract (checked non-null).
         unsafe { out(hfunc, h as CUfunction) }
+    })())
+}
+
+/// Why `cuModuleGetFunction(hmod, kernel)` does or does not hand the kernel out:
+/// `CU_SIL_KERNEL_MODEL_OK`, `_NOT_REGISTERED` (no model of a kernel of this name),
+/// `_OTHER_CUBINS` (models of it exist, bound to other cubins), `_KINDS_DISAGREE` (the model's
+/// parameter kinds do not match the cubin's parameter count, sizes or offsets),
+/// `_NOT_IN_CUBIN` (the cubin does not export it).
+///
+/// # Safety
+/// `kernel` must be NULL or NUL-terminated; `status` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuSilGetKernelModelStatus(
+    hmod: CUmodule,
+    kernel: *const c_char,
+    status: *mut c_int,
+) -> CUresult {
+    ret((|| {
+        require_init()?;
+        let m = MODULES
+            .get(hmod as usize)
+            .ok_or(CUDA_ERROR_INVALID_HANDLE)?;
+        if kernel.is_null() || status.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        // SAFETY: a non-null NUL-terminated string (caller contract).
+        let kernel = unsafe { CStr::from_ptr(kernel) }
+            .to_str()
+            .map_err(|_| CUDA_ERROR_INVALID_VALUE)?;
+        let (code, _) = m.model_of(kernel);
+        // SAFETY: non-null and writable (caller contract).
+        unsafe { status.write(code) };
+        Ok(())
     })())
 }
 

@@ -22,9 +22,9 @@ use sil_common::clock;
 
 use crate::driver::{attribute, out, require_ctx, require_init};
 use crate::event::Event;
-use crate::kernel::{self, Args, KernelKind};
+use crate::kernel::{self, Args, Shape};
 use crate::memory;
-use crate::module::FUNCTIONS;
+use crate::module::{FUNCTIONS, Function};
 use crate::registry::Registry;
 use crate::{CuResult, ret};
 
@@ -71,10 +71,12 @@ impl WaitCond {
 
 /// One stream operation.
 pub(crate) enum Op {
-    /// A kernel launch: the model, its decoded arguments, its execution time.
+    /// A kernel launch: the function (with its model), its raw arguments, its shape, its
+    /// execution time.
     Kernel {
-        kind: KernelKind,
+        func: Arc<Function>,
         args: Args,
+        shape: Shape,
         dur_ns: u64,
     },
     /// `cuStreamWaitValue32/64`.
@@ -310,10 +312,15 @@ fn after_wait(enq_ns: u64, clock_ns: u64, reached: u64) -> u64 {
 
 fn execute(s: &Stream, op: Op, enq_ns: u64, clock_ns: &mut u64) -> CuResult<()> {
     match op {
-        Op::Kernel { kind, args, dur_ns } => {
+        Op::Kernel {
+            func,
+            args,
+            shape,
+            dur_ns,
+        } => {
             let start = start_of(enq_ns, *clock_ns);
             let end = start.saturating_add(dur_ns);
-            kernel::run(kind, &args, start)?;
+            kernel::run(&func.reg, &args, shape, start)?;
             clock::sleep_until(end);
             *clock_ns = end;
         }
@@ -578,8 +585,8 @@ fn launch_dims_ok(grid: [c_uint; 3], block: [c_uint; 3], shared: c_uint) -> bool
         && u64::from(shared) <= lim(8)
 }
 
-/// Enqueues a kernel: its arguments are decoded now (by its `KernelSig`) and its execution
-/// time drawn now; the worker runs the reference model. `extra` must be NULL; grid and block
+/// Enqueues a kernel: its arguments are decoded now (by its model's parameter kinds) and its
+/// execution time drawn now; the worker runs the model. `extra` must be NULL; grid and block
 /// dimensions must be non-zero and within the device limits.
 ///
 /// # Safety
@@ -612,12 +619,20 @@ pub unsafe extern "C" fn cuLaunchKernel(
         {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        let kind = func.kind;
         // SAFETY: forwarded caller contract.
-        let args = unsafe { kernel::decode(kind.sig(), kernelParams) }?;
+        let args = unsafe { kernel::decode(func.reg.model.params(), kernelParams) }?;
+        let shape = Shape {
+            grid: [gridDimX, gridDimY, gridDimZ],
+            block: [blockDimX, blockDimY, blockDimZ],
+        };
         s.enqueue(1, |q| {
             let dur_ns = func.sample_ns();
-            q.push(Op::Kernel { kind, args, dur_ns });
+            q.push(Op::Kernel {
+                func,
+                args,
+                shape,
+                dur_ns,
+            });
             Ok(())
         })
     })())

@@ -7,6 +7,9 @@
 mod common;
 
 use common::*;
+use cuda_sys::sil::CU_SIL_KERNEL_MODEL_NOT_REGISTERED;
+use orin_exec_kernel_model::{KernelModel, Launch, ModelError, ParamKind, write};
+use sha2::Digest as _;
 
 #[test]
 fn sm_from_environment() {
@@ -45,9 +48,35 @@ fn sm_from_environment() {
     assert_eq!(function(m, "aeb_preprocess").0, CUDA_SUCCESS);
     let sm87 = orin_exec_kernels::cubin("aeb", 87).expect("cubin").image;
     assert_eq!(load_image(sm87).0, CUDA_ERROR_NO_BINARY_FOR_GPU);
-    // An sm_90 cubin whose kernel has no reference model.
+    // An sm_90 cubin of someone else's: `tiny(unsigned int* p)` has no model until one is
+    // registered for its hash.
     let tiny = include_bytes!("../../../kernels/cubin-check/tests/data/tiny.sm_90.cubin");
     let (r, t) = load_image(tiny);
     ck(r);
     assert_eq!(function(t, "tiny").0, CUDA_ERROR_NOT_FOUND);
+    assert_eq!(model_status(t, "tiny"), CU_SIL_KERNEL_MODEL_NOT_REGISTERED);
+    let hash: [u8; 32] = sha2::Sha256::digest(tiny).into();
+    sil_cuda::register_kernel_model("tiny", "tiny", &[hash], &Tiny).expect("registered");
+    let (r, f) = function(t, "tiny");
+    ck(r);
+    let out = Pinned::<u32>::new(1);
+    let s = stream();
+    let mut p0 = out.dptr();
+    ck(launch(f, s, &mut [p(&mut p0)]));
+    ck(sync(s));
+    assert_eq!(out.slice(), [42]);
+}
+
+/// The model of `tiny`: `*p = 42`.
+struct Tiny;
+
+impl KernelModel for Tiny {
+    fn params(&self) -> &[ParamKind] {
+        &[ParamKind::DevPtr]
+    }
+
+    fn launch(&self, l: &mut Launch<'_>) -> Result<(), ModelError> {
+        l.buffers(write::<u32>(0, 1))?[0] = 42;
+        Ok(())
+    }
 }

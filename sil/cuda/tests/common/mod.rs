@@ -21,8 +21,25 @@ pub fn ck(r: CUresult) {
     assert_eq!(r, CUDA_SUCCESS);
 }
 
-/// `cuInit`, retain the primary context and make it current on this thread.
+/// Registers the model of every kernel of `orin-exec-kernels` for its committed cubins,
+/// through the public API (as an application does). Idempotent.
+pub fn register_project_models() {
+    for &(module, kernel, model) in orin_exec_kernels::MODELS {
+        let desc = orin_exec_kernels::cubin_desc(module).expect("a module of the crate");
+        let hashes: Vec<[u8; 32]> = desc.variants.iter().map(|v| v.sha256).collect();
+        sil_cuda::register_kernel_model(module, kernel, &hashes, model)
+            .unwrap_or_else(|e| panic!("{module}/{kernel}: {e}"));
+    }
+}
+
+/// [`register_project_models`], then [`setup_without_models`].
 pub fn setup() -> CUcontext {
+    register_project_models();
+    setup_without_models()
+}
+
+/// `cuInit`, retain the primary context and make it current on this thread.
+pub fn setup_without_models() -> CUcontext {
     // SAFETY: plain C calls with valid out pointers.
     unsafe {
         ck(cuInit(0));
@@ -99,6 +116,15 @@ pub fn function(m: CUmodule, name: &str) -> (CUresult, CUfunction) {
     // SAFETY: valid pointers.
     let r = unsafe { cuModuleGetFunction(&mut f, m, n.as_ptr()) };
     (r, f)
+}
+
+/// `cuSilGetKernelModelStatus` of `kernel` in `m`.
+pub fn model_status(m: CUmodule, kernel: &str) -> core::ffi::c_int {
+    let n = CString::new(kernel).expect("name");
+    let mut status = -1;
+    // SAFETY: valid pointers.
+    ck(unsafe { sil::cuSilGetKernelModelStatus(m, n.as_ptr(), &mut status) });
+    status
 }
 
 /// Launches `f` with a 1x1x1 grid of 256 threads and the given parameter pointers.

@@ -1,0 +1,80 @@
+//! What exists only on the `sil` platform: registering the kernel models that SIL CUDA runs in
+//! place of the GPU.
+//!
+//! SIL CUDA knows no kernel of its own. Before init, register a [`KernelModel`] for every
+//! kernel the schedule launches: [`register_kernel_model`] binds it to the cubin's SHA-256 of
+//! every SM variant, so SIL CUDA runs it only for those exact images, and only if its
+//! parameter kinds match the cubin's parameter sizes. A kernel without a usable model fails
+//! init with [`Error::NoKernelModel`]. C applications register with
+//! `cuSilRegisterKernelModel` (see `sil/README.md`, "Kernel models").
+//!
+//! ```no_run
+//! use orin_exec::kernel_model::{KernelModel, Launch, ModelError, ParamKind, write};
+//!
+//! /// `fill(uint32_t* dst, uint32_t n)`: `dst[i] = i`.
+//! struct Fill;
+//!
+//! impl KernelModel for Fill {
+//!     fn params(&self) -> &[ParamKind] {
+//!         &[ParamKind::DevPtr, ParamKind::U32]
+//!     }
+//!     fn launch(&self, l: &mut Launch<'_>) -> Result<(), ModelError> {
+//!         let n = l.u32(1)?;
+//!         for (d, i) in l.buffers(write::<u32>(0, n as usize))?.iter_mut().zip(0..) {
+//!             *d = i;
+//!         }
+//!         Ok(())
+//!     }
+//! }
+//!
+//! static FILL: Fill = Fill;
+//!
+//! /// Before init: the schedule's cubin `mine` exports `fill`.
+//! fn register(schedule: &'static orin_exec::table::Schedule) -> orin_exec::Result<()> {
+//!     let mine = schedule.cubins.iter().find(|c| c.name == "mine").expect("cubin `mine`");
+//!     orin_exec::sil::register_kernel_model(mine, "fill", &FILL)
+//! }
+//! ```
+
+use crate::error::{Error, RegisterFault, Result, Table};
+use crate::kernel_model::KernelModel;
+use crate::table::CubinDesc;
+
+/// Most SM variants of one cubin a model is bound to at once.
+const MAX_VARIANTS: usize = 8;
+
+/// Registers `model` as what SIL CUDA runs for kernel `kernel` of `cubin`, bound to the
+/// SHA-256 of every variant of `cubin`. Call it before init (the runtime's init looks every
+/// kernel up). Registering the same model again is a no-op; another model for the same cubin
+/// and kernel replaces it until a runtime has looked the kernel up
+/// ([`RegisterFault::InUse`] after that).
+///
+/// Errors: [`Error::KernelModelRefused`] (see [`RegisterFault`]), [`Error::Capacity`] for a
+/// cubin of more than 8 variants.
+pub fn register_kernel_model(
+    cubin: &'static CubinDesc,
+    kernel: &'static str,
+    model: &'static dyn KernelModel,
+) -> Result<()> {
+    let mut hashes: heapless::Vec<[u8; 32], MAX_VARIANTS> = heapless::Vec::new();
+    for v in cubin.variants {
+        hashes.push(v.sha256).map_err(|_| Error::Capacity {
+            table: Table::CubinVariants,
+            limit: MAX_VARIANTS as u32,
+        })?;
+    }
+    sil_cuda::register_kernel_model(cubin.name, kernel, &hashes, model).map_err(|e| {
+        use sil_cuda::RegisterError as E;
+        Error::KernelModelRefused {
+            module: cubin.name,
+            kernel,
+            why: match e {
+                E::BadName => RegisterFault::BadName,
+                E::NoCubinHash => RegisterFault::NoCubinHash,
+                E::TooManyParams { .. } => RegisterFault::TooManyParams,
+                E::InUse => RegisterFault::InUse,
+                E::HashTaken => RegisterFault::HashTaken,
+            },
+        }
+    })
+}
