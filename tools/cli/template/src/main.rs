@@ -25,14 +25,9 @@ mod schedule {
     include!(concat!(env!("OUT_DIR"), "/schedule.rs"));
 }
 
-use schedule::{Bodies, SCHEDULE, Storage};
-use tasks::{Checks, Sink, Source};
+use schedule::{SCHEDULE, Storage};
 
 static STORAGE: StaticCell<Storage> = StaticCell::new();
-static BODIES: StaticCell<Bodies> = StaticCell::new();
-static SOURCE: StaticCell<Source> = StaticCell::new();
-static SINK: StaticCell<Sink> = StaticCell::new();
-static CHECKS: StaticCell<Checks> = StaticCell::new();
 
 struct Args {
     frames: u64,
@@ -84,16 +79,15 @@ fn run(args: &Args) -> Result<bool, Box<dyn std::error::Error>> {
         Path::new("schedule.toml"),
         include_bytes!("../schedule.toml"),
     );
+    if let Ok(exe) = std::env::current_exe() {
+        manifest.with_binary(&exe);
+    }
     manifest.write(dir.path())?;
 
     // On SIL, the GPU runs the kernels' Rust models: register one per kernel before init.
     models::register()?;
 
-    let checks: &'static Checks = CHECKS.init(Checks::default());
-    let bodies = BODIES.init(Bodies {
-        source: SOURCE.init(Source),
-        sink: SINK.init(Sink { checks }),
-    });
+    let (bodies, checks) = tasks::bodies();
     let config = Config {
         virtual_clock: args.virtual_clock,
         ..Config::default()
@@ -107,9 +101,17 @@ fn run(args: &Args) -> Result<bool, Box<dyn std::error::Error>> {
     let trace_path = dir.file(run::TRACE_FILE);
     let meta = TraceMeta::from_schedule(&SCHEDULE, orin_exec::engine::platform::NAME)
         .with_run_id(dir.id());
-    let drainer = Drainer::start(exec.trace(), &meta, &trace_path, Duration::from_millis(20))?;
+    let drainer = Drainer::start(exec.trace(), &meta, &trace_path, Duration::from_millis(5))?;
+    let ring = exec.trace();
     for _ in 0..args.frames {
         exec.step()?;
+        // The virtual clock runs frames faster than real time: let the drainer keep up so that
+        // the trace stays complete (on the real clock the executive never waits for it).
+        while args.virtual_clock
+            && ring.pushed().saturating_sub(drainer.written()) > ring.capacity() as u64 / 2
+        {
+            std::thread::sleep(Duration::from_millis(1));
+        }
     }
     let faults = exec.health().total();
     exec.shutdown()?;

@@ -5,8 +5,9 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use orin_exec::exec::TaskFault;
+use static_cell::StaticCell;
 
-use crate::schedule::{body, cx};
+use crate::schedule::{Bodies, body, cx};
 
 /// Elements per buffer.
 pub const N: usize = 256;
@@ -14,12 +15,20 @@ pub const N: usize = 256;
 pub const GAIN: f32 = 2.5;
 
 /// What the sink found, read by `main` after the run.
-#[derive(Default)]
 pub struct Checks {
     /// Frames whose every output element was checked.
     pub frames: AtomicU64,
     /// Elements that differed from the expected value.
     pub mismatches: AtomicU64,
+}
+
+impl Checks {
+    const fn new() -> Self {
+        Checks {
+            frames: AtomicU64::new(0),
+            mismatches: AtomicU64::new(0),
+        }
+    }
 }
 
 /// The input of frame `f`: a ramp that moves with the frame.
@@ -67,4 +76,17 @@ impl body::Sink for Sink {
         self.checks.frames.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
+}
+
+/// The schedule's `Bodies` (one field per CPU task) and the sink's results; call once.
+pub fn bodies() -> (&'static mut Bodies, &'static Checks) {
+    static CHECKS: Checks = Checks::new();
+    static SOURCE: StaticCell<Source> = StaticCell::new();
+    static SINK: StaticCell<Sink> = StaticCell::new();
+    static BODIES: StaticCell<Bodies> = StaticCell::new();
+    let bodies = BODIES.init(Bodies {
+        source: SOURCE.init(Source),
+        sink: SINK.init(Sink { checks: &CHECKS }),
+    });
+    (bodies, &CHECKS)
 }
