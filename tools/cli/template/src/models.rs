@@ -4,7 +4,7 @@
 //! and computes one launch on checked, typed views of the device buffers.
 
 use orin_exec::kernel_model::ParamKind::{self, DevPtr, F32, U32};
-use orin_exec::kernel_model::{KernelModel, Launch, ModelError, read, write};
+use orin_exec::kernel_model::{HostMemory, KernelModel, Launch, ModelError, read, write};
 
 /// `scale(const float* in, float* out, uint32_t n, float gain)`: `out[i] = in[i] * gain`.
 pub struct Scale;
@@ -22,6 +22,15 @@ impl KernelModel for Scale {
         }
         Ok(())
     }
+}
+
+/// Runs `scale` on host copies: `out = input * gain` as the model computes it (the sink's
+/// oracle). No allocation.
+pub fn scale_on_host(input: &[f32], out: &mut [f32], gain: f32) -> Result<(), ModelError> {
+    let n = u32::try_from(input.len()).unwrap_or(u32::MAX);
+    let mut mem = HostMemory::new();
+    let args = [mem.read(input)?, mem.write(out)?, n.into(), gain.into()];
+    Launch::new(&args, &mut mem).run(&Scale)
 }
 
 /// Registers every kernel's model with SIL CUDA (before init; a no-op off SIL). A kernel
