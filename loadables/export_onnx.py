@@ -2,6 +2,7 @@
 """Export a SIL DLA network description (TOML) to ONNX for TensorRT's DLA builder.
 
     python3 loadables/export_onnx.py loadables/aeb_detector.toml --out-dir OUT [options]
+    python3 loadables/export_onnx.py loadables/aeb_detector.toml --onnx loadables/aeb_detector.onnx
 
 writes, for a description whose [network] name is NAME:
 
@@ -19,6 +20,10 @@ writes, for a description whose [network] name is NAME:
                          DLA builds (TensorRT's DLA path supports implicit quantisation only,
                          see loadables/README.md);
   OUT/NAME.scales.json   every tensor's scale and every op's lowering, for people.
+
+With --onnx FILE it writes only the Q/DQ model to FILE: the network the SIL DLA runs
+(sil/onnx) and loadables/manifest.toml lists; --layer-statistics SPEC adds the SIL cuDLA's
+layer-statistics metadata to it.
 
 Dependencies: numpy and onnx (tested: Python 3.11.7, numpy 2.4.6, onnx 1.23.2; and Python
 3.10.13, numpy 1.26.4, onnx 1.16.2, tomli 2.5.0; see
@@ -74,6 +79,7 @@ PRODUCER = "orin-exec loadables/export_onnx.py"
 PRODUCER_VERSION = "1"
 OPSET = 13  # per-axis Q/DQ, int32 DequantizeLinear; TensorRT 8.x and 10.x parse it
 IR_VERSION = 7  # the IR of opset 13 (ONNX 1.8): old parsers accept it
+LAYER_STATISTICS_KEY = "sil_dla.layer_statistics"
 
 
 class ExportError(Exception):
@@ -444,7 +450,7 @@ def _out_name(net: Network, tensor: str) -> str:
 
 
 def build_qdq(net: Network, ops: list, scales: dict, *, float_bias=False,
-              trt_weights=False) -> onnx.ModelProto:
+              trt_weights=False, layer_statistics=None) -> onnx.ModelProto:
     """The explicitly quantised model: int8 I/O, Q/DQ around every op.
 
     trt_weights: instead of the description's int8 weights at one per-tensor scale, requantise
@@ -517,7 +523,8 @@ def build_qdq(net: Network, ops: list, scales: dict, *, float_bias=False,
         z = g.init(f"{out8}/zero_point", np.array(0, np.int8))
         g.node("QuantizeLinear", [y, s, z], [out8], f"{out8}/quantize")
 
-    return _model(net, g, TensorProto.INT8, "explicitly quantised (Q/DQ)", _dup_outputs(net, g))
+    return _model(net, g, TensorProto.INT8, "explicitly quantised (Q/DQ)", _dup_outputs(net, g),
+                  layer_statistics)
 
 
 def build_noqdq(net: Network, ops: list, scales: dict) -> tuple[onnx.ModelProto, dict]:
@@ -563,7 +570,7 @@ def _dup_outputs(net: Network, g: _Graph):
     return extra
 
 
-def _model(net: Network, g: _Graph, io_type, what, _extra) -> onnx.ModelProto:
+def _model(net: Network, g: _Graph, io_type, what, _extra, layer_statistics=None) -> onnx.ModelProto:
     ins = [helper.make_tensor_value_info(n, io_type, [1, s.c, s.h, s.w]) for n, s in net.inputs]
     outs = [helper.make_tensor_value_info(n, io_type, [1, s.c, s.h, s.w]) for n, _, s in net.outputs]
     graph = helper.make_graph(g.nodes, net.name, ins, outs, g.inits)
@@ -571,6 +578,9 @@ def _model(net: Network, g: _Graph, io_type, what, _extra) -> onnx.ModelProto:
     model = helper.make_model(graph, producer_name=PRODUCER, producer_version=PRODUCER_VERSION,
                               opset_imports=[helper.make_opsetid("", OPSET)])
     model.ir_version = IR_VERSION
+    if layer_statistics:
+        # Read by the SIL cuDLA only (sil/onnx/src/stats.rs); other tools ignore metadata.
+        helper.set_model_props(model, {LAYER_STATISTICS_KEY: layer_statistics})
     onnx.checker.check_model(model, full_check=True)
     return model
 
@@ -618,6 +628,17 @@ def export(desc_path: Path, out_dir: Path, *, ties="half-up", float_bias=False,
     return paths
 
 
+def export_qdq(desc_path: Path, out: Path, *, layer_statistics=None, quiet=False) -> Path:
+    """Writes only the Q/DQ model (the SIL DLA's network, `--onnx`)."""
+    warn = (lambda m: None) if quiet else (lambda m: print(f"export_onnx.py: WARNING: {m}", file=sys.stderr))
+    net = parse_description(desc_path.read_text())
+    ops, scales = lower(net, "half-up", warn)
+    model = build_qdq(net, ops, scales, layer_statistics=layer_statistics)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(model.SerializeToString(deterministic=True))
+    return out
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -631,8 +652,25 @@ def main(argv=None) -> int:
     p.add_argument("--trt-version", default="8600",
                    help="TensorRT version for the calibration cache header, as trtexec prints it "
                         "without the v (e.g. 8602, 100300; default 8600)")
+    p.add_argument("--onnx", type=Path, metavar="FILE",
+                   help="write only the Q/DQ model (default ties) to FILE: the network the SIL DLA runs "
+                        "and the manifest lists (loadables/aeb_detector.onnx)")
+    p.add_argument("--layer-statistics", metavar="SPEC",
+                   help="with --onnx: declare SIL cuDLA layer-statistics buffers in the model's "
+                        "metadata, e.g. 'layerwise; heads=map_head..presence_head' (sil/onnx/src/stats.rs)")
     p.add_argument("-q", "--quiet", action="store_true")
     a = p.parse_args(argv)
+    if a.layer_statistics and not a.onnx:
+        p.error("--layer-statistics goes with --onnx")
+    if a.onnx:
+        try:
+            path = export_qdq(a.description, a.onnx, layer_statistics=a.layer_statistics, quiet=a.quiet)
+        except (ExportError, KeyError, OSError, tomllib.TOMLDecodeError) as e:
+            print(f"export_onnx.py: {e}", file=sys.stderr)
+            return 1
+        if not a.quiet:
+            print(path)
+        return 0
     if not a.trt_version.isdigit():
         p.error("--trt-version: digits only, e.g. 8602")
     try:
