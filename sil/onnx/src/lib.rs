@@ -48,7 +48,9 @@ pub mod stats;
 pub use data::DType;
 pub use error::{NodeRef, OnnxError, RunError};
 pub use exact::{Rounding, RoundingNote};
-pub use model::{IoTensor, MAX_IO, MAX_IO_DIM, MAX_NODES, MAX_TOTAL_BYTES, Model, Scratch};
+pub use model::{
+    IoTensor, MAX_IO, MAX_IO_DIM, MAX_IO_NAME, MAX_NODES, MAX_TOTAL_BYTES, Model, Scratch, is_onnx,
+};
 pub use ops::MAX_RANK;
 
 /// Oldest default-domain operator set read (Resize's current signature).

@@ -13,6 +13,15 @@ use crate::proto::{self, ModelProto, NodeProto, TensorProto, ValueInfoProto, att
 use crate::stats::{self, StatsDesc};
 use crate::{Layer, LayerKind};
 
+/// Longest I/O tensor name in bytes (`cudlaModuleTensorDescriptor::name` holds 80 and a NUL).
+pub const MAX_IO_NAME: usize = 80;
+
+/// Whether `bytes` are an ONNX model: they decode as a protobuf `ModelProto` with a graph.
+/// (What cuDLA on SIL tells an ONNX network from other images, such as a real DLA loadable.)
+pub fn is_onnx(bytes: &[u8]) -> bool {
+    ModelProto::decode(bytes).is_ok_and(|m| m.graph.is_some())
+}
+
 /// Input or output tensors a network may have (cuDLA's SIL limit).
 pub const MAX_IO: usize = 16;
 /// Nodes a graph may have.
@@ -388,6 +397,7 @@ impl Loader {
             {
                 continue;
             }
+            io_name(&vi.name)?;
             let dims = io_dims(vi)?;
             let shape: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
             let slot = self.new_slot(DType::I8, shape.iter().product())?;
@@ -440,6 +450,7 @@ impl Loader {
                 name: vi.name.clone(),
                 reason,
             };
+            io_name(&vi.name)?;
             let &id = self
                 .names
                 .get(&vi.name)
@@ -739,6 +750,19 @@ fn single_output<'a>(node: &NodeRef, n: &'a NodeProto) -> Result<&'a str> {
             reason: "optional outputs (e.g. MaxPool's Indices) are not supported".into(),
         }),
     }
+}
+
+/// Checks an I/O tensor name against the cuDLA descriptor's name field.
+fn io_name(name: &str) -> Result<()> {
+    if name.is_empty() || name.len() > MAX_IO_NAME || name.contains('\0') {
+        return Err(OnnxError::Io {
+            name: name.to_owned(),
+            reason: format!(
+                "a DLA tensor name has 1..={MAX_IO_NAME} bytes (cudlaModuleTensorDescriptor)"
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// `[1, c, h, w]` of a shape, or why not.

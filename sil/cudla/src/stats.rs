@@ -1,5 +1,5 @@
-//! Layer statistics of loadables built with them ([`crate::FLAG_LAYER_STATS`]): the raw
-//! buffer the SIL DLA writes after each task, and its translation to CSV (what cuDLA's
+//! Layer statistics of networks that declare them (`sil_onnx::stats`): the raw buffer the
+//! SIL DLA writes after each task, and its translation to CSV (what cuDLA's
 //! `etiTranslateStats` returns).
 //!
 //! The vendor's raw layout is not public; this one is the SIL's own (all integers
@@ -10,17 +10,17 @@
 //! | 0 | `[u8; 8]` | magic [`RAW_MAGIC`] |
 //! | 8 | u32 | layout version [`RAW_VERSION`] |
 //! | 12 | u16 | statistics descriptor index |
-//! | 14 | u16 | record count (= the descriptor's `num_ops`) |
+//! | 14 | u16 | record count (= the descriptor's layer count) |
 //! | 16 | u64 | task sequence number (per device handle, from 0) |
 //! | 24 | u64 | task start, ns of the DLA clock (the SIL clock) |
 //! | 32 | u64 | task end, ns |
-//! | 40 | u16 | first op (layer) covered |
+//! | 40 | u16 | first layer covered |
 //! | 42 | `[u8; 6]` | reserved, 0 |
 //! | 48 + 32·i | record | layer `first_op + i` |
 //!
-//! Record (32 bytes): u16 op index, u8 op kind ([`crate::OpKind`]), u8 reserved 0, u32
-//! reserved 0, u64 layer start (ns), u64 layer end (ns), u64 work (multiply-accumulates or
-//! elements, [`crate::Loadable::op_work`]).
+//! Record (32 bytes): u16 layer index, u8 layer kind (`sil_onnx::LayerKind::code`), u8 bit 0:
+//! a Relu is fused into the layer, u32 reserved 0, u64 layer start (ns), u64 layer end (ns),
+//! u64 work (`sil_onnx::Layer::work`).
 //!
 //! The task's modelled time is split over **all** layers in proportion to their work: layer
 //! `i` runs from `start + D·W(<i)/W` to `start + D·W(≤i)/W` (integer division, `D` = end −
@@ -29,12 +29,12 @@
 
 use core::fmt::{self, Write as _};
 
-use crate::format::{Loadable, OpKind, rd_u8, rd_u16, rd_u32, rd_u64};
+use sil_onnx::{LayerKind, Model, stats::StatsDesc};
 
 /// The first 8 bytes of a raw statistics buffer written by the SIL DLA.
 pub const RAW_MAGIC: [u8; 8] = *b"SILSTAT\x01";
-/// The raw layout version.
-pub const RAW_VERSION: u32 = 1;
+/// The raw layout version (2: records of ONNX network layers).
+pub const RAW_VERSION: u32 = 2;
 /// Length of the raw buffer's header.
 pub const RAW_HEADER_LEN: usize = 48;
 /// Length of one raw per-layer record.
@@ -42,10 +42,35 @@ pub const RAW_RECORD_LEN: usize = 32;
 /// The CSV header line (without its newline).
 pub const CSV_HEADER: &str = "layer,name,op,start_us,end_us,duration_us,cycles";
 
+fn rd<const N: usize>(b: &[u8], off: usize) -> Option<[u8; N]> {
+    b.get(off..off + N)?.try_into().ok()
+}
+
+fn rd_u8(b: &[u8], off: usize) -> Option<u8> {
+    b.get(off).copied()
+}
+
+fn rd_u16(b: &[u8], off: usize) -> Option<u16> {
+    rd(b, off).map(u16::from_le_bytes)
+}
+
+fn rd_u32(b: &[u8], off: usize) -> Option<u32> {
+    rd(b, off).map(u32::from_le_bytes)
+}
+
+fn rd_u64(b: &[u8], off: usize) -> Option<u64> {
+    rd(b, off).map(u64::from_le_bytes)
+}
+
+/// Bytes of the raw buffer of a statistics descriptor: the header and one record per layer.
+pub fn raw_size(d: &StatsDesc) -> usize {
+    RAW_HEADER_LEN + RAW_RECORD_LEN * d.count
+}
+
 /// Why a statistics buffer could not be written or translated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StatsError {
-    /// The loadable has no statistics descriptor with this index.
+    /// The network has no statistics descriptor with this index.
     NoSuchStatistics,
     /// The buffer is smaller than the descriptor's size.
     BufferTooSmall,
@@ -92,47 +117,42 @@ fn put(out: &mut [u8], off: usize, v: &[u8]) {
     }
 }
 
-/// Writes the raw statistics of descriptor `index` for one task into `out` (at least the
-/// descriptor's [`crate::StatsDesc::size`] bytes; bytes beyond are not touched). Allocates
-/// nothing.
+/// Writes the raw statistics of descriptor `index` for one task into `out` (at least
+/// [`raw_size`] bytes; bytes beyond are not touched). Allocates nothing.
 pub fn write_raw(
-    l: &Loadable<'_>,
+    m: &Model,
     index: usize,
     t: &TaskTiming,
     out: &mut [u8],
 ) -> Result<(), StatsError> {
-    let desc = l.stat(index).ok_or(StatsError::NoSuchStatistics)?;
-    let size = usize::try_from(desc.size()).unwrap_or(usize::MAX);
+    let desc = m
+        .statistics()
+        .get(index)
+        .ok_or(StatsError::NoSuchStatistics)?;
+    let size = raw_size(desc);
     if out.len() < size {
         return Err(StatsError::BufferTooSmall);
     }
     let out = &mut out[..size];
     out.fill(0);
+    let u16_of = |v: usize| u16::try_from(v).unwrap_or(u16::MAX);
     put(out, 0, &RAW_MAGIC);
     put(out, 8, &RAW_VERSION.to_le_bytes());
-    put(out, 12, &desc.index.to_le_bytes());
-    put(out, 14, &desc.num_ops.to_le_bytes());
+    put(out, 12, &u16_of(index).to_le_bytes());
+    put(out, 14, &u16_of(desc.count).to_le_bytes());
     put(out, 16, &t.seq.to_le_bytes());
     put(out, 24, &t.start_ns.to_le_bytes());
     put(out, 32, &t.end_ns.to_le_bytes());
-    put(out, 40, &desc.first_op.to_le_bytes());
-    let total = l.work();
+    put(out, 40, &u16_of(desc.first).to_le_bytes());
+    let total = m.work();
     let d = t.end_ns.saturating_sub(t.start_ns);
-    let first = usize::from(desc.first_op);
-    let last = first + usize::from(desc.num_ops);
     let mut before = 0u64;
-    for op in 0..last {
-        let w = l.op_work(op).unwrap_or(0);
-        let after = before.saturating_add(w);
-        if op >= first {
-            let kind = l.op(op).map_or(0, |o| o.kind as u8);
-            let rec = RAW_HEADER_LEN + RAW_RECORD_LEN * (op - first);
-            put(
-                out,
-                rec,
-                &u16::try_from(op).unwrap_or(u16::MAX).to_le_bytes(),
-            );
-            put(out, rec + 2, &[kind]);
+    for (i, layer) in m.layers().iter().enumerate().take(desc.first + desc.count) {
+        let after = before.saturating_add(layer.work);
+        if i >= desc.first {
+            let rec = RAW_HEADER_LEN + RAW_RECORD_LEN * (i - desc.first);
+            put(out, rec, &u16_of(i).to_le_bytes());
+            put(out, rec + 2, &[layer.kind.code(), u8::from(layer.relu)]);
             put(
                 out,
                 rec + 8,
@@ -143,7 +163,7 @@ pub fn write_raw(
                 rec + 16,
                 &(t.start_ns + scale(d, after, total)).to_le_bytes(),
             );
-            put(out, rec + 24, &w.to_le_bytes());
+            put(out, rec + 24, &layer.work.to_le_bytes());
         }
         before = after;
     }
@@ -153,10 +173,12 @@ pub fn write_raw(
 /// A decoded raw record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RawRecord {
-    /// Op (layer) index.
-    pub op: u16,
-    /// Op kind.
-    pub kind: OpKind,
+    /// Layer index.
+    pub layer: u16,
+    /// Layer kind.
+    pub kind: LayerKind,
+    /// A Relu is fused into the layer.
+    pub relu: bool,
     /// Layer start, ns.
     pub start_ns: u64,
     /// Layer end, ns.
@@ -187,8 +209,9 @@ impl RawStats<'_> {
         }
         let r = RAW_HEADER_LEN + RAW_RECORD_LEN * i;
         Some(RawRecord {
-            op: rd_u16(self.bytes, r)?,
-            kind: OpKind::from_u8(rd_u8(self.bytes, r + 2)?)?,
+            layer: rd_u16(self.bytes, r)?,
+            kind: LayerKind::from_code(rd_u8(self.bytes, r + 2)?)?,
+            relu: rd_u8(self.bytes, r + 3)? == 1,
             start_ns: rd_u64(self.bytes, r + 8)?,
             end_ns: rd_u64(self.bytes, r + 16)?,
             work: rd_u64(self.bytes, r + 24)?,
@@ -196,24 +219,25 @@ impl RawStats<'_> {
     }
 }
 
-/// Validates a raw buffer against descriptor `index` of `l`: it must be what
-/// [`write_raw`] writes for some task (`raw` holds at least the descriptor's size).
-pub fn parse_raw<'r>(
-    l: &Loadable<'_>,
-    index: usize,
-    raw: &'r [u8],
-) -> Result<RawStats<'r>, StatsError> {
+/// Validates a raw buffer against descriptor `index` of `m`: it must be what
+/// [`write_raw`] writes for some task (`raw` holds at least [`raw_size`] bytes).
+pub fn parse_raw<'r>(m: &Model, index: usize, raw: &'r [u8]) -> Result<RawStats<'r>, StatsError> {
     use StatsError::BadRaw;
-    let desc = l.stat(index).ok_or(StatsError::NoSuchStatistics)?;
-    let size = usize::try_from(desc.size()).unwrap_or(usize::MAX);
-    let raw = raw.get(..size).ok_or(StatsError::BufferTooSmall)?;
+    let desc = m
+        .statistics()
+        .get(index)
+        .ok_or(StatsError::NoSuchStatistics)?;
+    let raw = raw
+        .get(..raw_size(desc))
+        .ok_or(StatsError::BufferTooSmall)?;
     let start_ns = rd_u64(raw, 24).ok_or(BadRaw)?;
     let end_ns = rd_u64(raw, 32).ok_or(BadRaw)?;
+    let as_usize = |v: Option<u16>| v.map(usize::from);
     if raw.get(..8) != Some(&RAW_MAGIC[..])
         || rd_u32(raw, 8) != Some(RAW_VERSION)
-        || rd_u16(raw, 12) != Some(desc.index)
-        || rd_u16(raw, 14) != Some(desc.num_ops)
-        || rd_u16(raw, 40) != Some(desc.first_op)
+        || as_usize(rd_u16(raw, 12)) != Some(index)
+        || as_usize(rd_u16(raw, 14)) != Some(desc.count)
+        || as_usize(rd_u16(raw, 40)) != Some(desc.first)
         || raw.get(42..48).is_none_or(|r| r.iter().any(|&b| b != 0))
         || end_ns < start_ns
     {
@@ -224,16 +248,17 @@ pub fn parse_raw<'r>(
         seq: rd_u64(raw, 16).ok_or(BadRaw)?,
         start_ns,
         end_ns,
-        count: usize::from(desc.num_ops),
+        count: desc.count,
     };
     let mut prev_end = start_ns;
     for i in 0..s.count {
         let r = s.record(i).ok_or(BadRaw)?;
-        let op = usize::from(desc.first_op) + i;
+        let layer = desc.first + i;
         let base = RAW_HEADER_LEN + RAW_RECORD_LEN * i;
-        if usize::from(r.op) != op
-            || l.op(op).map(|o| o.kind) != Some(r.kind)
-            || rd_u8(raw, base + 3) != Some(0)
+        let want = m.layers().get(layer).ok_or(BadRaw)?;
+        if usize::from(r.layer) != layer
+            || r.kind != want.kind
+            || rd_u8(raw, base + 3) != Some(u8::from(want.relu))
             || rd_u32(raw, base + 4) != Some(0)
             || r.start_ns < prev_end
             || r.end_ns < r.start_ns
@@ -273,15 +298,16 @@ impl fmt::Display for Micros {
 }
 
 /// Translates a raw buffer of descriptor `index` to CSV: the line [`CSV_HEADER`], then one
-/// line per layer: `op index, layer name, op kind, start and end (µs from the task start,
-/// three decimals), duration (µs), cycles` where cycles = duration (ns) · `dla_freq_mhz` /
-/// 1000 (rounded down). Every line ends with `\n`; a NUL byte follows the last one.
+/// line per layer: `layer index, layer name, op (the ONNX operator, `+Relu` when one is
+/// fused), start and end (µs from the task start, three decimals), duration (µs), cycles`
+/// where cycles = duration (ns) · `dla_freq_mhz` / 1000 (rounded down). Every line ends with
+/// `\n`; a NUL byte follows the last one.
 ///
 /// Returns the stream length **including the NUL**. With `out`, the stream is written into it
 /// (it must hold that many bytes, else [`StatsError::BufferTooSmall`] and `out` holds a
 /// prefix). Allocates nothing.
 pub fn translate_csv(
-    l: &Loadable<'_>,
+    m: &Model,
     index: usize,
     raw: &[u8],
     dla_freq_mhz: u32,
@@ -290,7 +316,7 @@ pub fn translate_csv(
     if dla_freq_mhz == 0 {
         return Err(StatsError::BadFrequency);
     }
-    let s = parse_raw(l, index, raw)?;
+    let s = parse_raw(m, index, raw)?;
     let mut sink = Sink { buf: out, len: 0 };
     let mut lines = || -> fmt::Result {
         writeln!(sink, "{CSV_HEADER}")?;
@@ -298,12 +324,17 @@ pub fn translate_csv(
             let r = s.record(i).ok_or(fmt::Error)?;
             let dur = r.end_ns - r.start_ns;
             let cycles = u128::from(dur) * u128::from(dla_freq_mhz) / 1000;
+            let name = m
+                .layers()
+                .get(usize::from(r.layer))
+                .map_or("", |l| l.name.as_str());
             writeln!(
                 sink,
-                "{},{},{},{},{},{},{}",
-                r.op,
-                l.layer_name(usize::from(r.op)).unwrap_or(""),
-                r.kind.name(),
+                "{},{},{}{},{},{},{},{}",
+                r.layer,
+                name,
+                r.kind.op_type(),
+                if r.relu { "+Relu" } else { "" },
                 Micros(r.start_ns - s.start_ns),
                 Micros(r.end_ns - s.start_ns),
                 Micros(dur),
