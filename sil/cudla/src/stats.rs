@@ -346,3 +346,121 @@ pub fn translate_csv(
     lines().map_err(|_| StatsError::BufferTooSmall)?;
     Ok(sink.len)
 }
+
+#[cfg(test)]
+mod tests {
+    //! Covers: REQ-LDB-005, REQ-DLA-009
+    use super::*;
+
+    fn model() -> Model {
+        Model::load(include_bytes!(
+            "../../../loadables/test/aeb_detector_stats.onnx"
+        ))
+        .unwrap()
+    }
+
+    const T: TaskTiming = TaskTiming {
+        seq: 7,
+        start_ns: 1_000_000,
+        end_ns: 1_000_000 + 3_333_333,
+    };
+
+    #[test]
+    fn raw_records_tile_the_task_in_proportion_to_work() {
+        let m = model();
+        let d = &m.statistics()[0];
+        let mut raw = vec![0xEE; raw_size(d) + 4];
+        write_raw(&m, 0, &T, &mut raw).unwrap();
+        assert_eq!(
+            &raw[raw_size(d)..],
+            [0xEE; 4],
+            "bytes beyond are not touched"
+        );
+        let s = parse_raw(&m, 0, &raw).unwrap();
+        assert_eq!((s.seq, s.count), (7, 6));
+        let mut at = T.start_ns;
+        let total: u64 = m.layers().iter().map(|l| l.work).sum();
+        let mut before = 0;
+        for (i, l) in m.layers().iter().enumerate() {
+            let r = s.record(i).unwrap();
+            assert_eq!(
+                (usize::from(r.layer), r.kind, r.relu, r.work),
+                (i, l.kind, l.relu, l.work)
+            );
+            assert_eq!(r.start_ns, at, "layers tile the task");
+            before += l.work;
+            assert_eq!(r.end_ns, T.start_ns + 3_333_333 * before / total);
+            at = r.end_ns;
+        }
+        assert_eq!(at, T.end_ns);
+        // The second descriptor covers layers 3..6 with the same times.
+        let d1 = &m.statistics()[1];
+        let mut raw1 = vec![0; raw_size(d1)];
+        write_raw(&m, 1, &T, &mut raw1).unwrap();
+        let s1 = parse_raw(&m, 1, &raw1).unwrap();
+        assert_eq!(s1.record(0).unwrap(), s.record(3).unwrap());
+    }
+
+    #[test]
+    fn parse_refuses_what_was_not_written_for_the_descriptor() {
+        let m = model();
+        let mut raw = vec![0; raw_size(&m.statistics()[0])];
+        write_raw(&m, 0, &T, &mut raw).unwrap();
+        assert_eq!(parse_raw(&m, 1, &raw).unwrap_err(), StatsError::BadRaw);
+        assert_eq!(
+            parse_raw(&m, 9, &raw).unwrap_err(),
+            StatsError::NoSuchStatistics
+        );
+        assert_eq!(
+            parse_raw(&m, 0, &raw[..100]).unwrap_err(),
+            StatsError::BufferTooSmall
+        );
+        for (off, v) in [
+            (0, b'X'),
+            (8, 9),
+            (14, 5),
+            (40, 1),
+            (42, 1),
+            (48 + 2, 4),
+            (48 + 3, 0),
+        ] {
+            let mut bad = raw.clone();
+            bad[off] = v;
+            assert_eq!(
+                parse_raw(&m, 0, &bad).unwrap_err(),
+                StatsError::BadRaw,
+                "byte {off}"
+            );
+        }
+        let mut small = [0u8; 10];
+        assert_eq!(
+            write_raw(&m, 0, &T, &mut small),
+            Err(StatsError::BufferTooSmall)
+        );
+    }
+
+    #[test]
+    fn csv_length_then_stream() {
+        let m = model();
+        let mut raw = vec![0; raw_size(&m.statistics()[1])];
+        write_raw(&m, 1, &T, &mut raw).unwrap();
+        let n = translate_csv(&m, 1, &raw, 1000, None).unwrap();
+        let mut out = vec![0u8; n];
+        assert_eq!(translate_csv(&m, 1, &raw, 1000, Some(&mut out)), Ok(n));
+        let text = std::str::from_utf8(&out[..n - 1]).unwrap();
+        assert_eq!(out[n - 1], 0, "NUL-terminated");
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], CSV_HEADER);
+        assert!(lines[1].starts_with("3,map_head,Conv,"), "{text}");
+        assert!(lines[3].starts_with("5,presence_head,Conv,"), "{text}");
+        let mut short = vec![0u8; n - 1];
+        assert_eq!(
+            translate_csv(&m, 1, &raw, 1000, Some(&mut short)),
+            Err(StatsError::BufferTooSmall)
+        );
+        assert_eq!(
+            translate_csv(&m, 1, &raw, 0, None),
+            Err(StatsError::BadFrequency)
+        );
+    }
+}
