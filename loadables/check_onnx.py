@@ -49,7 +49,12 @@ onnxruntime 1.31.1). Four parts:
    buffer layout (--layout dla_linear) must give the golden output file, and
    test/unsupported_op.onnx must be refused naming its node.
 
-Exit status 1 if a committed file is not reproducible, the numpy reference does not match the
+4. The TensorRT < 11 input built from the network (loadables/qdq_to_iq.py, what
+   build_real_loadable.sh gives trtexec): aeb_detector.onnx translated into a float model and
+   a calibration cache must compute what export_onnx.py's float model computes (onnxruntime,
+   seeded random images) with the same set of scales; examples/tiny.onnx must translate.
+
+Exit status 1 if a committed file is not reproducible, the translation differs, the numpy reference does not match the
 golden output, `qdq` is not bit-exact with the reference, a variant changes a presence
 decision or a lowest row on a scene, or the SIL interpreter differs from onnxruntime anywhere.
 """
@@ -452,6 +457,41 @@ def check_sil(a, entry, failures):
         failures.append("test/unsupported_op.onnx was not refused naming head/sigmoid")
 
 
+def check_translation(a, failures):
+    """Part 4: qdq_to_iq.py on the committed networks."""
+    import onnx
+    import qdq_to_iq as iq
+
+    print("\nTensorRT < 11 input (qdq_to_iq.py):")
+    with tempfile.TemporaryDirectory(prefix="check_onnx-iq-") as td:
+        tmp = Path(td)
+        model, scales = iq.translate(onnx.load(str(HERE / "aeb_detector.onnx")))
+        (tmp / "iq.onnx").write_bytes(model.SerializeToString())
+        paths = ex.export(a.description, tmp / "export", quiet=True)
+        ref_scales = [ln.split(": ")[1] for ln in paths["calib"].read_text().splitlines()[1:]]
+        got_scales = [ln.split(": ")[1] for ln in iq.cache_text(scales, "8600").splitlines()[1:]]
+        same_scales = sorted(ref_scales) == sorted(got_scales)
+        sa, sb = session(tmp / "iq.onnx"), session(paths["noqdq"])
+        rng = np.random.default_rng(7)
+        diffs = 0
+        for _ in range(a.random // 4):
+            x = rng.integers(-128, 128, (1, 1, 48, 64)).astype(np.float32)
+            ra = sa.run(None, {"image": x})
+            rb = sb.run(None, {"image": x})
+            diffs += sum(int((p != q).sum()) for p, q in zip(ra, rb))
+        ok = same_scales and diffs == 0
+        print(f"  aeb_detector.onnx: {len(scales)} tensor scales "
+              f"({'the export cache' if same_scales else 'DIFFERENT from the export cache'}), float model "
+              f"{'equal to' if diffs == 0 else 'DIFFERENT from'} export_onnx.py's on {a.random // 4} images")
+        if not ok:
+            failures.append("qdq_to_iq.py does not reproduce export_onnx.py's TensorRT input for the AEB")
+        try:
+            iq.translate(onnx.load(str(HERE / "examples/tiny.onnx")))
+            print("  examples/tiny.onnx: translated")
+        except iq.TranslateError as e:
+            failures.append(f"qdq_to_iq.py refuses examples/tiny.onnx: {e}")
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--description", type=Path, default=HERE / "aeb_detector.toml",
@@ -477,6 +517,7 @@ def main(argv=None) -> int:
     check_reproducible(entry, failures)
     check_description(a, net, entry, failures)
     check_sil(a, entry, failures)
+    check_translation(a, failures)
 
     print(f"\n{time.time() - t0:.1f} s")
     if failures:
