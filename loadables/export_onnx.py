@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Export a SIL DLA network description (TOML) to ONNX for TensorRT's DLA builder.
+"""Export a DLA network description (TOML) to ONNX for TensorRT's DLA builder.
 
     python3 loadables/export_onnx.py loadables/aeb_detector.toml --out-dir OUT [options]
     python3 loadables/export_onnx.py loadables/aeb_detector.toml --onnx loadables/aeb_detector.onnx
@@ -10,7 +10,7 @@ writes, for a description whose [network] name is NAME:
                          QuantizeLinear/DequantizeLinear around every op, int8 weights exactly
                          as in the description, int32 biases, per-tensor power-of-two scales
                          derived from the requantisation shifts. The reference form: its
-                         ONNX semantics reproduce the SIL interpreter bit for bit
+                         ONNX semantics reproduce the description's arithmetic bit for bit
                          (loadables/check_onnx.py checks this with onnxruntime).
   OUT/NAME.noqdq.onnx    the same network without Q/DQ nodes (float weights = int8 weight x
                          weight scale, float biases), for TensorRT's implicit quantisation;
@@ -29,12 +29,12 @@ Dependencies: numpy and onnx (tested: Python 3.11.7, numpy 2.4.6, onnx 1.23.2; a
 3.10.13, numpy 1.26.4, onnx 1.16.2, tomli 2.5.0; see
 loadables/README.md). On Python < 3.11 it needs `tomli` instead of the standard `tomllib`.
 
-Op mapping (every SIL op; the SIL arithmetic is in sil/loadable/src/exec.rs):
+Op mapping (every description op; the arithmetic is loadables/README.md, "Arithmetic"):
 
   conv2d          Conv (+ Relu). Weight scale = multiplier, output scale = input scale x
                   2^shift, so round(acc x multiplier / 2^shift) is the ONNX quantisation.
   dense           Conv with a kernel of the input's H x W (the flattened (c, h, w) order of
-                  the SIL dense weights is the [out][c][h][w] Conv weight layout).
+                  the description's dense weights is the [out][c][h][w] Conv weight layout).
   relu            Relu (same scale).
   maxpool         MaxPool (same scale; padding never wins, as in the SIL).
   global_maxpool  MaxPool with a kernel of the input's H x W.
@@ -48,11 +48,11 @@ Op mapping (every SIL op; the SIL arithmetic is in sil/loadable/src/exec.rs):
                   multiplier; not expected to run on the DLA (warning), and ±1 at rounding
                   ties (there is no bias to nudge).
 
-Rounding: the SIL rounds half up; ONNX QuantizeLinear rounds half to even and the DLA is
+Rounding: the description rounds half up; ONNX QuantizeLinear rounds half to even and the DLA is
 reported to round half away from zero. With --ties=half-up (the default) every conv-like
 op's bias gets a quarter of one accumulator step (a quarter of the input scale; for an
 average pool a quarter of the input scale / multiplier) added, so that no exact tie is left
-and any round-to-nearest gives the SIL's half-up result; the int32 bias is then
+and any round-to-nearest gives the description's half-up result; the int32 bias is then
 4 x multiplier x bias + 1 at a quarter of the usual bias scale. --ties=engine keeps the
 description's biases and leaves ties to the engine.
 """
@@ -87,7 +87,7 @@ class ExportError(Exception):
 
 
 # ---------------------------------------------------------------------------------------
-# The description, parsed and checked as sil/loadable/src/builder.rs does.
+# The description, parsed and checked (loadables/README.md, "Network description").
 
 
 @dataclass
@@ -99,7 +99,7 @@ class Shape:
 
 @dataclass
 class Layer:
-    """One SIL op with its weights resolved."""
+    """One description op with its weights resolved."""
 
     op: str  # conv2d | dense | relu | maxpool | avgpool (global_* folded into kernel)
     name: str
@@ -385,7 +385,7 @@ def lower(net: Network, ties: str = "half-up", warn=print) -> tuple[list, dict]:
         elif l.op == "avgpool":
             count = l.kernel[0] * l.kernel[1]
             if any(l.pad):
-                # The SIL excludes padding from the count; only AveragePool can say that.
+                # The description excludes padding from the count; only AveragePool can say that.
                 s_out = s_in * 2.0**l.shift / l.multiplier
                 ops.append(Lowered(l, "averagepool", s_in, s_out,
                                    note="AveragePool count_include_pad=0 (padding excluded)"))
@@ -442,7 +442,7 @@ class _Graph:
 
 
 def _out_name(net: Network, tensor: str) -> str:
-    """The ONNX name of a SIL tensor: an output routed from it takes the output's name."""
+    """The ONNX name of a description tensor: an output routed from it takes the output's name."""
     for name, src, _ in net.outputs:
         if src == tensor:
             return name
