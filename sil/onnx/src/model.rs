@@ -338,6 +338,13 @@ fn numel(shape: &[usize]) -> Option<usize> {
     shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d))
 }
 
+/// Work of a layer: the product of `factors`, saturating (never overflows).
+fn work_of(factors: &[usize]) -> u64 {
+    factors.iter().fold(1u64, |a, &f| {
+        a.saturating_mul(u64::try_from(f).unwrap_or(u64::MAX))
+    })
+}
+
 impl Loader {
     fn load(mut self, m: ModelProto) -> Result<Model> {
         if !(3..=crate::MAX_IR_VERSION).contains(&m.ir_version) {
@@ -638,7 +645,13 @@ impl Loader {
             });
         }
         let out_len = numel(&built.shape)
-            .ok_or_else(|| OnnxError::TooLarge(format!("{node}: output size overflows")))?;
+            .filter(|&n| n.saturating_mul(built.dtype.size()) <= MAX_TOTAL_BYTES)
+            .ok_or_else(|| {
+                OnnxError::TooLarge(format!(
+                    "{node}: output {:?} exceeds {MAX_TOTAL_BYTES} bytes",
+                    built.shape
+                ))
+            })?;
         let ins: Vec<(Loc, usize)> = built
             .ins
             .iter()
@@ -1093,6 +1106,17 @@ fn axis_of(axis: i64, rank: usize, inclusive: bool) -> Option<usize> {
 }
 
 impl NodeCtx<'_> {
+    /// An output shape whose element count stays within the SIL's limit.
+    fn output_shape(&self, shape: Vec<usize>) -> Result<Vec<usize>> {
+        match numel(&shape) {
+            Some(n) if n <= MAX_TOTAL_BYTES => Ok(shape),
+            _ => Err(OnnxError::TooLarge(format!(
+                "{}: output {shape:?} has more than {MAX_TOTAL_BYTES} elements",
+                self.node
+            ))),
+        }
+    }
+
     fn shape_err(&self, reason: impl Into<String>) -> OnnxError {
         OnnxError::Shape {
             node: self.node.clone(),
@@ -1481,11 +1505,11 @@ impl NodeCtx<'_> {
         );
         let mut ins = vec![x, w];
         ins.extend(b);
-        let out = n * m * oh * ow;
-        let mut bt = self.built(Kernel::Conv(g), ins, DType::F32, vec![n, m, oh, ow]);
+        let shape = self.output_shape(vec![n, m, oh, ow])?;
+        let mut bt = self.built(Kernel::Conv(g), ins, DType::F32, shape);
         bt.range = range;
         bt.rounding = rounding;
-        bt.layer = Some((LayerKind::Conv, (out * taps) as u64));
+        bt.layer = Some((LayerKind::Conv, work_of(&[n, m, oh, ow, taps])));
         Ok(bt)
     }
 
@@ -1513,7 +1537,7 @@ impl NodeCtx<'_> {
         self.max_inputs(1)?;
         let x = self.typed(0, DType::F32, "Relu computes in float")?;
         let shape = self.v(x).shape.clone();
-        let len = self.v(x).len() as u64;
+        let len = work_of(&[self.v(x).len()]);
         let mut b = self.built(Kernel::Relu, vec![x], DType::F32, shape);
         b.range = self.v(x).range;
         b.layer = Some((LayerKind::Relu, len));
@@ -1560,8 +1584,9 @@ impl NodeCtx<'_> {
             include_pad,
         };
         let rx = self.v(x).range;
-        let out = n * c * oh * ow;
-        let work = (out * k[0] * k[1]) as u64;
+        // Refuse a huge output before the window counts below walk it.
+        self.output_shape(vec![n, c, oh, ow])?;
+        let work = work_of(&[n, c, oh, ow, k[0], k[1]]);
         if max {
             let mut b = self.built(Kernel::MaxPool(p), vec![x], DType::F32, vec![n, c, oh, ow]);
             b.range = rx;
@@ -1604,7 +1629,7 @@ impl NodeCtx<'_> {
         };
         let rx = self.v(x).range;
         let mut b = self.built(kernel, vec![x], DType::F32, vec![n, c, 1, 1]);
-        let work = (n * c * h * w) as u64;
+        let work = work_of(&[n, c, h, w]);
         if max {
             b.range = rx;
             b.layer = Some((LayerKind::GlobalMaxPool, work));
@@ -1695,7 +1720,7 @@ impl NodeCtx<'_> {
         let mut b = self.built(Kernel::Gemm(g), ins, DType::F32, vec![m, n]);
         b.range = range;
         b.rounding = rounding;
-        b.layer = Some((LayerKind::Gemm, (m * n * k) as u64));
+        b.layer = Some((LayerKind::Gemm, work_of(&[m, n, k])));
         Ok(b)
     }
 
@@ -1753,7 +1778,7 @@ impl NodeCtx<'_> {
         let mut b = self.built(Kernel::MatMul(g), vec![ai, bi], DType::F32, shape);
         b.range = range;
         b.rounding = rounding;
-        b.layer = Some((LayerKind::MatMul, (batch * m * n * k) as u64));
+        b.layer = Some((LayerKind::MatMul, work_of(&[batch, m, n, k])));
         Ok(b)
     }
 
@@ -1969,8 +1994,9 @@ impl NodeCtx<'_> {
             map_w: map(ow, w, scale_w),
         };
         let dtype = self.v(x).dtype;
-        let len = (n * c * oh * ow) as u64;
-        let mut b = self.built(Kernel::Resize(r), vec![x], dtype, vec![n, c, oh, ow]);
+        let shape = self.output_shape(vec![n, c, oh, ow])?;
+        let len = work_of(&shape);
+        let mut b = self.built(Kernel::Resize(r), vec![x], dtype, shape);
         b.range = self.v(x).range;
         b.layer = Some((LayerKind::Resize, len));
         Ok(b)
@@ -2030,7 +2056,8 @@ impl NodeCtx<'_> {
             }
         }
         let total = v.len();
-        let known: usize = shape.iter().product();
+        let known = numel(&shape)
+            .ok_or_else(|| self.shape_err(format!("shape {target:?} is too large")))?;
         if let Some(i) = infer {
             if known == 0 || !total.is_multiple_of(known) {
                 return Err(self.shape_err(format!("cannot reshape {:?} to {target:?}", v.shape)));

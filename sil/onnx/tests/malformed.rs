@@ -483,3 +483,32 @@ fn errors_display_what_to_do() {
     let e: &dyn std::error::Error = &RunError::ForeignScratch;
     assert!(!e.to_string().is_empty());
 }
+
+/// Shapes beyond the SIL's limits are refused before anything is allocated.
+#[test]
+fn huge_shapes_are_refused() {
+    let mut n = Net::new();
+    n.input("x", &[1, 1, 1, 1])
+        .output("y", &[1, 1, 65536, 65536]);
+    n.dq("x", 1.0, 0, "xf");
+    n.f32s("roi", &[0], &[])
+        .i64s("sizes", &[4], &[1, 1, 65536, 65536]);
+    n.node("Resize", "up", &["xf", "roi", "", "sizes"], "u", vec![]);
+    n.q("u", 1.0, 0, "y");
+    assert!(matches!(err(&n), OnnxError::TooLarge(m) if m.contains("up")));
+    // A Reshape whose target overflows.
+    let mut n = base();
+    n.i64s("shape", &[3], &[i64::MAX, i64::MAX, 2]);
+    n.g().node[CONV + 1].input[0] = "c".into();
+    n.g().node.insert(
+        CONV + 1,
+        sil_onnx::proto::NodeProto {
+            input: vec!["c".into(), "shape".into()],
+            output: vec!["big".into()],
+            name: "reshape".into(),
+            op_type: "Reshape".into(),
+            ..Default::default()
+        },
+    );
+    assert!(matches!(err(&n), OnnxError::Shape { node, .. } if node.name == "reshape"));
+}
