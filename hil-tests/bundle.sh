@@ -65,7 +65,7 @@ rm -f "$ref/trace.bin" "$ref/trace.perfetto.json"
 
 cp kernels/manifest.toml "$out/artifacts/kernels/"
 cp kernels/cubins/*.cubin "$out/artifacts/kernels/cubins/"
-cp loadables/manifest.toml loadables/aeb_detector.toml loadables/aeb_detector.sildla \
+cp loadables/manifest.toml loadables/aeb_detector.toml loadables/aeb_detector.onnx \
     "$out/artifacts/loadables/"
 cp examples/aeb/schedule.toml "$out/artifacts/schedules/aeb.toml"
 cp hil-tests/schedules/gpu_bench.toml "$out/artifacts/schedules/gpu_bench.toml"
@@ -89,7 +89,7 @@ dirty=$( (git status --porcelain 2>/dev/null || true) | wc -l)
     "$out/bin/hil-sil" platform | grep -E '^(kernels|  cubin)'
     echo
     echo "Embedded in both binaries: the cubins above (hash-checked against the manifest at"
-    echo "build time and again at init), the SIL DLA loadable aeb_detector.sildla, and the"
+    echo "build time and again at init), the DLA network aeb_detector.onnx (the SIL DLA runs it), and the"
     echo "schedules aeb (examples/aeb/schedule.toml) and gpu_bench (hil-tests/schedules)."
 } >"$out/BUILD-INFO.txt"
 

@@ -1,44 +1,43 @@
 #!/usr/bin/env bash
-# Builds the REAL DLA standalone loadable of the AEB detector with TensorRT's trtexec, on a
-# Jetson/DRIVE Orin (or any host whose TensorRT can compile for the Orin DLA).
+# Builds the REAL DLA standalone loadable of a network with TensorRT's trtexec, on a
+# Jetson/DRIVE Orin (or any host whose TensorRT can compile for the Orin DLA), from the
+# network's ONNX model: the same file the SIL DLA runs and loadables/manifest.toml lists.
 #
-#   loadables/build_real_loadable.sh DESCRIPTION.toml [OUT.loadable]
 #   loadables/build_real_loadable.sh MODEL.onnx [OUT.loadable] [CALIB.cache]
 #
-# DESCRIPTION.toml  a network description (loadables/aeb_detector.toml): exported first with
-#              loadables/export_onnx.py (needs python3 with onnx and numpy), then built from
-#              NAME.noqdq.onnx with the scales of the description as calibration cache
-#              NAME.calib.cache (implicit quantisation, what TensorRT's DLA path takes);
-#              with QDQ=1 (the default with TensorRT >= 11, which has no calibration) from
-#              NAME.qdq.onnx instead: explicit Q/DQ scales, no cache (TensorRT 8.x/10.x are
-#              documented not to support explicit quantisation on the DLA).
-# MODEL.onnx   an ONNX model with input `image` [1,1,48,64] and outputs `obstacle_map`
-#              [1,1,24,32] then `presence` [1,2,1,1], in that order.
-# OUT          where to write the loadable (default: aeb_detector.dla.loadable).
-# CALIB.cache  (ONNX form) an INT8 calibration cache (trtexec --calib). Without one trtexec
-#              uses placeholder dynamic ranges: the loadable builds and loads, but its numbers
-#              are meaningless.
+# MODEL.onnx   the network (e.g. loadables/aeb_detector.onnx). In the SIL DLA's Q/DQ form
+#              (int8 I/O, QuantizeLinear/DequantizeLinear): with TensorRT >= 11 (strongly
+#              typed; or QDQ=1) it is built as it is; before 11 (TensorRT's DLA path takes
+#              implicit quantisation only) loadables/qdq_to_iq.py first turns it into a float
+#              model plus a calibration cache with the model's own scales (needs python3 with
+#              onnx and numpy). A float model without Q/DQ is built with CALIB.cache.
+# OUT          where to write the loadable (default: MODEL without .onnx + .dla.loadable).
+# CALIB.cache  only for a float model: its INT8 calibration cache (trtexec --calib).
+#
+# Every input and output gets TensorRT's int8 kDLA_LINEAR format (int8:dla_linear: line pitch
+# rounded up to 64 bytes), the layout the SIL DLA's tensor descriptors mirror; the counts come
+# from the model.
 #
 # Environment: TRTEXEC (default: trtexec on PATH, else /usr/src/tensorrt/bin/trtexec),
-# DLA_CORE (default 0), PYTHON (default python3), EXPORT_DIR (keep the exported files there;
-# default: a temporary directory, removed), QDQ=0/1 (see above).
+# DLA_CORE (default 0), PYTHON (default python3), EXPORT_DIR (keep the translated files
+# there; default: a temporary directory, removed), QDQ=0/1 (see above).
 #
 # Flags (see loadables/README.md, "Building the real loadable on Orin", for which parts are
 # confirmed): --buildDLAStandalone makes a cuDLA loadable instead of a TensorRT engine (and
-# implies --skipInference, disallows --allowGPUFallback); int8:dla_linear is TensorRT's
-# kDLA_LINEAR layout (line pitch rounded up to 64 bytes), which the SIL loadable's tensor
-# descriptors mirror. One IO format is given per tensor, in network order.
+# implies --skipInference, disallows --allowGPUFallback). One IO format is given per tensor, in
+# network order.
 set -euo pipefail
 
 if [[ $# -lt 1 || $# -gt 3 || "$1" == "-h" || "$1" == "--help" ]]; then
-    sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 fi
 
 model=$1
-out=${2:-aeb_detector.dla.loadable}
+out=${2:-${model%.onnx}.dla.loadable}
 calib=${3:-}
 dla_core=${DLA_CORE:-0}
+python=${PYTHON:-python3}
 here=$(cd "$(dirname "$0")" && pwd)
 
 if [[ -n "${TRTEXEC:-}" ]]; then
@@ -56,6 +55,16 @@ if [[ ! -f "$model" ]]; then
     echo "build_real_loadable.sh: no such file: $model" >&2
     exit 1
 fi
+# Graph inputs (not initializers), outputs, and whether the model has Q/DQ nodes.
+read -r n_in n_out has_qdq < <("$python" - "$model" <<'PY'
+import sys, onnx
+g = onnx.load(sys.argv[1]).graph
+inits = {t.name for t in g.initializer}
+qdq = any(n.op_type in ("QuantizeLinear", "DequantizeLinear") for n in g.node)
+print(len([i for i in g.input if i.name not in inits]), len(g.output), int(qdq))
+PY
+) || { echo "build_real_loadable.sh: cannot read $model (python3 with onnx? set PYTHON)" >&2; exit 1; }
+
 # "&&&& RUNNING TensorRT.trtexec [TensorRT v8602] # trtexec --help" -> 8602 (8.6.2);
 # v100300 -> 10.3.0: major = leading digits before the last four.
 trt_banner=$("$trtexec" --help 2>&1 | head -n 1 || true)
@@ -71,10 +80,11 @@ fi
 
 log="$out.log"
 : >"$log"
-case "$model" in
-*.toml)
+echo "network:  $model sha256 $(sha256sum "$model" | cut -d' ' -f1) ($n_in inputs, $n_out outputs)" | tee -a "$log"
+onnx=$model
+if [[ "$has_qdq" == 1 && "$qdq" == 0 ]]; then
     if [[ -n "$calib" ]]; then
-        echo "build_real_loadable.sh: a description brings its own scales; no CALIB.cache" >&2
+        echo "build_real_loadable.sh: a Q/DQ model brings its own scales; no CALIB.cache" >&2
         exit 2
     fi
     if [[ -z "$trt_version" ]]; then
@@ -89,36 +99,31 @@ case "$model" in
         export_dir=$(mktemp -d)
         trap 'rm -rf "$export_dir"' EXIT
     fi
-    export_args=("$model" --out-dir "$export_dir" --trt-version "$trt_version")
-    if [[ "$qdq" == 1 ]]; then export_args+=(--float-bias); fi
-    echo "+ ${PYTHON:-python3} $here/export_onnx.py ${export_args[*]}" | tee -a "$log"
-    # Prints NAME.qdq.onnx, NAME.noqdq.onnx, NAME.calib.cache, NAME.scales.json.
-    mapfile -t exported < <("${PYTHON:-python3}" "$here/export_onnx.py" "${export_args[@]}")
-    if [[ ${#exported[@]} -ne 4 ]]; then
-        echo "build_real_loadable.sh: export failed (python3 with onnx and numpy? set PYTHON)" >&2
+    echo "+ $python $here/qdq_to_iq.py $model --out-dir $export_dir --trt-version $trt_version" | tee -a "$log"
+    mapfile -t translated < <("$python" "$here/qdq_to_iq.py" "$model" --out-dir "$export_dir" --trt-version "$trt_version")
+    if [[ ${#translated[@]} -ne 2 ]]; then
+        echo "build_real_loadable.sh: translation failed (see above)" >&2
         exit 1
     fi
-    if [[ "$qdq" == 1 ]]; then
-        onnx=${exported[0]}
-        calib=
-        echo "build_real_loadable.sh: QDQ=1: explicit quantisation; UNCONFIRMED that the DLA" \
-            "builder accepts Q/DQ networks" >&2
-    else
-        onnx=${exported[1]}
-        calib=${exported[2]}
-    fi
-    for f in "$onnx" ${calib:+"$calib"}; do
+    onnx=${translated[0]}
+    calib=${translated[1]}
+    for f in "$onnx" "$calib"; do
         echo "input:    $f sha256 $(sha256sum "$f" | cut -d' ' -f1)" | tee -a "$log"
     done
-    ;;
-*)
-    onnx=$model
-    if [[ -z "$calib" ]]; then
-        echo "build_real_loadable.sh: WARNING: no calibration cache; INT8 scales are placeholders" >&2
-    fi
-    ;;
-esac
+elif [[ "$has_qdq" == 1 ]]; then
+    echo "build_real_loadable.sh: Q/DQ model built as it is; UNCONFIRMED that the DLA builder" \
+        "accepts it (int32 bias DequantizeLinear included)" >&2
+elif [[ -z "$calib" ]]; then
+    echo "build_real_loadable.sh: WARNING: a float model without a calibration cache; INT8 scales" \
+        "are placeholders" >&2
+fi
 
+formats() {
+    local list=() i
+    for ((i = 0; i < $1; i++)); do list+=(int8:dla_linear); done
+    local IFS=,
+    echo "${list[*]}"
+}
 args=(
     "--onnx=$onnx"
     "--useDLACore=$dla_core"
@@ -128,8 +133,8 @@ args=(
 # TensorRT 11, which removed it (networks are strongly typed there).
 if [[ $trt_major -lt 11 ]]; then args+=(--int8); fi
 args+=(
-    --inputIOFormats=int8:dla_linear
-    --outputIOFormats=int8:dla_linear,int8:dla_linear
+    "--inputIOFormats=$(formats "$n_in")"
+    "--outputIOFormats=$(formats "$n_out")"
     "--saveEngine=$out"
     --verbose
 )
@@ -144,10 +149,15 @@ fi
 echo "+ $trtexec ${args[*]}" | tee -a "$log"
 "$trtexec" "${args[@]}" 2>&1 | tee -a "$log"
 
+cmd="loadables/build_real_loadable.sh $*"
 echo
 echo "loadable: $out ($(wc -c <"$out") bytes)"
 echo "sha256:   $(sha256sum "$out" | cut -d' ' -f1)"
 echo "trtexec:  $trt_banner"
 echo "log:      $log"
-echo "Register it in loadables/manifest.toml below the line" \
-    "'# ---- real loadables: registered by hand below this line' (loadables/README.md)."
+echo "Register it in the network's [[network]] entry of loadables/manifest.toml (loadables/README.md):"
+echo "  loadable = \"$(basename "$out")\""
+echo "  loadable_size = $(wc -c <"$out")"
+echo "  loadable_sha256 = \"$(sha256sum "$out" | cut -d' ' -f1)\""
+echo "  loadable_build_command = \"$cmd\""
+echo "  loadable_tool = \"$trt_banner; <JetPack / DRIVE OS release>; DLA core $dla_core\""

@@ -1,43 +1,68 @@
 #!/usr/bin/env python3
-"""Validate loadables/export_onnx.py without TensorRT: run the exported ONNX models with
-onnxruntime and compare them with the SIL interpreter's results.
+"""Check the DLA networks without TensorRT, with onnxruntime: the committed ONNX files are
+reproducible, the AEB export agrees with its description's int8 arithmetic, and the SIL DLA's
+ONNX interpreter (sil/onnx, `sil-onnx-run`) is bit-exact with onnxruntime on every committed
+network.
 
-    .venv-onnx/bin/python loadables/check_onnx.py [--sil-tool PATH] [--scenes N]
+    cargo build -p sil-onnx --bin sil-onnx-run
+    .venv-onnx/bin/python loadables/check_onnx.py --sil-onnx-run target/debug/sil-onnx-run
 
 Needs numpy, onnx and onnxruntime (tested: Python 3.11.7, numpy 2.4.6, onnx 1.23.2,
-onnxruntime 1.31.1). Exports aeb_detector.toml into a temporary directory with
-export_onnx.py and runs, on the golden input (loadables/aeb_detector.golden_*.bin) and on
-the scenes that sil/loadable/tests/aeb_detector.rs renders (obstacle every 5 cm from 5 m to
-60 m with one and with two shadow rows, plus no obstacle):
+onnxruntime 1.31.1). Four parts:
 
-  qdq             the exported NAME.qdq.onnx (the default --ties=half-up): what ships;
+1. Reproducibility: loadables/aeb_detector.onnx and loadables/test/aeb_detector_stats.onnx
+   are re-exported from aeb_detector.toml with export_onnx.py --onnx, and the networks of
+   make_test_onnx.py (test/ops.onnx, test/unsupported_op.onnx, examples/tiny.onnx) are
+   regenerated; every file must be byte-identical to the committed one.
+
+2. The AEB export against the description: aeb_detector.toml exported into a temporary
+   directory and run, on the golden input (loadables/aeb_detector.golden_*.bin), on the
+   scenes of the AEB demo (obstacle every 5 cm from 5 m to 60 m with one and with two shadow
+   rows, plus no obstacle) and on seeded random images, against a numpy port of the
+   description's int8 arithmetic (loadables/README.md, "Network description"):
+
+  qdq             the exported Q/DQ model (the default --ties=half-up): what ships;
   qdq-ties-engine the same with --ties=engine (description biases, onnxruntime's
-                  round-half-to-even at ties): how far plain Q/DQ arithmetic is from the SIL;
+                  round-half-to-even at ties): how far plain Q/DQ arithmetic is from the
+                  description's half-up rounding;
   qdq-float-bias-ort-optimised
-                  NAME.qdq.onnx with --float-bias (the form build_real_loadable.sh gives
+                  the Q/DQ model with --float-bias (the form build_real_loadable.sh gives
                   TensorRT >= 11) run with onnxruntime's graph optimisations, which round the
                   float bias to the accumulator step (input x weight scale) as an int8 engine
                   does, dropping the tie nudge;
-  trt-iq-emulated NAME.qdq.onnx with every output channel's weights requantised to the full
+  trt-iq-emulated the Q/DQ model with every output channel's weights requantised to the full
                   int8 range and float biases, as TensorRT's implicit quantisation treats the
                   NAME.noqdq.onnx + calib cache build: an ESTIMATE of the DLA build, not a
                   TensorRT run (the DLA's own rounding and fixed-point rescaling are not modelled).
 
-All but the third run without onnxruntime's graph optimisations, i.e. op by op as the ONNX
-semantics say.
+   All but the third run without onnxruntime's graph optimisations, i.e. op by op as the
+   ONNX semantics say. The numpy reference must reproduce the golden output byte for byte.
+   Reports, per output, the exact-match fraction and the maximum absolute difference, and
+   what the application uses: the presence decision (presence[1] > presence[0]) and the
+   lowest map row with a score > 32.
 
-The reference is a numpy port of the SIL interpreter (sil/loadable/src/exec.rs); it must
-reproduce the golden output byte for byte, and with --sil-tool (the `build-loadable` binary)
-it is also compared with the Rust interpreter on every scene. Reports, per output, the
-exact-match fraction and the maximum absolute difference, and what the application uses:
-the presence decision (presence[1] > presence[0], i.e. the argmax) and the lowest map row with
-a score > 32. Exit status 1 if the reference does not match the golden output, if `qdq` is not
-bit-exact, or if any variant changes a presence decision or a lowest row on any scene.
+3. The SIL interpreter against onnxruntime (ORT_DISABLE_ALL, op by op): every committed
+   network (aeb_detector.onnx, test/aeb_detector_stats.onnx, test/ops.onnx,
+   examples/tiny.onnx) on --random seeded inputs (half uniform int8, half 2x2-smoothed), and
+   the AEB network also on the golden input and every scene; `sil-onnx-run` runs all cases of
+   a network in one batch. Outputs must be equal byte for byte. The golden input in the DLA
+   buffer layout (--layout dla_linear) must give the golden output file, and
+   test/unsupported_op.onnx must be refused naming its node.
+
+4. The TensorRT < 11 input built from the network (loadables/qdq_to_iq.py, what
+   build_real_loadable.sh gives trtexec): aeb_detector.onnx translated into a float model and
+   a calibration cache must compute what export_onnx.py's float model computes (onnxruntime,
+   seeded random images) with the same set of scales; examples/tiny.onnx must translate.
+
+Exit status 1 if a committed file is not reproducible, the translation differs, the numpy reference does not match the
+golden output, `qdq` is not bit-exact with the reference, a variant changes a presence
+decision or a lowest row on a scene, or the SIL interpreter differs from onnxruntime anywhere.
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -57,9 +82,14 @@ except ModuleNotFoundError:  # Python < 3.11
     import tomli as tomllib  # type: ignore[no-redef]
 
 THRESHOLD = 32  # obstacle_map cell is an obstacle when score > THRESHOLD (manifest.toml)
+# The statistics declaration of loadables/test/aeb_detector_stats.onnx (the SIL cuDLA tests).
+AEB_STATS = "layerwise; heads=map_head..presence_head"
+# The networks the SIL interpreter is checked on.
+SIL_MODELS = ["aeb_detector.onnx", "test/aeb_detector_stats.onnx", "test/ops.onnx", "examples/tiny.onnx"]
 
 # ---------------------------------------------------------------------------------------
-# The SIL interpreter in numpy (sil/loadable/src/exec.rs), on dense int64 (c, h, w) arrays.
+# The description's int8 arithmetic in numpy (loadables/README.md, "Arithmetic"), on dense
+# int64 (c, h, w) arrays.
 
 
 def _requantize(acc, multiplier, shift):
@@ -121,7 +151,7 @@ def sil_run(net: ex.Network, inputs: dict) -> dict:
 
 
 # ---------------------------------------------------------------------------------------
-# The synthetic scene of sil/loadable/tests/common/mod.rs.
+# The synthetic scene of examples/aeb/README.md (as sil/onnx/tests/common/mod.rs renders it).
 
 CAM_W, CAM_H, HORIZON, CENTRE = 128, 96, 24, 64
 
@@ -223,30 +253,69 @@ class Stats:
         return f"{self.cases_exact}/{self.cases} bit-exact; " + "; ".join(parts) + app
 
 
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--description", type=Path, default=HERE / "aeb_detector.toml",
-                   help="network description (default aeb_detector.toml); golden files and scenes "
-                        "are used when the manifest lists it, otherwise random inputs only")
-    p.add_argument("--manifest", type=Path, default=HERE / "manifest.toml")
-    p.add_argument("--sil-tool", type=Path, help="build-loadable binary: also check the numpy "
-                   "reference against the Rust interpreter (`--run`) on every scene")
-    p.add_argument("--step-mm", type=int, default=50, help="distance step of the scenes (default 50)")
-    p.add_argument("--random", type=int, default=400, help="random inputs (default 400)")
-    a = p.parse_args(argv)
-
+def session(path, optimise=False):
+    """An onnxruntime session; without graph optimisations it evaluates the ONNX semantics op
+    by op."""
     import onnxruntime as ort
 
-    t0 = time.time()
-    net = ex.parse_description(a.description.read_text())
-    man = tomllib.loads(a.manifest.read_text())
-    entry = next((e for e in man["loadable"] if e["description"] == a.description.name), None)
-    out_names = [n for n, _, _ in net.outputs]
-    is_aeb = (entry is not None and set(out_names) == {"obstacle_map", "presence"}
-              and [n for n, _ in net.inputs] == ["image"])
-    app = aeb_view if is_aeb else None
-    failures = []
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    so.intra_op_num_threads = 1  # tiny networks: threads only spin
+    so.inter_op_num_threads = 1
+    if not optimise:
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
 
+
+def random_cases(shapes, n, seed):
+    """n seeded int8 inputs (dicts name -> (c, h, w)): half uniform, half 2x2-smoothed (the
+    smoothed ones give mid-range features and rounding ties)."""
+    rng = np.random.default_rng(seed)
+    cases = []
+    for i in range(n):
+        inputs = {}
+        for name, (c, h, w) in shapes:
+            x = rng.integers(-128, 128, size=(c, h, w))
+            if i % 2:
+                x = (x + np.roll(x, 1, -1) + np.roll(x, 1, -2) + np.roll(x, (1, 1), (-2, -1))) // 4
+            inputs[name] = x
+        cases.append((f"random {i}", inputs))
+    return cases
+
+
+def aeb_scenes(step_mm):
+    scenes = [(f"d={d}mm shadow={s}", {"image": preprocess(render(d, s))[None]})
+              for s in (1, 2) for d in range(5_000, 60_001, step_mm)]
+    scenes.append(("no obstacle", {"image": preprocess(render(None, 2))[None]}))
+    return scenes
+
+
+def check_reproducible(entry, failures):
+    """Part 1: the committed ONNX files are what the scripts generate."""
+    import make_test_onnx as mk
+
+    with tempfile.TemporaryDirectory(prefix="check_onnx-repro-") as td:
+        tmp = Path(td)
+        fresh = {
+            entry["onnx"]: ex.export_qdq(HERE / entry["description"], tmp / "net.onnx", quiet=True),
+            "test/aeb_detector_stats.onnx": ex.export_qdq(
+                HERE / entry["description"], tmp / "stats.onnx", quiet=True,
+                layer_statistics=AEB_STATS),
+        }
+        for path in mk.write_all(tmp / "gen"):
+            fresh[str(path.relative_to(tmp / "gen"))] = path
+        for rel, path in fresh.items():
+            same = (HERE / rel).is_file() and (HERE / rel).read_bytes() == path.read_bytes()
+            print(f"loadables/{rel}: {'reproduced byte for byte' if same else 'DIFFERS from a fresh export'}")
+            if not same:
+                failures.append(f"loadables/{rel} is not reproducible (regenerate it: loadables/README.md)")
+
+
+def check_description(a, net, entry, failures):
+    """Part 2: the AEB export against the description's int8 arithmetic."""
+    out_names = [n for n, _, _ in net.outputs]
+    is_aeb = set(out_names) == {"obstacle_map", "presence"} and [n for n, _ in net.inputs] == ["image"]
+    app = aeb_view if is_aeb else None
     with tempfile.TemporaryDirectory(prefix="check_onnx-") as tmpdir:
         tmp = Path(tmpdir)
         paths = ex.export(a.description, tmp / "half-up", quiet=True)
@@ -255,17 +324,6 @@ def main(argv=None) -> int:
         ops, scales = ex.lower(net, "half-up", lambda m: None)
         emu_path = tmp / "trt-iq-emulated.onnx"
         emu_path.write_bytes(ex.build_qdq(net, ops, scales, trt_weights=True).SerializeToString())
-
-        def session(path, optimise=False):
-            # Without graph optimisations onnxruntime evaluates the ONNX semantics op by op.
-            so = ort.SessionOptions()
-            so.log_severity_level = 3
-            so.intra_op_num_threads = 1  # a tiny network: threads only spin
-            so.inter_op_num_threads = 1
-            if not optimise:
-                so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-            return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
-
         sessions = {
             "qdq": session(paths["qdq"]),
             "qdq-ties-engine": session(paths_engine["qdq"]),
@@ -280,82 +338,186 @@ def main(argv=None) -> int:
     def reference(inputs):
         return {k: v[None] for k, v in sil_run(net, inputs).items()}
 
-    def section(title, cases, check_tool=None, app_required=True):
+    def section(title, cases, app_required=True):
         stats = {name: Stats(out_names, app) for name in sessions}
         for label, inputs in cases:
             ref = reference(inputs)
-            if check_tool:
-                check_tool(label, inputs, ref)
             for name, sess in sessions.items():
                 stats[name].add(label, run(sess, inputs), ref)
         print(f"\n{title}:")
         for name, st in stats.items():
             print(f"  {name}: {st.line()}")
             if st.first_app_bad and app_required:
-                print(f"    first application-level difference (got, SIL): {st.first_app_bad}")
+                print(f"    first application-level difference (got, description): {st.first_app_bad}")
                 failures.append(f"{title}: {name}: application view differs on {st.cases - st.app_ok} cases")
         if stats["qdq"].cases_exact != stats["qdq"].cases:
             failures.append(f"{title}: qdq is not bit-exact")
-        return stats
 
-    in_descs = {d["name"]: d for d in entry["input"]} if entry else {}
-    if entry is not None:
-        # 1. The numpy reference against the golden files.
-        gin = {d["name"]: unpack((HERE / f).read_bytes(), d) for d, f in zip(entry["input"], entry["golden_input"])}
-        graw, gold, off = (HERE / entry["golden_output"]).read_bytes(), {}, 0
-        for d in entry["output"]:
-            gold[d["name"]] = unpack(graw[off:off + d["size"]], d)[None]
-            off += d["size"]
-        golden_ok = all(np.array_equal(reference(gin)[k], gold[k]) for k in gold)
-        print(f"numpy SIL reference vs golden output: {'bit-exact' if golden_ok else 'DIFFERENT'}")
-        if not golden_ok:
-            failures.append("numpy reference differs from the golden output")
-        # 2. Golden input.
-        if is_aeb:
-            v = aeb_view(gold)
-            print(f"golden output: presence {gold['presence'].ravel().tolist()}, obstacle {v[0]}, "
-                  f"lowest row with score > {THRESHOLD}: {v[2]}")
-        section(f"golden input ({entry['golden_scene']})", [("golden", gin)])
-
-    def tool(label, inputs, ref):
-        """Compares the numpy reference with the Rust interpreter (build-loadable --run)."""
-        with tempfile.TemporaryDirectory() as td:
-            fin, fout = Path(td) / "in.bin", Path(td) / "out.bin"
-            fin.write_bytes(pack(inputs["image"], in_descs["image"]))
-            subprocess.run([str(a.sil_tool), "--run", str(HERE / entry["file"]), "--input", str(fin),
-                            "-o", str(fout)], check=True, capture_output=True)
-            raw, off, rust = fout.read_bytes(), 0, {}
-            for dsc in entry["output"]:
-                rust[dsc["name"]] = unpack(raw[off:off + dsc["size"]], dsc)[None]
-                off += dsc["size"]
-            if not all(np.array_equal(rust[k], ref[k]) for k in ref):
-                failures.append(f"numpy reference differs from build-loadable --run on {label}")
-
-    use_tool = tool if (a.sil_tool and is_aeb) else None
-    tool_note = "; numpy reference checked against build-loadable --run on each" if use_tool else ""
+    gin = golden_inputs(entry)
+    gold = golden_outputs(entry)
+    golden_ok = all(np.array_equal(reference(gin)[k], gold[k]) for k in gold)
+    print(f"\nnumpy description reference vs golden output: {'bit-exact' if golden_ok else 'DIFFERENT'}")
+    if not golden_ok:
+        failures.append("numpy reference differs from the golden output")
     if is_aeb:
-        # 3. The scenes of sil/loadable/tests/aeb_detector.rs.
-        scenes = [(f"d={d}mm shadow={s}", {"image": preprocess(render(d, s))[None]})
-                  for s in (1, 2) for d in range(5_000, 60_001, a.step_mm)]
-        scenes.append(("no obstacle", {"image": preprocess(render(None, 2))[None]}))
-        section(f"scenes ({len(scenes)}: 5..60 m every {a.step_mm} mm with 1 and 2 shadow rows, "
-                f"and none{tool_note})", scenes, use_tool)
-
-    # 4. Random inputs: the scenes saturate most features; uniform int8 noise (and noise
-    # smoothed to give mid-range features) exercises rounding ties and every weight.
-    rng = np.random.default_rng(20240611)
-    cases = []
-    for i in range(a.random):
-        inputs = {}
-        for name, sh in net.inputs:
-            x = rng.integers(-128, 128, size=(sh.c, sh.h, sh.w))
-            if i % 2:
-                x = (x + np.roll(x, 1, -1) + np.roll(x, 1, -2) + np.roll(x, (1, 1), (-2, -1))) // 4
-            inputs[name] = x
-        cases.append((f"random {i}", inputs))
+        v = aeb_view(gold)
+        print(f"golden output: presence {gold['presence'].ravel().tolist()}, obstacle {v[0]}, "
+              f"lowest row with score > {THRESHOLD}: {v[2]}")
+    section(f"golden input ({entry['golden_scene']})", [("golden", gin)])
+    if is_aeb:
+        scenes = aeb_scenes(a.step_mm)
+        section(f"scenes ({len(scenes)}: 5..60 m every {a.step_mm} mm with 1 and 2 shadow rows, and none)",
+                scenes)
+    cases = random_cases([(n, (s.c, s.h, s.w)) for n, s in net.inputs], a.random, 20240611)
     if cases:
-        section(f"random inputs ({a.random}, seeded; half uniform int8, half 2x2-smoothed{tool_note})",
-                cases, use_tool, app_required=False)
+        section(f"random inputs ({a.random}, seeded; half uniform int8, half 2x2-smoothed)", cases,
+                app_required=False)
+
+
+def golden_inputs(entry):
+    return {d["name"]: unpack((HERE / f).read_bytes(), d) for d, f in zip(entry["input"], entry["golden_input"])}
+
+
+def golden_outputs(entry):
+    graw, gold, off = (HERE / entry["golden_output"]).read_bytes(), {}, 0
+    for d in entry["output"]:
+        gold[d["name"]] = unpack(graw[off:off + d["size"]], d)[None]
+        off += d["size"]
+    return gold
+
+
+def sil_batch(tool, model, names_shapes, cases, td, layout="dense"):
+    """Runs every case through `sil-onnx-run` in one batch; returns a list of output dicts."""
+    import onnx
+
+    outs = [o.name for o in onnx.load(str(model)).graph.output]
+    args = []
+    for name, _ in names_shapes:
+        f = td / f"in-{name.replace('/', '_')}.bin"
+        f.write_bytes(b"".join(c[name] for _, c in cases))
+        args += ["--input", str(f)]
+    out_dir = td / "out"
+    if out_dir.exists():
+        shutil.rmtree(out_dir)
+    r = subprocess.run([str(tool), str(model), "--layout", layout, *args, "--out", str(out_dir)],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"sil-onnx-run {model.name}: {r.stderr.strip()}")
+    raw = {o: (out_dir / f"{o.replace('/', '_')}.bin").read_bytes() for o in outs}
+    n = len(cases)
+    return [{o: raw[o][k * len(raw[o]) // n:(k + 1) * len(raw[o]) // n] for o in outs} for k in range(n)]
+
+
+def check_sil(a, entry, failures):
+    """Part 3: the SIL interpreter against onnxruntime, byte for byte."""
+    import onnx
+
+    tool = a.sil_onnx_run
+    if tool is None or not tool.is_file():
+        failures.append(f"sil-onnx-run not found at {tool}: build it (cargo build -p sil-onnx) and pass "
+                        "--sil-onnx-run")
+        return
+    print(f"\nSIL interpreter ({tool}) vs onnxruntime, byte for byte:")
+    with tempfile.TemporaryDirectory(prefix="check_onnx-sil-") as td:
+        td = Path(td)
+        for rel in SIL_MODELS:
+            model = HERE / rel
+            m = onnx.load(str(model))
+            shapes = [(i.name, tuple(d.dim_value for d in i.type.tensor_type.shape.dim)) for i in m.graph.input]
+            outs = [o.name for o in m.graph.output]
+            cases = random_cases([(n, s[1:]) for n, s in shapes], a.sil_random, 20260612)
+            if rel in (entry["onnx"], "test/aeb_detector_stats.onnx"):
+                cases = [("golden", golden_inputs(entry))] + aeb_scenes(a.step_mm) + cases
+            feeds = [(label, {n: inp[n].astype(np.int8).reshape(s) for n, s in shapes}) for label, inp in cases]
+            sess = session(model)
+            ref = [dict(zip(outs, sess.run(outs, f))) for _, f in feeds]
+            got = sil_batch(tool, model, shapes, [(l, {n: x.tobytes() for n, x in f.items()}) for l, f in feeds], td)
+            bad = [feeds[k][0] for k in range(len(feeds))
+                   if any(got[k][o] != ref[k][o].astype(np.int8).tobytes() for o in outs)]
+            elems = sum(int(ref[0][o].size) for o in outs) * len(feeds)
+            print(f"  {rel}: {len(feeds) - len(bad)}/{len(feeds)} cases bit-exact ({elems} output bytes)"
+                  + (f"; first difference: {bad[0]}" if bad else ""))
+            if bad:
+                failures.append(f"SIL interpreter differs from onnxruntime on {rel} ({len(bad)} cases)")
+        # The golden input in the DLA's buffer layout gives the golden output file.
+        model = HERE / entry["onnx"]
+        golden = [("golden", {d["name"]: (HERE / f).read_bytes() for d, f in zip(entry["input"], entry["golden_input"])})]
+        got = sil_batch(tool, model, [(d["name"], None) for d in entry["input"]], golden, td, layout="dla_linear")[0]
+        raw = b"".join(got[d["name"]] for d in entry["output"])
+        same = raw == (HERE / entry["golden_output"]).read_bytes()
+        print(f"  {entry['onnx']} on the golden input, kDLA_LINEAR buffers: "
+              f"{'golden output byte for byte' if same else 'DIFFERS from the golden output'}")
+        if not same:
+            failures.append("sil-onnx-run --layout dla_linear does not reproduce the golden output")
+    r = subprocess.run([str(tool), str(HERE / "test/unsupported_op.onnx"), "--describe"],
+                       capture_output=True, text=True)
+    refused = r.returncode == 2 and "head/sigmoid" in r.stderr
+    print(f"  test/unsupported_op.onnx: {'refused: ' + r.stderr.strip() if refused else 'NOT refused'}")
+    if not refused:
+        failures.append("test/unsupported_op.onnx was not refused naming head/sigmoid")
+
+
+def check_translation(a, failures):
+    """Part 4: qdq_to_iq.py on the committed networks."""
+    import onnx
+    import qdq_to_iq as iq
+
+    print("\nTensorRT < 11 input (qdq_to_iq.py):")
+    with tempfile.TemporaryDirectory(prefix="check_onnx-iq-") as td:
+        tmp = Path(td)
+        model, scales = iq.translate(onnx.load(str(HERE / "aeb_detector.onnx")))
+        (tmp / "iq.onnx").write_bytes(model.SerializeToString())
+        paths = ex.export(a.description, tmp / "export", quiet=True)
+        ref_scales = [ln.split(": ")[1] for ln in paths["calib"].read_text().splitlines()[1:]]
+        got_scales = [ln.split(": ")[1] for ln in iq.cache_text(scales, "8600").splitlines()[1:]]
+        same_scales = sorted(ref_scales) == sorted(got_scales)
+        sa, sb = session(tmp / "iq.onnx"), session(paths["noqdq"])
+        rng = np.random.default_rng(7)
+        diffs = 0
+        for _ in range(a.random // 4):
+            x = rng.integers(-128, 128, (1, 1, 48, 64)).astype(np.float32)
+            ra = sa.run(None, {"image": x})
+            rb = sb.run(None, {"image": x})
+            diffs += sum(int((p != q).sum()) for p, q in zip(ra, rb))
+        ok = same_scales and diffs == 0
+        print(f"  aeb_detector.onnx: {len(scales)} tensor scales "
+              f"({'the export cache' if same_scales else 'DIFFERENT from the export cache'}), float model "
+              f"{'equal to' if diffs == 0 else 'DIFFERENT from'} export_onnx.py's on {a.random // 4} images")
+        if not ok:
+            failures.append("qdq_to_iq.py does not reproduce export_onnx.py's TensorRT input for the AEB")
+        try:
+            iq.translate(onnx.load(str(HERE / "examples/tiny.onnx")))
+            print("  examples/tiny.onnx: translated")
+        except iq.TranslateError as e:
+            failures.append(f"qdq_to_iq.py refuses examples/tiny.onnx: {e}")
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--description", type=Path, default=HERE / "aeb_detector.toml",
+                   help="the AEB network description (default aeb_detector.toml)")
+    p.add_argument("--manifest", type=Path, default=HERE / "manifest.toml")
+    p.add_argument("--sil-onnx-run", type=Path, default=HERE.parent / "target/debug/sil-onnx-run",
+                   help="the sil-onnx-run binary (default target/debug/sil-onnx-run)")
+    p.add_argument("--step-mm", type=int, default=50, help="distance step of the scenes (default 50)")
+    p.add_argument("--random", type=int, default=400,
+                   help="random inputs for the description check (default 400)")
+    p.add_argument("--sil-random", type=int, default=1000,
+                   help="random inputs per network for the SIL check (default 1000)")
+    a = p.parse_args(argv)
+
+    t0 = time.time()
+    net = ex.parse_description(a.description.read_text())
+    man = tomllib.loads(a.manifest.read_text())
+    entry = next((e for e in man["network"] if e.get("description") == a.description.name), None)
+    if entry is None:
+        print(f"no [[network]] in {a.manifest} has description = {a.description.name!r}")
+        return 1
+    failures = []
+    check_reproducible(entry, failures)
+    check_description(a, net, entry, failures)
+    check_sil(a, entry, failures)
+    check_translation(a, failures)
 
     print(f"\n{time.time() - t0:.1f} s")
     if failures:

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Export a SIL DLA network description (TOML) to ONNX for TensorRT's DLA builder.
+"""Export a DLA network description (TOML) to ONNX for TensorRT's DLA builder.
 
     python3 loadables/export_onnx.py loadables/aeb_detector.toml --out-dir OUT [options]
+    python3 loadables/export_onnx.py loadables/aeb_detector.toml --onnx loadables/aeb_detector.onnx
 
 writes, for a description whose [network] name is NAME:
 
@@ -9,7 +10,7 @@ writes, for a description whose [network] name is NAME:
                          QuantizeLinear/DequantizeLinear around every op, int8 weights exactly
                          as in the description, int32 biases, per-tensor power-of-two scales
                          derived from the requantisation shifts. The reference form: its
-                         ONNX semantics reproduce the SIL interpreter bit for bit
+                         ONNX semantics reproduce the description's arithmetic bit for bit
                          (loadables/check_onnx.py checks this with onnxruntime).
   OUT/NAME.noqdq.onnx    the same network without Q/DQ nodes (float weights = int8 weight x
                          weight scale, float biases), for TensorRT's implicit quantisation;
@@ -20,16 +21,20 @@ writes, for a description whose [network] name is NAME:
                          see loadables/README.md);
   OUT/NAME.scales.json   every tensor's scale and every op's lowering, for people.
 
+With --onnx FILE it writes only the Q/DQ model to FILE: the network the SIL DLA runs
+(sil/onnx) and loadables/manifest.toml lists; --layer-statistics SPEC adds the SIL cuDLA's
+layer-statistics metadata to it.
+
 Dependencies: numpy and onnx (tested: Python 3.11.7, numpy 2.4.6, onnx 1.23.2; and Python
 3.10.13, numpy 1.26.4, onnx 1.16.2, tomli 2.5.0; see
 loadables/README.md). On Python < 3.11 it needs `tomli` instead of the standard `tomllib`.
 
-Op mapping (every SIL op; the SIL arithmetic is in sil/loadable/src/exec.rs):
+Op mapping (every description op; the arithmetic is loadables/README.md, "Arithmetic"):
 
   conv2d          Conv (+ Relu). Weight scale = multiplier, output scale = input scale x
                   2^shift, so round(acc x multiplier / 2^shift) is the ONNX quantisation.
   dense           Conv with a kernel of the input's H x W (the flattened (c, h, w) order of
-                  the SIL dense weights is the [out][c][h][w] Conv weight layout).
+                  the description's dense weights is the [out][c][h][w] Conv weight layout).
   relu            Relu (same scale).
   maxpool         MaxPool (same scale; padding never wins, as in the SIL).
   global_maxpool  MaxPool with a kernel of the input's H x W.
@@ -43,11 +48,11 @@ Op mapping (every SIL op; the SIL arithmetic is in sil/loadable/src/exec.rs):
                   multiplier; not expected to run on the DLA (warning), and ±1 at rounding
                   ties (there is no bias to nudge).
 
-Rounding: the SIL rounds half up; ONNX QuantizeLinear rounds half to even and the DLA is
+Rounding: the description rounds half up; ONNX QuantizeLinear rounds half to even and the DLA is
 reported to round half away from zero. With --ties=half-up (the default) every conv-like
 op's bias gets a quarter of one accumulator step (a quarter of the input scale; for an
 average pool a quarter of the input scale / multiplier) added, so that no exact tie is left
-and any round-to-nearest gives the SIL's half-up result; the int32 bias is then
+and any round-to-nearest gives the description's half-up result; the int32 bias is then
 4 x multiplier x bias + 1 at a quarter of the usual bias scale. --ties=engine keeps the
 description's biases and leaves ties to the engine.
 """
@@ -74,6 +79,7 @@ PRODUCER = "orin-exec loadables/export_onnx.py"
 PRODUCER_VERSION = "1"
 OPSET = 13  # per-axis Q/DQ, int32 DequantizeLinear; TensorRT 8.x and 10.x parse it
 IR_VERSION = 7  # the IR of opset 13 (ONNX 1.8): old parsers accept it
+LAYER_STATISTICS_KEY = "sil_dla.layer_statistics"
 
 
 class ExportError(Exception):
@@ -81,7 +87,7 @@ class ExportError(Exception):
 
 
 # ---------------------------------------------------------------------------------------
-# The description, parsed and checked as sil/loadable/src/builder.rs does.
+# The description, parsed and checked (loadables/README.md, "Network description").
 
 
 @dataclass
@@ -93,7 +99,7 @@ class Shape:
 
 @dataclass
 class Layer:
-    """One SIL op with its weights resolved."""
+    """One description op with its weights resolved."""
 
     op: str  # conv2d | dense | relu | maxpool | avgpool (global_* folded into kernel)
     name: str
@@ -379,7 +385,7 @@ def lower(net: Network, ties: str = "half-up", warn=print) -> tuple[list, dict]:
         elif l.op == "avgpool":
             count = l.kernel[0] * l.kernel[1]
             if any(l.pad):
-                # The SIL excludes padding from the count; only AveragePool can say that.
+                # The description excludes padding from the count; only AveragePool can say that.
                 s_out = s_in * 2.0**l.shift / l.multiplier
                 ops.append(Lowered(l, "averagepool", s_in, s_out,
                                    note="AveragePool count_include_pad=0 (padding excluded)"))
@@ -436,7 +442,7 @@ class _Graph:
 
 
 def _out_name(net: Network, tensor: str) -> str:
-    """The ONNX name of a SIL tensor: an output routed from it takes the output's name."""
+    """The ONNX name of a description tensor: an output routed from it takes the output's name."""
     for name, src, _ in net.outputs:
         if src == tensor:
             return name
@@ -444,7 +450,7 @@ def _out_name(net: Network, tensor: str) -> str:
 
 
 def build_qdq(net: Network, ops: list, scales: dict, *, float_bias=False,
-              trt_weights=False) -> onnx.ModelProto:
+              trt_weights=False, layer_statistics=None) -> onnx.ModelProto:
     """The explicitly quantised model: int8 I/O, Q/DQ around every op.
 
     trt_weights: instead of the description's int8 weights at one per-tensor scale, requantise
@@ -517,7 +523,8 @@ def build_qdq(net: Network, ops: list, scales: dict, *, float_bias=False,
         z = g.init(f"{out8}/zero_point", np.array(0, np.int8))
         g.node("QuantizeLinear", [y, s, z], [out8], f"{out8}/quantize")
 
-    return _model(net, g, TensorProto.INT8, "explicitly quantised (Q/DQ)", _dup_outputs(net, g))
+    return _model(net, g, TensorProto.INT8, "explicitly quantised (Q/DQ)", _dup_outputs(net, g),
+                  layer_statistics)
 
 
 def build_noqdq(net: Network, ops: list, scales: dict) -> tuple[onnx.ModelProto, dict]:
@@ -563,7 +570,7 @@ def _dup_outputs(net: Network, g: _Graph):
     return extra
 
 
-def _model(net: Network, g: _Graph, io_type, what, _extra) -> onnx.ModelProto:
+def _model(net: Network, g: _Graph, io_type, what, _extra, layer_statistics=None) -> onnx.ModelProto:
     ins = [helper.make_tensor_value_info(n, io_type, [1, s.c, s.h, s.w]) for n, s in net.inputs]
     outs = [helper.make_tensor_value_info(n, io_type, [1, s.c, s.h, s.w]) for n, _, s in net.outputs]
     graph = helper.make_graph(g.nodes, net.name, ins, outs, g.inits)
@@ -571,6 +578,9 @@ def _model(net: Network, g: _Graph, io_type, what, _extra) -> onnx.ModelProto:
     model = helper.make_model(graph, producer_name=PRODUCER, producer_version=PRODUCER_VERSION,
                               opset_imports=[helper.make_opsetid("", OPSET)])
     model.ir_version = IR_VERSION
+    if layer_statistics:
+        # Read by the SIL cuDLA only (sil/onnx/src/stats.rs); other tools ignore metadata.
+        helper.set_model_props(model, {LAYER_STATISTICS_KEY: layer_statistics})
     onnx.checker.check_model(model, full_check=True)
     return model
 
@@ -618,6 +628,17 @@ def export(desc_path: Path, out_dir: Path, *, ties="half-up", float_bias=False,
     return paths
 
 
+def export_qdq(desc_path: Path, out: Path, *, layer_statistics=None, quiet=False) -> Path:
+    """Writes only the Q/DQ model (the SIL DLA's network, `--onnx`)."""
+    warn = (lambda m: None) if quiet else (lambda m: print(f"export_onnx.py: WARNING: {m}", file=sys.stderr))
+    net = parse_description(desc_path.read_text())
+    ops, scales = lower(net, "half-up", warn)
+    model = build_qdq(net, ops, scales, layer_statistics=layer_statistics)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(model.SerializeToString(deterministic=True))
+    return out
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -631,8 +652,25 @@ def main(argv=None) -> int:
     p.add_argument("--trt-version", default="8600",
                    help="TensorRT version for the calibration cache header, as trtexec prints it "
                         "without the v (e.g. 8602, 100300; default 8600)")
+    p.add_argument("--onnx", type=Path, metavar="FILE",
+                   help="write only the Q/DQ model (default ties) to FILE: the network the SIL DLA runs "
+                        "and the manifest lists (loadables/aeb_detector.onnx)")
+    p.add_argument("--layer-statistics", metavar="SPEC",
+                   help="with --onnx: declare SIL cuDLA layer-statistics buffers in the model's "
+                        "metadata, e.g. 'layerwise; heads=map_head..presence_head' (sil/onnx/src/stats.rs)")
     p.add_argument("-q", "--quiet", action="store_true")
     a = p.parse_args(argv)
+    if a.layer_statistics and not a.onnx:
+        p.error("--layer-statistics goes with --onnx")
+    if a.onnx:
+        try:
+            path = export_qdq(a.description, a.onnx, layer_statistics=a.layer_statistics, quiet=a.quiet)
+        except (ExportError, KeyError, OSError, tomllib.TOMLDecodeError) as e:
+            print(f"export_onnx.py: {e}", file=sys.stderr)
+            return 1
+        if not a.quiet:
+            print(path)
+        return 0
     if not a.trt_version.isdigit():
         p.error("--trt-version: digits only, e.g. 8602")
     try:

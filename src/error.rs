@@ -688,6 +688,11 @@ pub enum Error {
         /// What the artifact is.
         context: Context,
     },
+    /// `orin` runs a DLA network's real loadable, and the loadables manifest names none.
+    NoRealLoadable {
+        /// The network.
+        network: &'static str,
+    },
     /// A loadable tensor does not match the buffer bound to it.
     Tensor {
         /// The loadable.
@@ -905,6 +910,13 @@ impl fmt::Display for Error {
             Error::HashMismatch { context } => {
                 write!(f, "{context}: SHA-256 differs from its manifest entry")
             }
+            Error::NoRealLoadable { network } => write!(
+                f,
+                "network `{network}` has no real DLA loadable, which orin runs: build it from \
+                 its ONNX model with TensorRT (loadables/build_real_loadable.sh on an Orin) and \
+                 register it in the loadables manifest (`loadable`, `loadable_sha256`, \
+                 `loadable_build_command`; loadables/README.md)"
+            ),
             Error::Tensor {
                 loadable,
                 tensor,

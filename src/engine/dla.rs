@@ -1,7 +1,9 @@
 //! The DLA engine: cuDLA in standalone mode.
 //!
 //! One device handle per (DLA core, loadable), because cuDLA allows one loadable per handle.
-//! Loadables are checked against their manifest hash before cuDLA sees them; their tensor
+//! A DLA network ([`LoadableDesc`]) is loaded as its ONNX model on `sil` and `rig` (the SIL
+//! cuDLA runs ONNX) and as its real, TensorRT-built loadable on `orin` ([`image_for_platform`]).
+//! The image is checked against its manifest hash before cuDLA sees it; its tensor
 //! descriptors are checked against the buffers the schedule binds. Buffers and semaphores are
 //! imported from NvSciBuf/NvSciSync; submissions use the NULL stream and deterministic fences.
 //! Errors follow the documented model: after a task's fence is reached, `cudlaGetLastError`
@@ -34,6 +36,24 @@ pub(crate) fn check(call: &'static str, status: cd::cudlaStatus, context: Contex
 /// Whether `image` hashes to `expected`.
 pub fn hash_matches(image: &[u8], expected: &[u8; 32]) -> bool {
     Sha256::digest(image).as_slice() == expected
+}
+
+/// The image this platform's cuDLA loads for a network, with its manifest hash: the ONNX
+/// model on `sil` and `rig`, the real loadable on `orin` (a network without one is
+/// [`Error::NoRealLoadable`]).
+pub fn image_for_platform(network: &LoadableDesc) -> Result<(&'static [u8], [u8; 32])> {
+    image_for(network, cfg!(platform = "orin"))
+}
+
+/// The ONNX model (`real` false) or the real loadable of a network.
+fn image_for(network: &LoadableDesc, real: bool) -> Result<(&'static [u8], [u8; 32])> {
+    match (real, network.loadable) {
+        (false, _) => Ok((network.onnx, network.onnx_sha256)),
+        (true, Some(l)) => Ok((l.image, l.sha256)),
+        (true, None) => Err(Error::NoRealLoadable {
+            network: network.name,
+        }),
+    }
 }
 
 /// Which DLA semaphore attributes to ask cuDLA for.
@@ -169,7 +189,8 @@ impl DlaDevice {
     /// Open DLA core `core` in standalone mode and load `loadable` after checking its hash.
     pub fn open(core: u8, engine: &'static str, loadable: &LoadableDesc) -> Result<Self> {
         let ctx = Context::Engine(engine);
-        if !hash_matches(loadable.image, &loadable.sha256) {
+        let (image, sha256) = image_for_platform(loadable)?;
+        if !hash_matches(image, &sha256) {
             return Err(Error::HashMismatch {
                 context: Context::Loadable(loadable.name),
             });
@@ -184,8 +205,8 @@ impl DlaDevice {
         let status = unsafe {
             cd::cudlaModuleLoadFromMemory(
                 handle,
-                loadable.image.as_ptr(),
-                loadable.image.len(),
+                image.as_ptr(),
+                image.len(),
                 &mut module,
                 cd::CUDLA_MODULE_DEFAULT.0,
             )
@@ -648,17 +669,53 @@ mod tests {
     use crate::engine::nvsci::{BufModule, BufSpec};
     use crate::table::BufferKind;
 
-    static IMAGE: &[u8] = include_bytes!("../../loadables/aeb_detector.sildla");
+    static IMAGE: &[u8] = include_bytes!("../../loadables/aeb_detector.onnx");
 
-    /// The committed SIL loadable (its tensors are not checked here).
+    /// The committed AEB network (its tensors are not checked here).
     fn loadable() -> LoadableDesc {
         LoadableDesc {
             name: "aeb_detector",
-            sha256: Sha256::digest(IMAGE).into(),
-            image: IMAGE,
+            onnx_sha256: Sha256::digest(IMAGE).into(),
+            onnx: IMAGE,
+            loadable: None,
             inputs: &[],
             outputs: &[],
         }
+    }
+
+    /// The ONNX model on `sil`/`rig`, the real loadable on `orin`, and a typed error that
+    /// says how to build one when a network has none.
+    ///
+    /// Covers: REQ-LDB-010
+    #[test]
+    fn the_platform_picks_the_image() {
+        let net = loadable();
+        assert_eq!(image_for(&net, false).unwrap().0.as_ptr(), IMAGE.as_ptr());
+        let e = image_for(&net, true).unwrap_err();
+        assert_eq!(
+            e,
+            Error::NoRealLoadable {
+                network: "aeb_detector"
+            }
+        );
+        let text = std::format!("{e}");
+        assert!(
+            text.contains("build_real_loadable.sh") && text.contains("aeb_detector"),
+            "{text}"
+        );
+        static REAL: &[u8] = b"a real loadable";
+        let with_real = LoadableDesc {
+            loadable: Some(crate::table::RealLoadable {
+                sha256: Sha256::digest(REAL).into(),
+                image: REAL,
+            }),
+            ..net
+        };
+        let (image, sha) = image_for(&with_real, true).unwrap();
+        assert_eq!(image, REAL);
+        assert!(hash_matches(image, &sha));
+        // sil and rig load the ONNX model even when a real loadable is registered.
+        assert_eq!(image_for_platform(&with_real).unwrap().0, IMAGE);
     }
 
     #[test]

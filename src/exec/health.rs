@@ -31,8 +31,8 @@ pub struct Reaction {
 /// # use orin_exec::table::*;
 /// # use orin_exec::exec::health::HealthMonitor;
 /// # static ENGINES: [EngineDesc; 1] = [EngineDesc { name: "dla0", kind: EngineKind::Dla, instance: 0, queue_capacity: 4 }];
-/// # static LOADABLES: [LoadableDesc; 1] = [LoadableDesc { name: "net", sha256: [0; 32], image: &[],
-/// #   inputs: &[], outputs: &[] }];
+/// # static LOADABLES: [LoadableDesc; 1] = [LoadableDesc { name: "net", onnx_sha256: [0; 32],
+/// #   onnx: &[], loadable: None, inputs: &[], outputs: &[] }];
 /// # static TASKS: [TaskDesc; 1] = [TaskDesc { name: "detector", engine: EngineId(0),
 /// #   work: Work::Dla(DlaWork { loadable: LoadableId(0), inputs: &[], outputs: &[] }),
 /// #   wcet_ns: 1, budget_ns: 1, deadline_ns: 10, release_ns: 0, reads: &[], writes: &[], waits: &[], modes: ModeMask(1) }];

@@ -33,8 +33,8 @@ pub struct Prerequisite {
 /// #   EngineDesc { name: "dla0", kind: EngineKind::Dla, instance: 0, queue_capacity: 4 }];
 /// # static BUFFERS: [BufferDesc; 1] = [BufferDesc { name: "out",
 /// #   kind: BufferKind::Raw { size: 64, align: 64 }, multiplicity: 2, cpu_access: true }];
-/// # static LOADABLES: [LoadableDesc; 1] = [LoadableDesc { name: "net", sha256: [0; 32],
-/// #   image: &[], inputs: &[], outputs: &[] }];
+/// # static LOADABLES: [LoadableDesc; 1] = [LoadableDesc { name: "net", onnx_sha256: [0; 32],
+/// #   onnx: &[], loadable: None, inputs: &[], outputs: &[] }];
 /// # const fn task(name: &'static str, engine: u8, work: Work, reads: &'static [BufferId],
 /// #   writes: &'static [BufferId], waits: &'static [Wait]) -> TaskDesc {
 /// #   TaskDesc { name, engine: EngineId(engine), work, wcet_ns: 1, budget_ns: 1,

@@ -439,19 +439,30 @@ pub struct TensorSpec {
     pub data_type: TensorType,
 }
 
-/// A DLA loadable.
+/// A DLA network: its ONNX model and, for `orin`, the real loadable TensorRT built from it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LoadableDesc {
     /// Name from the loadables manifest.
     pub name: &'static str,
-    /// SHA-256 of `image` from the manifest.
-    pub sha256: [u8; 32],
-    /// The loadable.
-    pub image: &'static [u8],
+    /// SHA-256 of `onnx` from the manifest.
+    pub onnx_sha256: [u8; 32],
+    /// The ONNX model: what the SIL DLA runs (`sil`, `rig`) and what TensorRT compiles.
+    pub onnx: &'static [u8],
+    /// The real DLA loadable built from `onnx` (what `orin` loads), if the manifest names one.
+    pub loadable: Option<RealLoadable>,
     /// Input tensors in order.
     pub inputs: &'static [TensorSpec],
     /// Output tensors in order.
     pub outputs: &'static [TensorSpec],
+}
+
+/// A real, TensorRT-built DLA loadable and its manifest hash.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RealLoadable {
+    /// SHA-256 of `image` from the manifest.
+    pub sha256: [u8; 32],
+    /// The loadable.
+    pub image: &'static [u8],
 }
 
 /// One row of the validator's worst-case timeline (for evidence and reports).

@@ -33,8 +33,9 @@ static CUBINS: [CubinDesc; 1] = [CubinDesc {
 }];
 static LOADABLES: [LoadableDesc; 1] = [LoadableDesc {
     name: "net",
-    sha256: [0; 32],
-    image: &[],
+    onnx_sha256: [0; 32],
+    onnx: &[],
+    loadable: None,
     inputs: &[],
     outputs: &[],
 }];

@@ -25,7 +25,7 @@ pub const CHECK: TaskId = TaskId(3);
 
 pub static GOLDEN_INPUT: &[u8] = include_bytes!("../../loadables/aeb_detector.golden_input.bin");
 pub static GOLDEN_OUTPUT: &[u8] = include_bytes!("../../loadables/aeb_detector.golden_output.bin");
-pub static LOADABLE: &[u8] = include_bytes!("../../loadables/aeb_detector.sildla");
+pub static LOADABLE: &[u8] = include_bytes!("../../loadables/aeb_detector.onnx");
 
 /// The SIL clock is process-wide: tests that run the executive take this lock.
 pub static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -151,8 +151,9 @@ pub fn try_schedule(v: Variant) -> Result<&'static Schedule, TableError> {
     }
     let loadables = leak(vec![LoadableDesc {
         name: "aeb_detector",
-        sha256: hash,
-        image: LOADABLE,
+        onnx_sha256: hash,
+        onnx: LOADABLE,
+        loadable: None,
         inputs: leak(vec![spec("image", 3072, [1, 1, 48, 64])]),
         outputs: leak(vec![
             spec("obstacle_map", 1536, [1, 1, 24, 32]),

@@ -125,7 +125,7 @@ fn the_demo_writes_a_run_directory_whose_report_matches_its_summary() {
         .iter()
         .map(|a| serde_json::to_value(a.kind).expect("kind"))
         .collect();
-    for k in ["schedule", "cubin", "loadable", "binary"] {
+    for k in ["schedule", "cubin", "onnx", "binary"] {
         assert!(kinds.contains(&serde_json::json!(k)), "no {k} artifact");
     }
     assert!(

@@ -15,11 +15,11 @@ fn libs() -> &'static Path {
     staged(Path::new(env!("CARGO_TARGET_TMPDIR")))
 }
 
-/// The loadable, its golden input and its golden output.
+/// The network (the module image cuDLA loads), its golden input and its golden output.
 fn golden() -> [PathBuf; 3] {
     let l = repo_root().join("loadables");
     [
-        l.join("aeb_detector.sildla"),
+        l.join("aeb_detector.onnx"),
         l.join("aeb_detector.golden_input.bin"),
         l.join("aeb_detector.golden_output.bin"),
     ]
@@ -70,17 +70,9 @@ fn sof_and_eof_timestamps() {
     run_client("timestamps", &[], &[Path::new("virtual")]);
 }
 
-/// The AEB loadable built with layer statistics (same tensors, same golden output).
+/// The AEB network declaring layer statistics (same tensors, same golden output).
 fn stats_loadable() -> PathBuf {
-    let candidates = [
-        repo_root().join("loadables/aeb_detector_stats.sildla"),
-        repo_root().join("sil/loadable/tests/data/aeb_detector_stats.sildla"),
-    ];
-    candidates
-        .iter()
-        .find(|p| p.is_file())
-        .unwrap_or_else(|| panic!("no statistics loadable at {candidates:?}"))
-        .clone()
+    repo_root().join("loadables/test/aeb_detector_stats.onnx")
 }
 
 /// (d) Task statistics through the export table: one CSV row per layer of each statistics
@@ -91,15 +83,19 @@ fn stats_loadable() -> PathBuf {
 fn task_statistics_as_csv() {
     let path = stats_loadable();
     let bytes = std::fs::read(&path).unwrap();
-    let loadable = sil_loadable::Loadable::parse(&bytes).expect("parse the statistics loadable");
-    let rows: Vec<String> = loadable.stats().map(|s| s.num_ops.to_string()).collect();
+    let model = sil_onnx::Model::load(&bytes).expect("load the statistics network");
+    let rows: Vec<String> = model
+        .statistics()
+        .iter()
+        .map(|s| s.count.to_string())
+        .collect();
     assert!(
         !rows.is_empty(),
         "{} has no statistics descriptors",
         path.display()
     );
-    // Independently of the parser: the first descriptor covers every layer of the network
-    // description.
+    // Independently of the loader: the first descriptor covers every layer of the network
+    // description (each of its layers is one DLA layer).
     let toml = std::fs::read_to_string(repo_root().join("loadables/aeb_detector.toml")).unwrap();
     let layers = toml.lines().filter(|l| l.trim() == "[[layer]]").count();
     assert_eq!(

@@ -7,7 +7,7 @@ use std::thread::JoinHandle;
 use cudla_sys::{cudlaModuleTensorDescriptor, cudlaStatus};
 use nvsci_sys::{NvSciBufObj, NvSciSyncObj};
 use sil_common::timing::{TimingModel, TimingSampler};
-use sil_loadable::Loadable;
+use sil_onnx::{Model, OnnxError, Scratch, dla};
 
 use crate::limits::*;
 use crate::nvsci::{self, OwnedFence};
@@ -143,35 +143,36 @@ impl Import {
     }
 }
 
-/// A parsed SIL loadable and the memory it runs in.
+/// The buffers a run of the network uses, allocated at load: the interpreter's scratch and
+/// the dense tensors between the DLA's strided buffers and the interpreter.
+pub(crate) struct Exec {
+    /// The interpreter's run-time tensors.
+    pub scratch: Scratch,
+    /// Dense copies of the inputs.
+    pub inputs: Vec<Vec<u8>>,
+    /// Dense outputs.
+    pub outputs: Vec<Vec<u8>>,
+}
+
+/// A loaded ONNX network and the memory it runs in.
 pub(crate) struct Net {
-    /// The parsed view; borrows the allocation behind `bytes`.
-    loadable: Loadable<'static>,
-    /// The module bytes (our own copy), freed on drop.
-    bytes: *mut [u8],
-    /// Interpreter scratch memory, sized at load time.
-    pub scratch: Mutex<Box<[u8]>>,
+    /// The validated network.
+    pub model: Model,
+    /// Its inputs' DLA descriptors (int8 `kDLA_LINEAR`).
+    pub inputs: Vec<dla::DlaTensorDesc>,
+    /// Its outputs' DLA descriptors.
+    pub outputs: Vec<dla::DlaTensorDesc>,
+    /// Run-time memory (one task at a time per handle; the mutex is uncontended).
+    pub exec: Mutex<Exec>,
 }
 
-// SAFETY: `bytes` is an allocation owned by this value and never written after load;
-// `loadable` only reads it. The scratch buffer is behind a mutex.
-unsafe impl Send for Net {}
-// SAFETY: as above.
-unsafe impl Sync for Net {}
-
-impl Net {
-    /// The parsed loadable.
-    pub(crate) fn loadable(&self) -> &Loadable<'static> {
-        &self.loadable
-    }
-}
-
-impl Drop for Net {
-    fn drop(&mut self) {
-        // SAFETY: `bytes` came from `Box::into_raw` in `Module::load` and is freed exactly
-        // once, here; `loadable` (which borrows it) is not used afterwards.
-        drop(unsafe { Box::from_raw(self.bytes) });
-    }
+/// Why an image is not a module.
+#[derive(Debug)]
+pub(crate) enum LoadError {
+    /// Not an ONNX model (e.g. a real, TensorRT-built loadable, which only a real DLA runs).
+    NotOnnx,
+    /// An ONNX model the SIL DLA refuses.
+    Onnx(OnnxError),
 }
 
 /// A loaded module: a SIL loadable, or the internal fault-diagnostics module.
@@ -188,20 +189,25 @@ pub(crate) struct Module {
     pub stats: Vec<cudlaModuleTensorDescriptor>,
 }
 
-fn to_desc(d: &sil_loadable::TensorDesc<'_>) -> cudlaModuleTensorDescriptor {
+fn to_desc(d: &dla::DlaTensorDesc) -> cudlaModuleTensorDescriptor {
+    let mut name = [0u8; 81];
+    for (dst, &src) in name.iter_mut().zip(d.name.as_bytes().iter().take(80)) {
+        *dst = src;
+    }
+    let [n, c, h, w] = d.dims;
     cudlaModuleTensorDescriptor {
-        name: c_name(&d.name_c()),
+        name: c_name(&name),
         size: d.size,
-        n: d.n,
-        c: d.c,
-        h: d.h,
-        w: d.w,
+        n: n.into(),
+        c: c.into(),
+        h: h.into(),
+        w: w.into(),
         dataFormat: d.data_format,
         dataType: d.data_type,
         dataCategory: d.data_category,
         pixelFormat: d.pixel_format,
         pixelMapping: d.pixel_mapping,
-        stride: d.stride,
+        stride: d.strides,
     }
 }
 
@@ -235,37 +241,42 @@ pub(crate) fn byte_buffer_desc(name: &[u8; 81], size: u64) -> cudlaModuleTensorD
 }
 
 impl Module {
-    /// Copies, parses and validates a loadable.
-    pub(crate) fn load(image: &[u8], token: u64) -> Result<Self, sil_loadable::LoadableError> {
-        let bytes: *mut [u8] = Box::into_raw(image.to_vec().into_boxed_slice());
-        // SAFETY: `bytes` is a live allocation owned by the `Net` being built; it is only
-        // freed in `Net::drop`, after which `loadable` is never used.
-        let view: &'static [u8] = unsafe { &*bytes };
-        let loadable = match Loadable::parse(view) {
-            Ok(l) => l,
-            Err(e) => {
-                // SAFETY: `bytes` came from `Box::into_raw` above and nothing borrows it now.
-                drop(unsafe { Box::from_raw(bytes) });
-                return Err(e);
-            }
+    /// Loads an ONNX network (recognised by content: a protobuf `ModelProto` with a graph),
+    /// validating it completely, and allocates everything its runs need.
+    pub(crate) fn load(image: &[u8], token: u64) -> Result<Self, LoadError> {
+        if !sil_onnx::is_onnx(image) {
+            return Err(LoadError::NotOnnx);
+        }
+        let model = Model::load(image).map_err(LoadError::Onnx)?;
+        let in_descs: Vec<_> = model.inputs().iter().map(dla::linear_desc).collect();
+        let out_descs: Vec<_> = model.outputs().iter().map(dla::linear_desc).collect();
+        let exec = Exec {
+            scratch: model.scratch(),
+            inputs: model.inputs().iter().map(|t| vec![0; t.len()]).collect(),
+            outputs: model.outputs().iter().map(|t| vec![0; t.len()]).collect(),
         };
-        let scratch = vec![0u8; loadable.scratch_size()].into_boxed_slice();
-        let inputs = loadable.inputs().map(|d| to_desc(&d)).collect();
-        let outputs = loadable.outputs().map(|d| to_desc(&d)).collect();
-        let stats = loadable
-            .stats()
-            .map(|s| byte_buffer_desc(&s.name_c(), s.size()))
+        let stats = model
+            .statistics()
+            .iter()
+            .map(|s| {
+                let mut name = [0u8; 81];
+                for (d, &b) in name.iter_mut().zip(s.name.as_bytes().iter().take(80)) {
+                    *d = b;
+                }
+                byte_buffer_desc(&name, crate::stats::raw_size(s) as u64)
+            })
             .collect();
         Ok(Module {
             token,
-            net: Some(Net {
-                loadable,
-                bytes,
-                scratch: Mutex::new(scratch),
-            }),
-            inputs,
-            outputs,
+            inputs: in_descs.iter().map(to_desc).collect(),
+            outputs: out_descs.iter().map(to_desc).collect(),
             stats,
+            net: Some(Net {
+                model,
+                inputs: in_descs,
+                outputs: out_descs,
+                exec: Mutex::new(exec),
+            }),
         })
     }
 

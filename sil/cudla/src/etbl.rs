@@ -6,9 +6,9 @@ use cudla_sys::{
     cudlaErrorUmd, cudlaExternalEtbl, cudlaModule, cudlaStatus, cudlaSuccess,
     cudlaTranslateAttributeType, cudlaTranslateCsvAttribute,
 };
-use sil_loadable::stats::{self, StatsError};
 
 use crate::device::lock;
+use crate::stats::{self, StatsError};
 use crate::{guard, registry};
 
 static ETBL: cudlaExternalEtbl = cudlaExternalEtbl {
@@ -116,14 +116,14 @@ unsafe fn translate(
     let Some(net) = module.net.as_ref() else {
         return cudlaErrorInvalidParam;
     };
-    let l = net.loadable();
+    let m = &net.model;
     let index = idx as usize;
-    let Some(desc) = l.stat(index) else {
+    let Some(desc) = m.statistics().get(index) else {
         return cudlaErrorInvalidParam;
     };
     // SAFETY: the caller passes the raw buffer, at least the descriptor's size.
-    let raw = unsafe { std::slice::from_raw_parts(input, desc.size() as usize) };
-    let len = match stats::translate_csv(l, index, raw, dla_freq_mhz, None) {
+    let raw = unsafe { std::slice::from_raw_parts(input, stats::raw_size(desc)) };
+    let len = match stats::translate_csv(m, index, raw, dla_freq_mhz, None) {
         Ok(n) => n,
         Err(StatsError::BadFrequency) => return cudlaErrorInvalidParam,
         Err(_) => return cudlaErrorUmd,
@@ -140,7 +140,7 @@ unsafe fn translate(
     }
     // SAFETY: the caller's buffer holds the length the length query returned (= `len`).
     let out = unsafe { std::slice::from_raw_parts_mut(out, len) };
-    match stats::translate_csv(l, index, raw, dla_freq_mhz, Some(out)) {
+    match stats::translate_csv(m, index, raw, dla_freq_mhz, Some(out)) {
         Ok(_) => cudlaSuccess,
         Err(_) => cudlaErrorUmd,
     }

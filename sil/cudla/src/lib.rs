@@ -7,13 +7,14 @@
 //!
 //! * Device handles ([`cudlaCreateDevice`]) each own a FIFO worker thread and a bounded task
 //!   queue of [`limits::QUEUE_CAPACITY`] entries, preallocated at creation.
-//! * Modules are SIL loadables (`sil-loadable`); the worker runs the int8 network on the CPU
-//!   over the imported NvSciBuf memory.
+//! * Modules are ONNX networks (what TensorRT compiles into a DLA loadable; `sil-onnx`):
+//!   validated at load, reported with the descriptors of an int8 `kDLA_LINEAR` loadable, and
+//!   run by the worker on the CPU over the imported NvSciBuf memory.
 //! * Sync points and deterministic semaphores are imported; pre-fences of either kind are
 //!   waited for with `NvSciSyncSilFenceWaitEngine`; each signal event reserves its value with
 //!   `NvSciSyncSilObjEngineFence` (which writes the SOF/EOF fence before [`cudlaSubmitTask`]
 //!   returns) and is reached with `NvSciSyncSilObjSignalEngine` and a timestamp.
-//! * Loadables with layer statistics get per-layer records after each task; the export table
+//! * Networks that declare layer statistics get per-layer records after each task; the export table
 //!   ([`cudlaGetExternalExportTable`]) translates them to CSV.
 //! * Tasks end at the task timeout ([`cudlaSetTaskTimeoutInMs`]); the fault-diagnostics
 //!   module and task are modelled ([`CUDLA_MODULE_ENABLE_FAULT_DIAGNOSTICS`],
@@ -36,6 +37,7 @@ mod etbl;
 pub mod limits;
 mod nvsci;
 mod registry;
+pub mod stats;
 mod submit;
 mod worker;
 
@@ -60,7 +62,7 @@ use sil_common::timing::{MAX_BINS, TimingModel, TimingSampler};
 
 pub use crate::etbl::cudlaGetExternalExportTable;
 
-use crate::device::{Device, FaultRule, Import, Mem, Module, Sem, SyncKind, lock};
+use crate::device::{Device, FaultRule, Import, LoadError, Mem, Module, Sem, SyncKind, lock};
 use crate::limits::*;
 use crate::registry::ModuleLookup;
 
@@ -232,7 +234,8 @@ pub unsafe extern "C" fn cudlaModuleLoadFromMemory(
             let image = unsafe { std::slice::from_raw_parts(pModule, moduleSize) };
             match Module::load(image, token) {
                 Ok(m) => Arc::new(m),
-                Err(sil_loadable::LoadableError::UnsupportedVersion(_)) => {
+                // An operator set or IR version this library does not read.
+                Err(LoadError::Onnx(sil_onnx::OnnxError::Opset { .. })) => {
                     return cudlaErrorIncompatibleDlaSWVersion;
                 }
                 Err(_) => return cudlaErrorInvalidModule,

@@ -19,10 +19,10 @@ pub const MAX_EOF: usize = 29;
 pub const MAX_SYNCPOINT_SIGNALS: usize = 1;
 /// Signal events a task (or an event-only submission) can carry: 29 EOF + 29 SOF.
 pub const MAX_SIGNALS: usize = MAX_EOF + MAX_PRE_AND_SOF;
-/// Input or output tensors per task (the SIL loadable format's limit).
-pub const MAX_IO: usize = sil_loadable::MAX_IO_TENSORS;
-/// Statistics buffers per task (the SIL loadable format's limit).
-pub const MAX_STATS: usize = sil_loadable::MAX_STATS;
+/// Input or output tensors per task (the SIL DLA network's limit).
+pub const MAX_IO: usize = sil_onnx::MAX_IO;
+/// Statistics buffers per task (the SIL DLA network's limit).
+pub const MAX_STATS: usize = sil_onnx::stats::MAX_STATS;
 /// Fault rules per handle.
 pub const MAX_FAULTS: usize = 16;
 /// Default task timeout (cuDLA docs: 30 s).

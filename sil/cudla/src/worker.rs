@@ -10,12 +10,13 @@ use cudla_sys::{
     cudlaStatus,
 };
 use nvsci_sys::NvSciError_Timeout;
-use sil_loadable::stats::{self, TaskTiming};
+use sil_onnx::dla;
 
 use crate::device::{Device, Entry, EntryKind, lock};
 use crate::diag;
 use crate::limits::*;
 use crate::nvsci;
+use crate::stats::{self, TaskTiming};
 
 /// Sleeps (real time) until `deadline` on the SIL clock, waking early on stop.
 /// Returns `false` when the device is being destroyed.
@@ -85,51 +86,61 @@ fn signal(entry: &Entry, sof: bool, ts: u64) {
     }
 }
 
-/// Runs the network of `entry` over its imported buffers and writes its layer statistics.
+/// Runs the network of `entry` over its imported buffers (each input unpacked from its
+/// `kDLA_LINEAR` buffer, each output packed into one, padding written as 0) and writes its
+/// layer statistics. Allocates nothing: the dense tensors and scratch are the module's.
 fn run_network(entry: &Entry, timing: &TaskTiming) -> Result<(), cudlaStatus> {
     let Some(net) = entry.module.as_ref().and_then(|m| m.net.as_ref()) else {
         return Err(cudlaErrorDlaErrInvalidInput);
     };
-    let l = net.loadable();
-    let mut ins: [&[u8]; MAX_IO] = [&[]; MAX_IO];
-    let mut outs: [&mut [u8]; MAX_IO] = Default::default();
+    let mut guard = lock(&net.exec);
+    let exec = &mut *guard;
     for (i, m) in entry.inputs[..entry.n_in].iter().enumerate() {
-        let (Some(m), Some(d)) = (m, l.input(i)) else {
+        let (Some(m), Some(d), Some(dense)) = (m, net.inputs.get(i), exec.inputs.get_mut(i)) else {
             return Err(cudlaErrorDlaErrInvalidInput);
         };
         // SAFETY: `m.ptr` points to at least `m.size >= d.size` bytes of the imported
-        // buffer, kept alive by our duplicate handle inside `m`. Submission checked that no
-        // output or statistics buffer of this task overlaps an input, so this shared view is
-        // not aliased by the mutable views below (the application must not write inputs
-        // while the task runs, as on the real DLA).
-        ins[i] = unsafe { std::slice::from_raw_parts(m.ptr, d.size as usize) };
+        // buffer (checked at submission), kept alive by our duplicate handle inside `m`.
+        // Submission checked that no output or statistics buffer of this task overlaps an
+        // input, so nothing writes these bytes while we read them (the application must not
+        // write inputs while the task runs, as on the real DLA).
+        let src = unsafe { std::slice::from_raw_parts(m.ptr, d.size as usize) };
+        dla::unpack(d, src, dense);
     }
+    let (n_in, n_out) = (exec.inputs.len(), exec.outputs.len());
+    let mut ins: [&[u8]; MAX_IO] = [&[]; MAX_IO];
+    for (dst, src) in ins.iter_mut().zip(&exec.inputs) {
+        *dst = src;
+    }
+    let mut outs: [&mut [u8]; MAX_IO] = Default::default();
+    for (dst, src) in outs.iter_mut().zip(exec.outputs.iter_mut()) {
+        *dst = src;
+    }
+    net.model
+        .run(&ins[..n_in], &mut outs[..n_out], &mut exec.scratch)
+        .map_err(|_| cudlaErrorDlaErrInvalidInput)?;
     for (i, m) in entry.outputs[..entry.n_out].iter().enumerate() {
-        let (Some(m), Some(d)) = (m, l.output(i)) else {
+        let (Some(m), Some(d), Some(dense)) = (m, net.outputs.get(i), exec.outputs.get(i)) else {
             return Err(cudlaErrorDlaErrInvalidInput);
         };
         // SAFETY: as above; submission checked that outputs overlap neither each other nor
         // any input or statistics buffer, so this is the only view of these bytes here.
-        outs[i] = unsafe { std::slice::from_raw_parts_mut(m.ptr, d.size as usize) };
-    }
-    let mut scratch = lock(&net.scratch);
-    l.run(&ins[..entry.n_in], &mut outs[..entry.n_out], &mut scratch)
-        .map_err(|_| cudlaErrorDlaErrInvalidInput)?;
-    if entry.fault.corrupt
-        && let Some(o) = outs[..entry.n_out].first_mut()
-    {
-        for b in o.iter_mut() {
-            *b ^= 0xff;
+        let dst = unsafe { std::slice::from_raw_parts_mut(m.ptr, d.size as usize) };
+        dla::pack(d, dense, dst);
+        if entry.fault.corrupt && i == 0 {
+            for b in dst.iter_mut() {
+                *b ^= 0xff;
+            }
         }
     }
     for (k, m) in entry.stats[..entry.n_stats].iter().enumerate() {
-        let (Some(m), Some(d)) = (m, l.stat(k)) else {
+        let (Some(m), Some(d)) = (m, net.model.statistics().get(k)) else {
             return Err(cudlaErrorDlaErrInvalidInput);
         };
-        // SAFETY: `m.ptr` points to at least `m.size >= d.size()` bytes (checked at
+        // SAFETY: `m.ptr` points to at least `m.size >= raw_size(d)` bytes (checked at
         // submission), kept alive by `m`; statistics buffers overlap nothing else of the task.
-        let out = unsafe { std::slice::from_raw_parts_mut(m.ptr, d.size() as usize) };
-        stats::write_raw(l, k, timing, out).map_err(|_| cudlaErrorDlaErrInvalidInput)?;
+        let out = unsafe { std::slice::from_raw_parts_mut(m.ptr, stats::raw_size(d)) };
+        stats::write_raw(&net.model, k, timing, out).map_err(|_| cudlaErrorDlaErrInvalidInput)?;
     }
     Ok(())
 }

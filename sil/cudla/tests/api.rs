@@ -188,9 +188,10 @@ fn module_load_errors() {
             cudlaErrorInvalidParam
         );
         assert!(m.is_null(), "nothing written on errors");
-        // Corrupt: a flipped byte (hash), truncated, garbage.
+        // Not ONNX (a bad protobuf tag, truncated, garbage: what a real loadable is to the
+        // SIL), and a valid ONNX model with an operator the DLA does not run.
         let mut bad = AEB.to_vec();
-        bad[200] ^= 1;
+        bad[0] = 0xff;
         assert_eq!(
             cudlaModuleLoadFromMemory(dev, bad.as_ptr(), bad.len(), &mut m, 0),
             cudlaErrorInvalidModule
@@ -204,13 +205,22 @@ fn module_load_errors() {
             cudlaModuleLoadFromMemory(dev, junk.as_ptr(), junk.len(), &mut m, 0),
             cudlaErrorInvalidModule
         );
-        // A format version this library does not know.
-        let mut v = AEB.to_vec();
-        v[8] = 99;
+        let unsupported = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../loadables/test/unsupported_op.onnx"
+        ))
+        .unwrap();
+        assert_eq!(
+            cudlaModuleLoadFromMemory(dev, unsupported.as_ptr(), unsupported.len(), &mut m, 0),
+            cudlaErrorInvalidModule
+        );
+        // An operator set this library does not read.
+        let v = aeb_with_opset(99);
         assert_eq!(
             cudlaModuleLoadFromMemory(dev, v.as_ptr(), v.len(), &mut m, 0),
             cudlaErrorIncompatibleDlaSWVersion
         );
+        assert!(m.is_null(), "nothing written on errors");
         // One loadable per handle lifetime.
         ok(cudlaModuleLoadFromMemory(
             dev,

@@ -59,9 +59,8 @@ fn module_load_and_attributes() {
         let dev = create(0);
         let mut m = SENTINEL as cudlaModule;
         let mut bad = AEB.to_vec();
-        bad[300] ^= 1;
-        let mut v = AEB.to_vec();
-        v[8] = 9;
+        bad[0] = 0xff;
+        let v = aeb_with_opset(9);
         for (p, n, flags, want) in [
             (null(), 10, 0, cudlaErrorInvalidParam),
             (AEB.as_ptr(), AEB.len(), 3, cudlaErrorInvalidParam),

@@ -313,9 +313,9 @@ pub enum ArtifactKind {
     Schedule,
     /// A GPU module.
     Cubin,
-    /// A DLA loadable.
+    /// A real, TensorRT-built DLA loadable (what `orin` runs).
     Loadable,
-    /// The ONNX model a loadable was built from.
+    /// A DLA network's ONNX model (what the SIL DLA runs and TensorRT compiles).
     Onnx,
     /// The binary that ran.
     Binary,
@@ -595,53 +595,44 @@ impl RunManifest {
                 ));
             }
         }
+        // DLA networks: the ONNX model the tables carry (what the SIL DLA runs) and, when
+        // registered, the real loadable built from it (what orin runs), each against its
+        // `[[network]]` entry of the loadables manifest (`onnx`/`onnx_sha256`,
+        // `loadable`/`loadable_sha256`).
         for l in tables.loadables {
             let entry = loadables.as_ref().and_then(|(path, m)| {
-                entries(m, "loadable")
+                entries(m, "network")
                     .find(|e| e.get("name").and_then(|n| n.as_str()) == Some(l.name))
                     .map(|e| (path, e))
             });
-            let (path, reference) = match entry {
-                Some((mpath, e)) => (
-                    e.get("file")
-                        .and_then(|f| f.as_str())
-                        .map_or_else(|| "(embedded)".to_string(), |f| shown(&sibling(mpath, f))),
-                    e.get("sha256")
-                        .and_then(|h| h.as_str())
-                        .map(|h| (h.to_string(), shown(mpath))),
-                ),
-                None => (
-                    "(embedded)".to_string(),
-                    Some((hex(&l.sha256), compiled.clone())),
-                ),
-            };
-            self.artifacts.push(Artifact::new(
-                ArtifactKind::Loadable,
-                l.name.to_string(),
-                path,
-                sha256_hex(l.image),
-                reference,
-            ));
-            // ONNX models the loadable was built from, when the manifest names them
-            // (`onnx = "file"` or a list, `onnx_sha256` likewise).
-            if let Some((mpath, e)) = entry {
-                let files = strings(e.get("onnx"));
-                let hashes = strings(e.get("onnx_sha256"));
-                for (i, f) in files.iter().enumerate() {
-                    let file = sibling(mpath, f);
-                    let sha = std::fs::read(&file)
-                        .map(|b| sha256_hex(&b))
-                        .unwrap_or_else(|e| format!("unreadable: {e}"));
-                    self.artifacts.push(Artifact::new(
-                        ArtifactKind::Onnx,
-                        Path::new(f)
-                            .file_name()
-                            .map_or_else(|| f.clone(), |n| n.to_string_lossy().into_owned()),
-                        shown(&file),
-                        sha,
-                        hashes.get(i).map(|h| (h.clone(), shown(mpath))),
-                    ));
-                }
+            let images = core::iter::once((ArtifactKind::Onnx, "onnx", l.onnx, l.onnx_sha256))
+                .chain(
+                    l.loadable
+                        .map(|r| (ArtifactKind::Loadable, "loadable", r.image, r.sha256)),
+                );
+            for (kind, key, image, compiled_sha) in images {
+                let (path, reference) = match entry {
+                    Some((mpath, e)) => (
+                        e.get(key).and_then(|f| f.as_str()).map_or_else(
+                            || "(embedded)".to_string(),
+                            |f| shown(&sibling(mpath, f)),
+                        ),
+                        e.get(&format!("{key}_sha256"))
+                            .and_then(|h| h.as_str())
+                            .map(|h| (h.to_string(), shown(mpath))),
+                    ),
+                    None => (
+                        "(embedded)".to_string(),
+                        Some((hex(&compiled_sha), compiled.clone())),
+                    ),
+                };
+                self.artifacts.push(Artifact::new(
+                    kind,
+                    l.name.to_string(),
+                    path,
+                    sha256_hex(image),
+                    reference,
+                ));
             }
         }
         self
@@ -776,17 +767,6 @@ fn entries<'a>(t: &'a toml::Table, key: &str) -> impl Iterator<Item = &'a toml::
         .into_iter()
         .flatten()
         .filter_map(|v| v.as_table())
-}
-
-fn strings(v: Option<&toml::Value>) -> Vec<String> {
-    match v {
-        Some(toml::Value::String(s)) => vec![s.clone()],
-        Some(toml::Value::Array(a)) => a
-            .iter()
-            .filter_map(|v| v.as_str().map(str::to_string))
-            .collect(),
-        _ => Vec::new(),
-    }
 }
 
 /// `file` relative to the directory of `manifest`.

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use orin_exec::table::{
-    Action, CubinDesc, CubinVariant, FaultKind, LoadableDesc, ModeId, ScheduleTables,
+    Action, CubinDesc, CubinVariant, FaultKind, LoadableDesc, ModeId, RealLoadable, ScheduleTables,
 };
 use orin_exec::trace::{Event, Record, TraceRing};
 use orin_exec_evidence::html::{Report, SECTIONS, Verdict};
@@ -378,8 +378,12 @@ static TABLES: ScheduleTables = ScheduleTables {
     }],
     loadables: &[LoadableDesc {
         name: "det",
-        sha256: [0; 32],
-        image: &LOADABLE,
+        onnx_sha256: [0; 32],
+        onnx: b"onnx model",
+        loadable: Some(RealLoadable {
+            sha256: [0; 32],
+            image: &LOADABLE,
+        }),
         inputs: &[],
         outputs: &[],
     }],
@@ -408,7 +412,7 @@ fn artifacts_are_compared_with_their_manifests() {
     std::fs::write(
         dir.join("l/manifest.toml"),
         format!(
-            "[[loadable]]\nname = \"det\"\nfile = \"det.sildla\"\nsha256 = \"{}\"\nonnx = \"det.onnx\"\nonnx_sha256 = \"{}\"\n",
+            "[[network]]\nname = \"det\"\nloadable = \"det.dla\"\nloadable_sha256 = \"{}\"\nonnx = \"det.onnx\"\nonnx_sha256 = \"{}\"\n",
             sha256_hex(&LOADABLE),
             sha256_hex(b"onnx model")
         ),
@@ -438,9 +442,15 @@ fn artifacts_are_compared_with_their_manifests() {
     let b = find(ArtifactKind::Cubin, "k.sm_90");
     assert!(!b.matches);
     assert_eq!(b.sha256, sha256_hex(&IMAGE_B));
-    assert!(find(ArtifactKind::Loadable, "det").matches);
-    let onnx = find(ArtifactKind::Onnx, "det.onnx");
+    let real = find(ArtifactKind::Loadable, "det");
+    assert!(
+        real.matches && real.path.ends_with("l/det.dla"),
+        "{}",
+        real.path
+    );
+    let onnx = find(ArtifactKind::Onnx, "det");
     assert!(onnx.matches && onnx.sha256 == sha256_hex(b"onnx model"));
+    assert!(onnx.path.ends_with("l/det.onnx"), "{}", onnx.path);
     let c = m.evidence_criteria();
     assert!(!c[0].pass && c[0].detail.contains("k.sm_90"), "{c:?}");
 

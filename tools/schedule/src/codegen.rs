@@ -410,13 +410,24 @@ impl Emitter<'_> {
         });
         let loadables = m.loadables.iter().map(|l| {
             let name = lit_str(&l.name);
-            let (sha256, image) = self.artifact(&l.artifact);
+            let (onnx_sha256, onnx) = self.artifact(&l.onnx);
+            let real = match &l.real {
+                Some(a) => {
+                    let (sha256, image) = self.artifact(a);
+                    quote!(Some(RealLoadable {
+                        sha256: #sha256,
+                        image: #image,
+                    }))
+                }
+                None => quote!(None),
+            };
             let (inputs, outputs) = (tensor_specs(&l.inputs), tensor_specs(&l.outputs));
             quote! {
                 LoadableDesc {
                     name: #name,
-                    sha256: #sha256,
-                    image: #image,
+                    onnx_sha256: #onnx_sha256,
+                    onnx: #onnx,
+                    loadable: #real,
                     inputs: &[#(#inputs),*],
                     outputs: &[#(#outputs),*],
                 }
@@ -613,7 +624,11 @@ impl Emitter<'_> {
             .iter()
             .flat_map(|c| &c.variants)
             .map(|v| &v.artifact);
-        let mut files = files.chain(m.loadables.iter().map(|l| &l.artifact));
+        let mut files = files.chain(
+            m.loadables
+                .iter()
+                .flat_map(|l| std::iter::once(&l.onnx).chain(&l.real)),
+        );
         if !files.any(|a| self.package_relative(&a.file).is_some()) {
             return None;
         }

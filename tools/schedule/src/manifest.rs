@@ -4,11 +4,14 @@
 //! `name`, `file` (relative to the manifest), `sm`, `sha256` (64 hex digits), `kernels`
 //! (kernel names, or tables `{ name = "...", params = ["ptr", "u32", ...] }`).
 //!
-//! Loadables manifest (`loadables/manifest.toml`), one `[[loadable]]` per loadable:
-//! `name`, `file`, `sha256`, `input` and `output` (or `inputs`/`outputs`: arrays of tensors:
-//! `name`, `shape` or `dims` (`[n, c, h, w]` or `{ n, c, h, w }`), `data_type` (`int8`,
-//! `uint8`, `float16`, `float32`), optional `size` in bytes (default: the product of the
-//! dimensions × element size) and `align`).
+//! Loadables manifest (`loadables/manifest.toml`), one `[[network]]` per DLA network:
+//! `name`, `onnx` (the ONNX model, relative to the manifest) and `onnx_sha256`; for `orin`
+//! optionally the real loadable TensorRT built from it: `loadable`, `loadable_sha256` (both
+//! or neither) and `loadable_build_command`; `input` and `output` (or `inputs`/`outputs`:
+//! arrays of tensor descriptors: `name`, `shape` or `dims` (`[n, c, h, w]` or
+//! `{ n, c, h, w }`), `data_type` (`int8`), optional `size` in bytes and `strides` (default:
+//! the int8 `kDLA_LINEAR` layout's) and `align`). [`Loadable::check_onnx`] checks the
+//! descriptors against the ONNX model.
 
 use std::path::{Path, PathBuf};
 
@@ -245,7 +248,7 @@ fn read_layout(variant: &CubinVariant) -> Option<CubinLayout> {
     Some(layout)
 }
 
-/// A tensor of a loadable.
+/// A tensor descriptor of a network.
 #[derive(Clone, Debug)]
 pub(crate) struct Tensor {
     pub name: String,
@@ -253,15 +256,24 @@ pub(crate) struct Tensor {
     pub dims: [u32; 4],
     pub data_type: DataType,
     pub align: Option<u64>,
+    /// Byte strides, when the manifest gives them.
+    pub strides: Option<Vec<u64>>,
+    /// Where the descriptor is in the manifest.
+    pub span: Span,
 }
 
-/// A DLA loadable.
+/// A DLA network: its ONNX model and, for `orin`, the real loadable built from it.
 #[derive(Clone, Debug)]
 pub(crate) struct Loadable {
     pub name: String,
-    pub artifact: Artifact,
+    /// The ONNX model (what the SIL DLA runs and TensorRT compiles).
+    pub onnx: Artifact,
+    /// The real, TensorRT-built loadable, if registered.
+    pub real: Option<Artifact>,
     pub inputs: Vec<Tensor>,
     pub outputs: Vec<Tensor>,
+    /// Where the entry is in the manifest.
+    pub span: Span,
 }
 
 /// A loaded manifest.
@@ -293,7 +305,7 @@ impl Item for Module {
 
 impl Item for Loadable {
     const MANIFEST_KEY: &'static str = "loadables_manifest";
-    const NOUN: &'static str = "loadable";
+    const NOUN: &'static str = "network";
     fn name(&self) -> &str {
         &self.name
     }
@@ -380,19 +392,29 @@ impl<'a> Entry<'a> {
 
     /// Its `file` (relative to the manifest), and where it is.
     fn file(&mut self) -> Result<(PathBuf, Span), Diagnostic> {
-        let n = self.required(&["file"])?;
-        let rel = read::string(self.src, n, "`file`")?;
+        self.path("file")
+    }
+
+    /// The file named by `key` (relative to the manifest), and where it is.
+    fn path(&mut self, key: &str) -> Result<(PathBuf, Span), Diagnostic> {
+        let n = self.required(&[key])?;
+        let rel = read::string(self.src, n, &format!("`{key}`"))?;
         Ok((absolute(&relative_to(&self.src.path, rel)), n.span.clone()))
     }
 
     /// Its `sha256` (64 hex digits).
     fn sha256(&mut self) -> Result<[u8; 32], Diagnostic> {
-        let n = self.required(&["sha256"])?;
-        let s = read::string(self.src, n, "`sha256`")?;
+        self.hash("sha256")
+    }
+
+    /// The hash under `key` (64 hex digits).
+    fn hash(&mut self, key: &str) -> Result<[u8; 32], Diagnostic> {
+        let n = self.required(&[key])?;
+        let s = read::string(self.src, n, &format!("`{key}`"))?;
         parse_hex32(s).ok_or_else(|| {
             self.src.error(
                 &n.span,
-                format!("`sha256` must be 64 hex digits, found `{s}`"),
+                format!("`{key}` must be 64 hex digits, found `{s}`"),
             )
         })
     }
@@ -497,17 +519,14 @@ fn cubin_entry(src: &Source, n: &Node) -> Result<(String, CubinVariant, Vec<Kern
     Ok((name, variant, kernels))
 }
 
-/// Reads the loadables manifest.
+/// Reads the loadables manifest (its `[[network]]` entries).
 pub(crate) fn loadables(path: &Path, diags: &mut Vec<Diagnostic>) -> Option<Manifest<Loadable>> {
     let (src, root) = load(path, diags)?;
     let mut items: Vec<Loadable> = Vec::new();
-    for entry in entries(&src, &root, &["loadable", "loadables"], diags) {
-        match loadable_entry(&src, entry) {
+    for entry in entries(&src, &root, &["network", "networks"], diags) {
+        match network_entry(&src, entry) {
             Ok(l) if items.iter().any(|x| x.name == l.name) => {
-                diags.push(src.error(
-                    &entry.span,
-                    format!("loadable `{}` is listed twice", l.name),
-                ));
+                diags.push(src.error(&entry.span, format!("network `{}` is listed twice", l.name)));
             }
             Ok(l) => items.push(l),
             Err(d) => diags.push(d),
@@ -516,11 +535,37 @@ pub(crate) fn loadables(path: &Path, diags: &mut Vec<Diagnostic>) -> Option<Mani
     Some(Manifest { src, items })
 }
 
-fn loadable_entry(src: &Source, n: &Node) -> Result<Loadable, Diagnostic> {
-    let mut e = Entry::new(src, n, "`[[loadable]]` entry")?;
+fn network_entry(src: &Source, n: &Node) -> Result<Loadable, Diagnostic> {
+    let mut e = Entry::new(src, n, "`[[network]]` entry")?;
     let name = e.name()?;
-    let (file, file_span) = e.file()?;
-    let sha256 = e.sha256()?;
+    let (file, file_span) = e.path("onnx")?;
+    let sha256 = e.hash("onnx_sha256")?;
+    let real = match (
+        e.fields.value("loadable"),
+        e.fields.value("loadable_sha256"),
+    ) {
+        (None, None) => None,
+        (Some(_), Some(_)) => {
+            let (file, file_span) = e.path("loadable")?;
+            Some(Artifact {
+                file,
+                sha256: e.hash("loadable_sha256")?,
+                file_span,
+            })
+        }
+        (Some(v), None) | (None, Some(v)) => {
+            return Err(src.error(
+                &v.span,
+                format!(
+                    "network `{name}`: `loadable` and `loadable_sha256` go together (the real \
+                     loadable and its hash)"
+                ),
+            ));
+        }
+    };
+    if let Some(c) = e.fields.value("loadable_build_command") {
+        read::string(src, c, "`loadable_build_command`")?;
+    }
     let mut tensors = |keys: &[&str]| -> Result<Vec<Tensor>, Diagnostic> {
         let Some(list) = keys.iter().find_map(|k| e.fields.value(k)) else {
             return Ok(Vec::new());
@@ -534,13 +579,23 @@ fn loadable_entry(src: &Source, n: &Node) -> Result<Loadable, Diagnostic> {
     let outputs = tensors(&["outputs", "output"])?;
     Ok(Loadable {
         name,
-        artifact: Artifact {
+        onnx: Artifact {
             file,
             sha256,
             file_span,
         },
+        real,
         inputs,
         outputs,
+        span: n.span.clone(),
+    })
+}
+
+/// The int8 `kDLA_LINEAR` descriptor of `[n, c, h, w]` (the manifest's default).
+fn dla_linear(dims: [u32; 4]) -> sil_onnx::dla::DlaTensorDesc {
+    sil_onnx::dla::linear_desc(&sil_onnx::IoTensor {
+        name: String::new(),
+        dims,
     })
 }
 
@@ -553,10 +608,9 @@ fn tensor(src: &Source, n: &Node) -> Result<Tensor, Diagnostic> {
     let dt_name = read::string(src, dt_node, "`data_type`")?;
     let data_type = DataType::parse(dt_name)
         .ok_or_else(|| src.error(&dt_node.span, format!("unknown data type `{dt_name}`")))?;
-    let computed = dims.iter().map(|&d| u64::from(d)).product::<u64>() * data_type.size();
     let size = match e.fields.value("size") {
         Some(s) => read::int_in(src, s, "`size`", 1, i64::MAX)? as u64,
-        None => computed,
+        None => dla_linear(dims).size,
     };
     let align = match e
         .fields
@@ -566,13 +620,107 @@ fn tensor(src: &Source, n: &Node) -> Result<Tensor, Diagnostic> {
         Some(a) => Some(read::int_in(src, a, "`align`", 1, 1 << 30)? as u64),
         None => None,
     };
+    let strides = match e.fields.value("strides") {
+        Some(v) => Some(
+            read::array(src, v, "`strides`")?
+                .iter()
+                .map(|x| read::int_in(src, x, "a stride", 0, i64::from(u32::MAX)).map(|v| v as u64))
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+        None => None,
+    };
     Ok(Tensor {
         name,
         size,
         dims,
         data_type,
         align,
+        strides,
+        span: n.span.clone(),
     })
+}
+
+impl Loadable {
+    /// Checks the network against its ONNX model (already hash-checked): the SIL DLA
+    /// must accept the model (an unsupported operator is named with its node), and the
+    /// manifest's descriptors must be the model's I/O — names in order, `[1, c, h, w]`,
+    /// int8, and the int8 `kDLA_LINEAR` size and strides. Errors point at the manifest.
+    pub fn check_onnx(&self, src: &Source) -> Vec<Diagnostic> {
+        let what = format!("network `{}`", self.name);
+        let bytes = match std::fs::read(&self.onnx.file) {
+            Ok(b) => b,
+            Err(_) => return Vec::new(), // the hash check reports an unreadable file
+        };
+        let model = match sil_onnx::Model::load(&bytes) {
+            Ok(m) => m,
+            Err(e) => {
+                let d = src
+                    .error(
+                        &self.onnx.file_span,
+                        format!("{what}: the SIL DLA refuses `{}`: {e}", self.onnx.file.display()),
+                    )
+                    .note("the SIL DLA runs the ONNX operator subset of the DLA (loadables/README.md)");
+                return vec![d];
+            }
+        };
+        let mut out = Vec::new();
+        for (kind, declared, actual) in [
+            ("input", &self.inputs, model.inputs()),
+            ("output", &self.outputs, model.outputs()),
+        ] {
+            if declared.len() != actual.len() {
+                let names: Vec<&str> = actual.iter().map(|t| t.name.as_str()).collect();
+                out.push(
+                    src.error(
+                        &self.span,
+                        format!(
+                            "{what} lists {} {kind} descriptors, its ONNX model has {} {kind}s",
+                            declared.len(),
+                            actual.len()
+                        ),
+                    )
+                    .note(format!("the model's {kind}s: {}", names.join(", "))),
+                );
+                continue;
+            }
+            for (t, io) in declared.iter().zip(actual) {
+                let d = sil_onnx::dla::linear_desc(io);
+                let mut problems = Vec::new();
+                if t.name != io.name {
+                    problems.push(format!("the model's {kind} here is `{}`", io.name));
+                }
+                if t.dims != io.dims {
+                    problems.push(format!("shape {:?}, the model's is {:?}", t.dims, io.dims));
+                }
+                if t.data_type != DataType::Int8 {
+                    problems.push(format!("{}, the model's is int8", t.data_type.name()));
+                }
+                if t.size != d.size {
+                    problems.push(format!(
+                        "size {}, the model's int8 kDLA_LINEAR size is {}",
+                        t.size, d.size
+                    ));
+                }
+                if let Some(s) = &t.strides {
+                    let want: Vec<u64> = d.strides.iter().map(|&x| u64::from(x)).collect();
+                    if s.as_slice() != &want[..s.len().min(8)] || s.len() > 8 {
+                        problems.push(format!("strides {s:?}, the model's are {want:?}"));
+                    }
+                }
+                if !problems.is_empty() {
+                    out.push(src.error(
+                        &t.span,
+                        format!(
+                            "{what}: {kind} descriptor `{}` does not match its ONNX model: {}",
+                            t.name,
+                            problems.join("; ")
+                        ),
+                    ));
+                }
+            }
+        }
+        out
+    }
 }
 
 /// `[n, c, h, w]` or `{ n, c, h, w }`.

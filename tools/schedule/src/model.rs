@@ -395,7 +395,7 @@ const TASK_KEYS: &[&str] = &[
 
 const CPU_KEYS: &[&str] = &["release", "minor_frame"];
 const GPU_KEYS: &[&str] = &["cubin", "kernel", "grid", "block", "shared_mem", "params"];
-const DLA_KEYS: &[&str] = &["loadable", "inputs", "outputs"];
+const DLA_KEYS: &[&str] = &["network", "loadable", "inputs", "outputs"];
 
 /// What a buffer entry said before tasks were seen (tensor facts may come from a loadable).
 #[derive(Clone, Debug)]
@@ -685,11 +685,11 @@ fn parse_root(p: &mut Parser, root: &[(node::Key, Node)]) -> Option<Model> {
     }
     let mut loadable_descs = Vec::new();
     if let Some((lm, _)) = &loadables {
-        for (name, _) in &used_loadables {
+        for (name, span) in &used_loadables {
             let Some(l) = lm.items.iter().find(|l| &l.name == name) else {
                 continue;
             };
-            verify_artifact(p, &mut files, &lm.src, &l.artifact);
+            check_network(p, &mut files, &lm.src, l, span, profile);
             loadable_descs.push(l.clone());
         }
     }
@@ -788,6 +788,44 @@ fn verify_artifact(
 ) {
     files.push(artifact.file.clone());
     if let Err(d) = artifact.verify(src) {
+        p.diags.push(d);
+    }
+}
+
+/// Checks a DLA network the schedule uses: the hashes of its ONNX model and real loadable,
+/// the model against its descriptors (`manifest::Loadable::check_onnx`), and, for `orin`,
+/// that a real loadable is registered (a warning: init fails without one).
+fn check_network(
+    p: &mut Parser<'_>,
+    files: &mut Vec<PathBuf>,
+    src: &Source,
+    l: &manifest::Loadable,
+    used_at: &Span,
+    profile: Option<Profile>,
+) {
+    verify_artifact(p, files, src, &l.onnx);
+    let hash_ok = l.onnx.verify(src).is_ok();
+    if let Some(real) = &l.real {
+        verify_artifact(p, files, src, real);
+    }
+    if hash_ok {
+        p.diags.extend(l.check_onnx(src));
+    }
+    if profile == Some(Profile::Orin) && l.real.is_none() {
+        let d = p
+            .src
+            .warning(
+                used_at,
+                format!(
+                    "network `{}` has no real DLA loadable in the loadables manifest; `orin` runs \
+                     one and its init fails without it",
+                    l.name
+                ),
+            )
+            .note(
+                "build it from the ONNX model with loadables/build_real_loadable.sh on an Orin \
+                 and register `loadable`, `loadable_sha256` and `loadable_build_command`",
+            );
         p.diags.push(d);
     }
 }
@@ -1989,14 +2027,28 @@ fn parse_dla(
     accesses: &mut Vec<Access>,
 ) -> Option<Work> {
     let mut f = Fields::of(n)?;
-    let loadable_node = f.value("loadable");
-    let loadable = match loadable_node {
-        None => {
-            p.err(&n.span, format!("DLA {what} has no `loadable`"));
+    // `network` names the DLA network; `loadable` is its older spelling.
+    let loadable_node = match (f.value("network"), f.value("loadable")) {
+        (Some(v), Some(_)) => {
+            p.err(
+                &v.span,
+                format!("DLA {what} has both `network` and `loadable` (write `network` only)"),
+            );
             None
         }
+        (Some(v), None) | (None, Some(v)) => Some(v),
+        (None, None) => {
+            p.err(
+                &n.span,
+                format!("DLA {what} has no `network` (a network of the loadables manifest)"),
+            );
+            None
+        }
+    };
+    let loadable = match loadable_node {
+        None => None,
         Some(v) => {
-            let name = p.ok(read::string(&p.src, v, "`loadable`"))?;
+            let name = p.ok(read::string(&p.src, v, "`network`"))?;
             use_item(p, cx.loadables, &mut cx.used_loadables, name, v, what)
         }
     };
@@ -2049,7 +2101,7 @@ fn parse_dla(
                 p.err(
                     &tk.span,
                     format!(
-                        "loadable `{lname}` has no {} tensor `{}`",
+                        "network `{lname}` has no {} tensor `{}`",
                         &key[..key.len() - 1],
                         tk.name
                     ),
@@ -2107,7 +2159,7 @@ fn parse_dla(
                 ),
             )
             .notes
-            .push("a DLA task touches exactly the buffers bound to its loadable's tensors".into());
+            .push("a DLA task touches exactly the buffers bound to its network's tensors".into());
             ok = false;
         }
     }

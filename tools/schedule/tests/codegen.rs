@@ -180,7 +180,7 @@ fn docs_example_output_is_stable_formatted_and_free_of_local_paths() {
         "    minor_frames_ns: &[0, 16_666_500],",
         "include_bytes!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/\", $path))",
         "image: package_file!(\"../../kernels/cubins/aeb.sm_87.cubin\"),",
-        "image: package_file!(\"../../loadables/aeb_detector.sildla\"),",
+        "onnx: package_file!(\"../../loadables/aeb_detector.onnx\"),",
         "//   detector     dla0        0.000ms      3.000ms      9.000ms     15.000ms      6.000ms",
     ] {
         assert!(
@@ -243,7 +243,7 @@ fn docs_example_output_compiles_against_table_rs() {
         }
     }
     for l in SCHEDULE.loadables {
-        println!("loadable {} {} bytes, {} in, {} out", l.name, l.image.len(), l.inputs.len(), l.outputs.len());
+        println!("loadable {} {} bytes, {} in, {} out", l.name, l.onnx.len(), l.inputs.len(), l.outputs.len());
     }
     println!("buffer image {} bytes align {}", SCHEDULE.buffers[buffer::IMAGE.0 as usize].kind.size(), SCHEDULE.buffers[buffer::IMAGE.0 as usize].kind.align());
     println!("timeline {}", SCHEDULE.timeline.len());
@@ -263,7 +263,7 @@ fn docs_example_output_compiles_against_table_rs() {
         ),
         format!(
             "loadable aeb_detector {} bytes, 1 in, 2 out",
-            size("loadables/aeb_detector.sildla")
+            size("loadables/aeb_detector.onnx")
         ),
         "buffer image 3072 bytes align 512".to_owned(),
         "timeline 8".to_owned(),
@@ -436,7 +436,7 @@ fn varied_schedule_output_is_formatted_and_compiles() {
     assert!(out.contains("producer scale net consumer\n"), "{out}");
     assert!(out.contains("minor 10\n"), "{out}");
     assert!(
-        out.contains("dla_in Tensor { data_type: Int8, dims: [1, 1, 8, 8], align: 512 }"),
+        out.contains("dla_in Tensor { data_type: Int8, dims: [1, 1, 8, 64], align: 512 }"),
         "{out}"
     );
 }
@@ -469,7 +469,7 @@ fn generate_writes_the_file_a_copy_and_fails_on_errors() {
         "manifests/loadables.toml",
         "k.sm_87.cubin",
         "k.sm_90.cubin",
-        "net.sildla",
+        "net.onnx",
     ] {
         assert!(
             inputs.iter().any(|i| i.ends_with(f)),

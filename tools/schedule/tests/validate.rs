@@ -185,9 +185,9 @@ fn unknown_names_are_reported_with_suggestions() {
             "did you mean `s`?",
             "unknown kernel `scal` in cubin `k`",
             "did you mean `scale`?",
-            "unknown loadable `nett`",
+            "unknown network `nett`",
             "did you mean `net`?",
-            "loadable `net` has no input tensor `inn`",
+            "network `net` has no input tensor `inn`",
             "did you mean `in`?",
             "DLA task `e` binds no buffer to input tensor `in`",
         ],
@@ -413,7 +413,7 @@ fn fifo_deadlocks_are_rejected() {
     // Through another engine: g1 (gpu0) → d (dla0) → ... → g0 queued before g1.
     let text = with_header(
         &[
-            raw_buffer("i", 64),
+            raw_buffer("i", 512),
             raw_buffer("o", 256),
             gpu_task("g0", &[r#"after = ["d"]"#]),
             gpu_task("g1", &[]),
@@ -455,7 +455,7 @@ fn queue_capacity_counts_lookahead_frames() {
 #[test]
 fn dla_tasks_wait_for_at_most_29_semaphores() {
     let fx = Fixture::new();
-    let mut body = raw_buffer("i", 64) + &raw_buffer("o", 256);
+    let mut body = raw_buffer("i", 512) + &raw_buffer("o", 256);
     let mut names = Vec::new();
     for k in 0..30 {
         body.push_str(&cpu_task(
@@ -800,7 +800,7 @@ fn dla_bindings_are_checked_against_the_loadable() {
     fx.rejects(
         &with_header(&dla("t16", "pin")),
         &[
-            "buffer `t16` is int8 [1, 1, 4, 4], but task `d` binds it to tensor `in`, which is int8 [1, 1, 8, 8]",
+            "buffer `t16` is int8 [1, 1, 4, 4], but task `d` binds it to tensor `in`, which is int8 [1, 1, 8, 64]",
         ],
     );
     // `i` takes its dims from the binding; alignment defaults to 512 for DLA buffers.
@@ -815,7 +815,7 @@ fn dla_bindings_are_checked_against_the_loadable() {
         .map(|(n, d)| format!("{n}: {d}"))
         .collect();
     assert!(
-        desc.contains(&"i: tensor int8 1x1x8x8, align 512".to_owned()),
+        desc.contains(&"i: tensor int8 1x1x8x64, align 512".to_owned()),
         "{desc:?}"
     );
     assert!(

@@ -15,10 +15,10 @@ use cudla as _;
 use nvscibuf as _;
 use nvscisync as _;
 
-/// The committed AEB detector loadable and its golden data.
+/// The committed AEB detector network (ONNX) and its golden data.
 pub const AEB: &[u8] = include_bytes!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../loadables/aeb_detector.sildla"
+    "/../../loadables/aeb_detector.onnx"
 ));
 pub const GOLDEN_IN: &[u8] = include_bytes!(concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -29,11 +29,19 @@ pub const GOLDEN_OUT: &[u8] = include_bytes!(concat!(
     "/../../loadables/aeb_detector.golden_output.bin"
 ));
 
-/// The loadable with layer statistics (the AEB network; same golden output).
+/// The AEB network declaring layer statistics (same tensors, same golden output).
 pub const AEB_STATS: &[u8] = include_bytes!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../loadable/tests/data/aeb_detector_stats.sildla"
+    "/../../loadables/test/aeb_detector_stats.onnx"
 ));
+
+/// The AEB network re-encoded with another default-domain operator set version.
+pub fn aeb_with_opset(version: i64) -> Vec<u8> {
+    use prost::Message;
+    let mut m = sil_onnx::proto::ModelProto::decode(AEB).unwrap();
+    m.opset_import[0].version = version;
+    m.encode_to_vec()
+}
 
 /// What kind of NvSciSync object a test makes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -32,6 +32,86 @@ pub fn scratch(tag: &str) -> PathBuf {
     dir
 }
 
+/// The fixture's DLA network: int8 `in` [1, 1, 8, 64] -> DequantizeLinear -> MaxPool 2x16
+/// -> QuantizeLinear -> int8 `out` [1, 1, 4, 4]; `extra` is inserted after the pool (e.g.
+/// an unsupported node reading `p`, writing `p2`, when `pool_out` is "p2").
+pub fn net_onnx_with(extra: Option<sil_onnx::proto::NodeProto>, pool_out: &str) -> Vec<u8> {
+    use prost::Message;
+    use sil_onnx::proto::*;
+    let io = |name: &str, dims: &[i64]| ValueInfoProto {
+        name: name.into(),
+        r#type: Some(TypeProto {
+            tensor_type: Some(TypeProtoTensor {
+                elem_type: data_type::INT8,
+                shape: Some(TensorShapeProto {
+                    dim: dims
+                        .iter()
+                        .map(|&d| Dimension {
+                            value: Some(DimensionValue::DimValue(d)),
+                        })
+                        .collect(),
+                }),
+            }),
+        }),
+    };
+    let scalar = |name: &str, t: i32, raw: Vec<u8>| TensorProto {
+        name: name.into(),
+        data_type: t,
+        raw_data: raw,
+        ..Default::default()
+    };
+    let node = |op: &str, ins: &[&str], out: &str, attribute: Vec<AttributeProto>| NodeProto {
+        input: ins.iter().map(|s| s.to_string()).collect(),
+        output: vec![out.into()],
+        name: out.into(),
+        op_type: op.into(),
+        attribute,
+        ..Default::default()
+    };
+    let ints = |name: &str, v: &[i64]| AttributeProto {
+        name: name.into(),
+        r#type: attribute_type::INTS,
+        ints: v.to_vec(),
+        ..Default::default()
+    };
+    let mut nodes = vec![
+        node("DequantizeLinear", &["in", "s", "z"], "x", vec![]),
+        node(
+            "MaxPool",
+            &["x"],
+            "p",
+            vec![ints("kernel_shape", &[2, 16]), ints("strides", &[2, 16])],
+        ),
+    ];
+    nodes.extend(extra);
+    nodes.push(node("QuantizeLinear", &[pool_out, "s", "z"], "out", vec![]));
+    ModelProto {
+        ir_version: 7,
+        opset_import: vec![OperatorSetIdProto {
+            domain: String::new(),
+            version: 13,
+        }],
+        graph: Some(GraphProto {
+            name: "net".into(),
+            node: nodes,
+            initializer: vec![
+                scalar("s", data_type::FLOAT, 0.5f32.to_le_bytes().to_vec()),
+                scalar("z", data_type::INT8, vec![0]),
+            ],
+            input: vec![io("in", &[1, 1, 8, 64])],
+            output: vec![io("out", &[1, 1, 4, 4])],
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+    .encode_to_vec()
+}
+
+/// The fixture's DLA network (see [`net_onnx_with`]).
+pub fn net_onnx() -> Vec<u8> {
+    net_onnx_with(None, "p")
+}
+
 /// The sha256 of `bytes` in hex, as the manifests write it.
 pub fn sha(bytes: &[u8]) -> String {
     Sha256::digest(bytes)
@@ -68,8 +148,9 @@ impl Fixture {
         let files = [
             ("bin/k.sm_87.cubin", sm87.as_slice()),
             ("bin/k.sm_90.cubin", sm90.as_slice()),
-            ("bin/net.sildla", b"loadable".as_slice()),
         ];
+        let net = net_onnx();
+        std::fs::write(m.join("bin/net.onnx"), &net).unwrap();
         for (name, bytes) in files {
             std::fs::write(m.join(name), bytes).unwrap();
         }
@@ -98,27 +179,26 @@ kernels = [{{ name = "scale", params = ["ptr", "ptr", "u32", "f32"] }}, "copy"]
         );
         std::fs::write(m.join("kernels.toml"), kernels).unwrap();
         let loadables = format!(
-            r#"manifest_version = 1
-[[loadable]]
+            r#"manifest_version = 2
+[[network]]
 name = "net"
-file = "bin/net.sildla"
-sha256 = "{}"
-format = "sil-dla"
+onnx = "bin/net.onnx"
+onnx_sha256 = "{}"
 
-  [[loadable.input]]
+  [[network.input]]
   name = "in"
-  shape = [1, 1, 8, 8]
+  shape = [1, 1, 8, 64]
   data_type = "int8"
-  size = 64
+  size = 512
 
-  [[loadable.output]]
+  [[network.output]]
   name = "out"
   shape = [1, 1, 4, 4]
   data_type = "int8"
   size = 256
   strides = [1, 64, 256, 256]
 "#,
-            sha(b"loadable")
+            sha(&net)
         );
         std::fs::write(m.join("loadables.toml"), loadables).unwrap();
         Fixture { dir }
@@ -306,7 +386,7 @@ pub fn dla_task(name: &str, input: &str, output: &str, lines: &[&str]) -> String
         format!("outputs = {{ out = \"{output}\" }}"),
     ];
     let head = [
-        "loadable = \"net\"",
+        "network = \"net\"",
         &bindings[0],
         &bindings[1],
         "wcet = \"1ms\"",
