@@ -12,7 +12,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use orin_exec_schedule::{Diagnostics, Options, check_str};
+use orin_exec_schedule::{Diagnostics, check_str};
 use orin_exec_table::*;
 use sha2::{Digest, Sha256};
 
@@ -341,16 +341,12 @@ fn validator_reports(d: &Diagnostics, e: &TableError) -> bool {
 fn random_schedules_are_accepted_or_rejected_by_both() {
     let dir = kernels_dir();
     let path = dir.join("schedule.toml");
-    let options = Options {
-        cargo_directives: false,
-        ..Options::default()
-    };
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let (mut accepted, mut races, mut misses) = (0, 0, 0);
     for round in 0..5000 {
         let spec = random_spec(&mut rng);
         let text = toml(&spec);
-        let validator = check_str(&path, &text, &options);
+        let validator = check_str(&path, &text);
         let table = Schedule::check(tables(&spec));
         match (&validator, &table) {
             (Ok(_), Ok(_)) => accepted += 1,

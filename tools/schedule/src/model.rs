@@ -796,7 +796,7 @@ fn verify_artifact(
 /// the model against its descriptors (`manifest::Loadable::check_onnx`), and, for `orin`,
 /// that a real loadable is registered (a warning: init fails without one).
 fn check_network(
-    p: &mut Parser<'_>,
+    p: &mut Parser,
     files: &mut Vec<PathBuf>,
     src: &Source,
     l: &manifest::Loadable,
