@@ -1,87 +1,169 @@
 //! The ONNX protobuf messages, only the fields the SIL reads.
 //!
-//! Field numbers are the public ones of `onnx.proto` (ONNX IR version 10 and earlier keep
-//! them stable). Fields not declared here are skipped by the decoder; the validator refuses
-//! what it needs but does not understand (graph-valued attributes, external data, sparse
-//! initializers, functions).
+//! Field numbers are the public ones of `onnx.proto` (stable across IR versions). Each
+//! message implements [`prost::Message`] by hand through the `message!` macro below, with
+//! prost's encoding functions: no derive, so no proc-macro (and no `syn`) is built for a
+//! runtime that links the SIL cuDLA. Fields not declared here are skipped when decoding; the
+//! validator refuses what it needs but does not understand (graph-valued attributes,
+//! external data, sparse initializers, functions). Scalars equal to their default are not
+//! encoded (proto3 style); decoding takes repeated scalars packed or not.
 
 #![allow(missing_docs)] // One doc line per message; the fields are onnx.proto's.
 
-use prost::Message;
+use prost::bytes::{Buf, BufMut};
+use prost::encoding::{self, DecodeContext, WireType};
+use prost::{DecodeError, Message};
 
-/// `ModelProto`: the file.
-#[derive(Clone, PartialEq, Message)]
-pub struct ModelProto {
-    #[prost(int64, tag = "1")]
-    pub ir_version: i64,
-    #[prost(message, repeated, tag = "8")]
-    pub opset_import: Vec<OperatorSetIdProto>,
-    #[prost(string, tag = "2")]
-    pub producer_name: String,
-    #[prost(string, tag = "3")]
-    pub producer_version: String,
-    #[prost(message, optional, tag = "7")]
-    pub graph: Option<GraphProto>,
-    #[prost(message, repeated, tag = "14")]
-    pub metadata_props: Vec<StringStringEntryProto>,
-    /// Only counted: models with local functions are refused.
-    #[prost(bytes = "vec", repeated, tag = "25")]
-    pub functions: Vec<Vec<u8>>,
+/// Whether a scalar field holds its default (then it is not encoded).
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
 }
 
-/// `OperatorSetIdProto`: an operator set the model uses.
-#[derive(Clone, PartialEq, Message)]
-pub struct OperatorSetIdProto {
-    #[prost(string, tag = "1")]
-    pub domain: String,
-    #[prost(int64, tag = "2")]
-    pub version: i64,
+/// One field's encode, merge or encoded length, by field kind.
+macro_rules! field {
+    (encode scalar $m:ident, $tag:expr, $v:expr, $buf:expr) => {
+        if !is_default($v) {
+            encoding::$m::encode($tag, $v, $buf)
+        }
+    };
+    (merge scalar $m:ident, $wt:expr, $v:expr, $buf:expr, $ctx:expr) => {
+        encoding::$m::merge($wt, $v, $buf, $ctx)
+    };
+    (len scalar $m:ident, $tag:expr, $v:expr) => {
+        if !is_default($v) {
+            encoding::$m::encoded_len($tag, $v)
+        } else {
+            0
+        }
+    };
+    (encode packed $m:ident, $tag:expr, $v:expr, $buf:expr) => {
+        encoding::$m::encode_packed($tag, $v, $buf)
+    };
+    (merge packed $m:ident, $wt:expr, $v:expr, $buf:expr, $ctx:expr) => {
+        encoding::$m::merge_repeated($wt, $v, $buf, $ctx)
+    };
+    (len packed $m:ident, $tag:expr, $v:expr) => {
+        encoding::$m::encoded_len_packed($tag, $v)
+    };
+    (encode repeated $m:ident, $tag:expr, $v:expr, $buf:expr) => {
+        encoding::$m::encode_repeated($tag, $v, $buf)
+    };
+    (merge repeated $m:ident, $wt:expr, $v:expr, $buf:expr, $ctx:expr) => {
+        encoding::$m::merge_repeated($wt, $v, $buf, $ctx)
+    };
+    (len repeated $m:ident, $tag:expr, $v:expr) => {
+        encoding::$m::encoded_len_repeated($tag, $v)
+    };
+    (encode optional $m:ident, $tag:expr, $v:expr, $buf:expr) => {
+        if let Some(x) = $v {
+            encoding::$m::encode($tag, x, $buf)
+        }
+    };
+    (merge optional $m:ident, $wt:expr, $v:expr, $buf:expr, $ctx:expr) => {
+        encoding::$m::merge($wt, $v.get_or_insert_with(Default::default), $buf, $ctx)
+    };
+    (len optional $m:ident, $tag:expr, $v:expr) => {
+        $v.as_ref()
+            .map_or(0, |x| encoding::$m::encoded_len($tag, x))
+    };
 }
 
-/// `StringStringEntryProto`: a key/value pair.
-#[derive(Clone, PartialEq, Message)]
-pub struct StringStringEntryProto {
-    #[prost(string, tag = "1")]
-    pub key: String,
-    #[prost(string, tag = "2")]
-    pub value: String,
+/// A message struct and its `prost::Message` implementation: `name: mode kind = tag`, where
+/// mode is `scalar`, `packed` (repeated numbers), `repeated` (strings, bytes, messages) or
+/// `optional` (a message or bytes that may be absent), and kind a `prost::encoding` module.
+macro_rules! message {
+    ($(#[$m:meta])* $name:ident {
+        $($(#[$fm:meta])* $field:ident: $ty:ty => $mode:ident $kind:ident = $tag:literal,)*
+    }) => {
+        $(#[$m])*
+        #[derive(Clone, Debug, Default, PartialEq)]
+        pub struct $name {
+            $($(#[$fm])* pub $field: $ty,)*
+        }
+
+        impl Message for $name {
+            fn encode_raw(&self, buf: &mut impl BufMut) {
+                $(field!(encode $mode $kind, $tag, &self.$field, buf);)*
+            }
+
+            fn merge_field(
+                &mut self,
+                tag: u32,
+                wire_type: WireType,
+                buf: &mut impl Buf,
+                ctx: DecodeContext,
+            ) -> Result<(), DecodeError> {
+                match tag {
+                    $($tag => field!(merge $mode $kind, wire_type, &mut self.$field, buf, ctx),)*
+                    _ => encoding::skip_field(wire_type, tag, buf, ctx),
+                }
+            }
+
+            fn encoded_len(&self) -> usize {
+                0 $(+ field!(len $mode $kind, $tag, &self.$field))*
+            }
+
+            fn clear(&mut self) {
+                *self = Self::default();
+            }
+        }
+    };
 }
 
-/// `GraphProto`: nodes, initializers and the graph's inputs and outputs.
-#[derive(Clone, PartialEq, Message)]
-pub struct GraphProto {
-    #[prost(message, repeated, tag = "1")]
-    pub node: Vec<NodeProto>,
-    #[prost(string, tag = "2")]
-    pub name: String,
-    #[prost(message, repeated, tag = "5")]
-    pub initializer: Vec<TensorProto>,
-    /// Only counted: sparse initializers are refused.
-    #[prost(bytes = "vec", repeated, tag = "15")]
-    pub sparse_initializer: Vec<Vec<u8>>,
-    #[prost(message, repeated, tag = "11")]
-    pub input: Vec<ValueInfoProto>,
-    #[prost(message, repeated, tag = "12")]
-    pub output: Vec<ValueInfoProto>,
-    #[prost(message, repeated, tag = "13")]
-    pub value_info: Vec<ValueInfoProto>,
+message! {
+    /// `ModelProto`: the file.
+    ModelProto {
+        ir_version: i64 => scalar int64 = 1,
+        opset_import: Vec<OperatorSetIdProto> => repeated message = 8,
+        producer_name: String => scalar string = 2,
+        producer_version: String => scalar string = 3,
+        graph: Option<GraphProto> => optional message = 7,
+        metadata_props: Vec<StringStringEntryProto> => repeated message = 14,
+        /// Only counted: models with local functions are refused.
+        functions: Vec<Vec<u8>> => repeated bytes = 25,
+    }
 }
 
-/// `NodeProto`: one operator call.
-#[derive(Clone, PartialEq, Message)]
-pub struct NodeProto {
-    #[prost(string, repeated, tag = "1")]
-    pub input: Vec<String>,
-    #[prost(string, repeated, tag = "2")]
-    pub output: Vec<String>,
-    #[prost(string, tag = "3")]
-    pub name: String,
-    #[prost(string, tag = "4")]
-    pub op_type: String,
-    #[prost(string, tag = "7")]
-    pub domain: String,
-    #[prost(message, repeated, tag = "5")]
-    pub attribute: Vec<AttributeProto>,
+message! {
+    /// `OperatorSetIdProto`: an operator set the model uses.
+    OperatorSetIdProto {
+        domain: String => scalar string = 1,
+        version: i64 => scalar int64 = 2,
+    }
+}
+
+message! {
+    /// `StringStringEntryProto`: a key/value pair.
+    StringStringEntryProto {
+        key: String => scalar string = 1,
+        value: String => scalar string = 2,
+    }
+}
+
+message! {
+    /// `GraphProto`: nodes, initializers and the graph's inputs and outputs.
+    GraphProto {
+        node: Vec<NodeProto> => repeated message = 1,
+        name: String => scalar string = 2,
+        initializer: Vec<TensorProto> => repeated message = 5,
+        /// Only counted: sparse initializers are refused.
+        sparse_initializer: Vec<Vec<u8>> => repeated bytes = 15,
+        input: Vec<ValueInfoProto> => repeated message = 11,
+        output: Vec<ValueInfoProto> => repeated message = 12,
+        value_info: Vec<ValueInfoProto> => repeated message = 13,
+    }
+}
+
+message! {
+    /// `NodeProto`: one operator call.
+    NodeProto {
+        input: Vec<String> => repeated string = 1,
+        output: Vec<String> => repeated string = 2,
+        name: String => scalar string = 3,
+        op_type: String => scalar string = 4,
+        domain: String => scalar string = 7,
+        attribute: Vec<AttributeProto> => repeated message = 5,
+    }
 }
 
 /// `AttributeProto.AttributeType` values the SIL reads.
@@ -94,76 +176,112 @@ pub mod attribute_type {
     pub const INTS: i32 = 7;
 }
 
-/// `AttributeProto`: a named attribute of a node.
-#[derive(Clone, PartialEq, Message)]
-pub struct AttributeProto {
-    #[prost(string, tag = "1")]
-    pub name: String,
-    /// A reference to a function attribute (refused: no functions).
-    #[prost(string, tag = "21")]
-    pub ref_attr_name: String,
-    #[prost(int32, tag = "20")]
-    pub r#type: i32,
-    #[prost(float, tag = "2")]
-    pub f: f32,
-    #[prost(int64, tag = "3")]
-    pub i: i64,
-    #[prost(bytes = "vec", tag = "4")]
-    pub s: Vec<u8>,
-    #[prost(message, optional, tag = "5")]
-    pub t: Option<TensorProto>,
-    #[prost(float, repeated, tag = "7")]
-    pub floats: Vec<f32>,
-    #[prost(int64, repeated, tag = "8")]
-    pub ints: Vec<i64>,
+message! {
+    /// `AttributeProto`: a named attribute of a node.
+    AttributeProto {
+        name: String => scalar string = 1,
+        /// A reference to a function attribute (refused: no functions).
+        ref_attr_name: String => scalar string = 21,
+        r#type: i32 => scalar int32 = 20,
+        f: f32 => scalar float = 2,
+        i: i64 => scalar int64 = 3,
+        s: Vec<u8> => scalar bytes = 4,
+        t: Option<TensorProto> => optional message = 5,
+        floats: Vec<f32> => packed float = 7,
+        ints: Vec<i64> => packed int64 = 8,
+    }
 }
 
-/// `ValueInfoProto`: a named, typed value.
-#[derive(Clone, PartialEq, Message)]
-pub struct ValueInfoProto {
-    #[prost(string, tag = "1")]
-    pub name: String,
-    #[prost(message, optional, tag = "2")]
-    pub r#type: Option<TypeProto>,
+message! {
+    /// `ValueInfoProto`: a named, typed value.
+    ValueInfoProto {
+        name: String => scalar string = 1,
+        r#type: Option<TypeProto> => optional message = 2,
+    }
 }
 
-/// `TypeProto`, its tensor member only (others are refused as "not a tensor").
-#[derive(Clone, PartialEq, Message)]
-pub struct TypeProto {
-    #[prost(message, optional, tag = "1")]
-    pub tensor_type: Option<TypeProtoTensor>,
+message! {
+    /// `TypeProto`, its tensor member only (others are refused as "not a tensor").
+    TypeProto {
+        tensor_type: Option<TypeProtoTensor> => optional message = 1,
+    }
 }
 
-/// `TypeProto.Tensor`: element type and shape.
-#[derive(Clone, PartialEq, Message)]
-pub struct TypeProtoTensor {
-    #[prost(int32, tag = "1")]
-    pub elem_type: i32,
-    #[prost(message, optional, tag = "2")]
-    pub shape: Option<TensorShapeProto>,
+message! {
+    /// `TypeProto.Tensor`: element type and shape.
+    TypeProtoTensor {
+        elem_type: i32 => scalar int32 = 1,
+        shape: Option<TensorShapeProto> => optional message = 2,
+    }
 }
 
-/// `TensorShapeProto`.
-#[derive(Clone, PartialEq, Message)]
-pub struct TensorShapeProto {
-    #[prost(message, repeated, tag = "1")]
-    pub dim: Vec<Dimension>,
-}
-
-/// `TensorShapeProto.Dimension`: a fixed size or a symbolic name.
-#[derive(Clone, PartialEq, Message)]
-pub struct Dimension {
-    #[prost(oneof = "DimensionValue", tags = "1, 2")]
-    pub value: Option<DimensionValue>,
+message! {
+    /// `TensorShapeProto`.
+    TensorShapeProto {
+        dim: Vec<Dimension> => repeated message = 1,
+    }
 }
 
 /// The `value` oneof of `TensorShapeProto.Dimension`.
-#[derive(Clone, PartialEq, prost::Oneof)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum DimensionValue {
-    #[prost(int64, tag = "1")]
+    /// `dim_value` (1): a fixed size.
     DimValue(i64),
-    #[prost(string, tag = "2")]
+    /// `dim_param` (2): a symbolic name.
     DimParam(String),
+}
+
+/// `TensorShapeProto.Dimension`: a fixed size or a symbolic name.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Dimension {
+    /// The oneof.
+    pub value: Option<DimensionValue>,
+}
+
+impl Message for Dimension {
+    fn encode_raw(&self, buf: &mut impl BufMut) {
+        match &self.value {
+            Some(DimensionValue::DimValue(v)) => encoding::int64::encode(1, v, buf),
+            Some(DimensionValue::DimParam(p)) => encoding::string::encode(2, p, buf),
+            None => {}
+        }
+    }
+
+    fn merge_field(
+        &mut self,
+        tag: u32,
+        wire_type: WireType,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+    ) -> Result<(), DecodeError> {
+        match tag {
+            1 => {
+                let mut v = 0;
+                encoding::int64::merge(wire_type, &mut v, buf, ctx)?;
+                self.value = Some(DimensionValue::DimValue(v));
+                Ok(())
+            }
+            2 => {
+                let mut p = String::new();
+                encoding::string::merge(wire_type, &mut p, buf, ctx)?;
+                self.value = Some(DimensionValue::DimParam(p));
+                Ok(())
+            }
+            _ => encoding::skip_field(wire_type, tag, buf, ctx),
+        }
+    }
+
+    fn encoded_len(&self) -> usize {
+        match &self.value {
+            Some(DimensionValue::DimValue(v)) => encoding::int64::encoded_len(1, v),
+            Some(DimensionValue::DimParam(p)) => encoding::string::encoded_len(2, p),
+            None => 0,
+        }
+    }
+
+    fn clear(&mut self) {
+        self.value = None;
+    }
 }
 
 /// `TensorProto.DataType` values the SIL knows.
@@ -178,26 +296,18 @@ pub mod data_type {
 /// `TensorProto.DataLocation::EXTERNAL`.
 pub const DATA_LOCATION_EXTERNAL: i32 = 1;
 
-/// `TensorProto`: an initializer or a `Constant` value.
-#[derive(Clone, PartialEq, Message)]
-pub struct TensorProto {
-    #[prost(int64, repeated, tag = "1")]
-    pub dims: Vec<i64>,
-    #[prost(int32, tag = "2")]
-    pub data_type: i32,
-    #[prost(float, repeated, tag = "4")]
-    pub float_data: Vec<f32>,
-    #[prost(int32, repeated, tag = "5")]
-    pub int32_data: Vec<i32>,
-    #[prost(int64, repeated, tag = "7")]
-    pub int64_data: Vec<i64>,
-    #[prost(string, tag = "8")]
-    pub name: String,
-    #[prost(bytes = "vec", tag = "9")]
-    pub raw_data: Vec<u8>,
-    #[prost(int32, tag = "14")]
-    pub data_location: i32,
-    /// Only counted: a segmented tensor is refused.
-    #[prost(bytes = "vec", optional, tag = "3")]
-    pub segment: Option<Vec<u8>>,
+message! {
+    /// `TensorProto`: an initializer or a `Constant` value.
+    TensorProto {
+        dims: Vec<i64> => packed int64 = 1,
+        data_type: i32 => scalar int32 = 2,
+        float_data: Vec<f32> => packed float = 4,
+        int32_data: Vec<i32> => packed int32 = 5,
+        int64_data: Vec<i64> => packed int64 = 7,
+        name: String => scalar string = 8,
+        raw_data: Vec<u8> => scalar bytes = 9,
+        data_location: i32 => scalar int32 = 14,
+        /// Only counted: a segmented tensor is refused.
+        segment: Option<Vec<u8>> => optional bytes = 3,
+    }
 }
