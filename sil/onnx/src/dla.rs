@@ -55,6 +55,34 @@ impl DlaTensorDesc {
     pub fn line_pitch(&self) -> usize {
         self.strides[1] as usize
     }
+
+    /// The descriptor as a tensor entry of a networks manifest (`loadables/README.md`,
+    /// "Manifest"): `[[table]]` with every field, e.g. `table` = `network.input`.
+    ///
+    /// ```
+    /// let t = sil_onnx::IoTensor { name: "x".into(), dims: [1, 1, 8, 8] };
+    /// let toml = sil_onnx::dla::linear_desc(&t).manifest_toml("network.input");
+    /// assert!(toml.contains("[[network.input]]") && toml.contains("size = 512"));
+    /// ```
+    pub fn manifest_toml(&self, table: &str) -> String {
+        let [n, c, h, w] = self.dims;
+        format!(
+            "\n  [[{table}]]\n  name = \"{}\"\n  shape = [{n}, {c}, {h}, {w}]  # n, c, h, w\n  \
+             data_type = \"int8\"  # CUDLA_DATA_TYPE_INT8 = {}\n  \
+             data_format = \"nchw\"  # CUDLA_DATA_FORMAT_NCHW = {}\n  data_category = {}\n  \
+             pixel_format = {}\n  pixel_mapping = {}\n  \
+             layout = \"dla_linear\"  # line pitch = w rounded up to 64 bytes\n  size = {}\n  \
+             strides = {:?}  # bytes: element, line, plane, batch\n",
+            self.name,
+            self.data_type,
+            self.data_format,
+            self.data_category,
+            self.pixel_format,
+            self.pixel_mapping,
+            self.size,
+            self.strides
+        )
+    }
 }
 
 /// The descriptor of an int8 `kDLA_LINEAR` tensor.

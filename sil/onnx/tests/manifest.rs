@@ -40,36 +40,6 @@ fn sha(b: &[u8]) -> String {
     hex(&Sha256::digest(b))
 }
 
-fn tensor_toml(s: &mut String, table: &str, d: &dla::DlaTensorDesc) {
-    let _ = writeln!(s, "\n  [[{table}]]");
-    let _ = writeln!(s, "  name = \"{}\"", d.name);
-    let [n, c, h, w] = d.dims;
-    let _ = writeln!(s, "  shape = [{n}, {c}, {h}, {w}]  # n, c, h, w");
-    let _ = writeln!(
-        s,
-        "  data_type = \"int8\"  # CUDLA_DATA_TYPE_INT8 = {}",
-        d.data_type
-    );
-    let _ = writeln!(
-        s,
-        "  data_format = \"nchw\"  # CUDLA_DATA_FORMAT_NCHW = {}",
-        d.data_format
-    );
-    let _ = writeln!(s, "  data_category = {}", d.data_category);
-    let _ = writeln!(s, "  pixel_format = {}", d.pixel_format);
-    let _ = writeln!(s, "  pixel_mapping = {}", d.pixel_mapping);
-    let _ = writeln!(
-        s,
-        "  layout = \"dla_linear\"  # line pitch = w rounded up to 64 bytes"
-    );
-    let _ = writeln!(s, "  size = {}", d.size);
-    let _ = writeln!(
-        s,
-        "  strides = {:?}  # bytes: element, line, plane, batch",
-        d.strides
-    );
-}
-
 /// The golden input (the rendered scene in the DLA layout) and output (outputs in order).
 fn golden(m: &Model) -> (Vec<u8>, Vec<u8>) {
     let dense = preprocess(&render(
@@ -135,10 +105,10 @@ fn manifest(onnx: &[u8], gin: &[u8], gout: &[u8], hand: &toml::Table) -> String 
         }
     }
     for t in m.inputs() {
-        tensor_toml(&mut s, "network.input", &dla::linear_desc(t));
+        s.push_str(&dla::linear_desc(t).manifest_toml("network.input"));
     }
     for t in m.outputs() {
-        tensor_toml(&mut s, "network.output", &dla::linear_desc(t));
+        s.push_str(&dla::linear_desc(t).manifest_toml("network.output"));
     }
     s
 }

@@ -137,7 +137,8 @@ struct Manifest {
     text: String,
 }
 
-fn hex(bytes: &[u8]) -> String {
+/// Lower-case hex digits of `bytes` (how the manifests write hashes).
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 

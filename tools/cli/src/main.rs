@@ -8,6 +8,8 @@
 //!   on forbidden ones (managed memory, JIT, dynamic loading) or on embedded PTX.
 //! * `platform`: the libraries, versions and devices this build sees.
 //! * `new DIR`: create a project of your own (schedule, kernel, model, build script, main).
+//! * `networks build [DIR]`: the networks manifest of a project's ONNX networks (checked by the
+//!   SIL DLA's reader; descriptors; hashes; the real loadable when present).
 //! * `kernels build [DIR]`: compile a project's `.cu` files into SASS-only cubins with the
 //!   pinned nvcc and write the kernels manifest (`--check`: rebuild and compare).
 
@@ -20,6 +22,7 @@ use orin_exec_evidence::Audit;
 use orin_exec_evidence::html::{EXIT_ERROR, ReportArgs, report_command};
 
 mod kernels;
+mod networks;
 mod new;
 
 #[derive(Parser)]
@@ -88,6 +91,21 @@ enum Command {
     /// Build a project's CUDA kernels ahead of time.
     #[command(subcommand)]
     Kernels(KernelsCommand),
+    /// Describe a project's DLA networks.
+    #[command(subcommand)]
+    Networks(NetworksCommand),
+}
+
+#[derive(Subcommand)]
+enum NetworksCommand {
+    /// Check every `DIR/*.onnx` against the DLA's operator subset and int8 `kDLA_LINEAR` I/O,
+    /// and write `DIR/manifest.toml` (ONNX hash, tensor descriptors, and `<name>.loadable`, the
+    /// real loadable, when present).
+    Build {
+        /// The directory of the `.onnx` files.
+        #[arg(default_value = "networks")]
+        dir: PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
@@ -155,6 +173,10 @@ fn main() -> ExitCode {
             no_kernels,
         })
         .map(|summary| {
+            print!("{summary}");
+            true
+        }),
+        Command::Networks(NetworksCommand::Build { dir }) => networks::build(&dir).map(|summary| {
             print!("{summary}");
             true
         }),
