@@ -5,8 +5,11 @@
 #
 #   ci/guide.sh [WORKDIR]     (default: a new temporary directory; kept on failure)
 #
-# The guide expects ORIN_EXEC (this checkout). CARGO_TARGET_DIR is left as the caller sets it:
-# CI points it at the workspace's target so the runtime's crates are not built twice.
+# The guide expects ORIN_EXEC (this checkout). CARGO_TARGET_DIR is unset, as on a user's
+# machine: the orin-exec CLI builds into the checkout's target/ (CI's build is reused), the
+# project into its own target/. One target directory shared by the workspace and an outside
+# project mixes artifacts of the same path crates built with different profiles, and rustc
+# then refuses them as "multiple different versions" of one crate.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 work="${1:-$(mktemp -d /tmp/orin-exec-guide.XXXXXX)}"
@@ -14,6 +17,7 @@ mkdir -p "$work"
 script="$work/guide-commands.sh"
 {
     echo "set -euxo pipefail"
+    echo "unset CARGO_TARGET_DIR"
     echo "export ORIN_EXEC='$repo'"
     echo "cd '$work'"
     awk '/^```sh$/ { inside = 1; next } /^```/ { inside = 0; next } inside { print }' "$repo/docs/guide.md"

@@ -51,7 +51,11 @@ fn flags(sm: u32) -> Vec<String> {
 
 /// Runs the command; `Ok(summary)` on success.
 pub fn build(args: &BuildArgs) -> Result<String, String> {
-    let dir = &args.dir;
+    // nvcc runs in `dir`; every other path is absolute.
+    let dir = &args
+        .dir
+        .canonicalize()
+        .map_err(|e| format!("`{}`: {e}", args.dir.display()))?;
     let nvcc = find_nvcc(args.nvcc.as_deref(), dir)?;
     let mut sources: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| format!("cannot read `{}`: {e}", dir.display()))?
@@ -69,7 +73,7 @@ pub fn build(args: &BuildArgs) -> Result<String, String> {
         t
     } else {
         std::fs::create_dir_all(dir.join("cubins")).map_err(|e| e.to_string())?;
-        dir.clone()
+        dir.to_path_buf()
     };
     let result = build_into(dir, &out_dir, &nvcc, &sources, &args.sms);
     let manifest = match result {
@@ -401,7 +405,7 @@ fn strip_comments(code: &str) -> String {
 mod tests {
     use super::*;
 
-    /// Covers: REQ-GPU-014
+    /// Covers: REQ-GPU-014, REQ-API-009
     #[test]
     fn kinds_come_from_extern_c_declarations() {
         let code = r#"

@@ -137,7 +137,7 @@ pub fn create(args: &NewArgs) -> Result<String, String> {
 mod tests {
     use super::*;
 
-    /// Covers: REQ-API-001
+    /// Covers: REQ-API-009
     #[test]
     fn names_and_targets_are_checked_before_anything_is_written() {
         assert!(valid_name("my-app_2"));

@@ -310,3 +310,42 @@ fn check_and_the_build_reject_a_missing_kernel_parameter_alike() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `orin-exec networks build` describes an ONNX network for the manifest, and refuses one
+/// with an operator the DLA does not run, naming the node, writing no manifest.
+///
+/// Covers: REQ-API-009, REQ-LDB-010
+#[test]
+fn networks_build_describes_a_network_and_names_an_unsupported_node() {
+    let dir = std::env::temp_dir().join(format!("orin-exec-cli-networks-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(
+        root().join("loadables/examples/tiny.onnx"),
+        dir.join("tiny.onnx"),
+    )
+    .unwrap();
+    let (code, out) = orin_exec(&["networks", "build", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    let manifest = std::fs::read_to_string(dir.join("manifest.toml")).unwrap();
+    for want in [
+        "name = \"tiny\"",
+        "onnx = \"tiny.onnx\"",
+        "[[network.input]]",
+        "size = 512",
+        "strides = [1, 64, 512, 512, 0, 0, 0, 0]",
+    ] {
+        assert!(manifest.contains(want), "{want} missing:\n{manifest}");
+    }
+    std::fs::remove_file(dir.join("manifest.toml")).unwrap();
+    std::fs::copy(
+        root().join("loadables/test/unsupported_op.onnx"),
+        dir.join("unsupported_op.onnx"),
+    )
+    .unwrap();
+    let (code, out) = orin_exec(&["networks", "build", dir.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("node `head/sigmoid` (Sigmoid)"), "{out}");
+    assert!(!dir.join("manifest.toml").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
