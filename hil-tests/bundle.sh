@@ -12,13 +12,16 @@
 #   SHA256SUMS             every file of the bundle
 #   bin/hil-rig            `hil` for the rig: real CUDA (DT_NEEDED libcuda.so.1), SIL NvSci/cuDLA
 #   bin/hil-sil            `hil` on SIL everything (the reference run; run.sh --sil)
+#   bin/projects/NAME      each user project of HIL_PROJECTS (an `orin-exec new` crate),
+#                          built with `--no-default-features --features rig` (run.sh `projects`)
 #   reference/sil-aeb/     the AEB scenario on SIL, virtual clock, 10,000 frames:
 #                          outputs.csv, outputs.json, summary.json (the comparison reference)
 #   artifacts/             for the record only (the binaries embed what they run): the kernel
 #                          and loadable manifests, cubins, loadable, schedules
 #
 # Environment: CARGO_TARGET_DIR (default <repo>/target), HIL_REFERENCE_FRAMES (default 10000),
-# HIL_KEEP_DEBUG=1 (do not strip debug info from the binaries).
+# HIL_KEEP_DEBUG=1 (do not strip debug info from the binaries), HIL_PROJECTS (space-separated
+# directories of user projects to carry; each builds in its own target/).
 set -euo pipefail
 
 [ $# -eq 1 ] || { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
@@ -45,6 +48,13 @@ build() { # build FEATURE NAME
 }
 build rig hil-rig
 build sil hil-sil
+for project in ${HIL_PROJECTS:-}; do
+    name=$(sed -n 's/^name = "\(.*\)"/\1/p' "$project/Cargo.toml" | head -n 1)
+    echo "== user project $name ($project): cargo build --release --no-default-features --features rig"
+    (cd "$project" && env -u CARGO_TARGET_DIR cargo build --release --no-default-features --features rig)
+    mkdir -p "$out/bin/projects"
+    cp "$project/target/release/$name" "$out/bin/projects/$name"
+done
 
 # The rig binary must load the real driver at run time and nothing else unusual.
 needed=$(readelf -d "$out/bin/hil-rig" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | tr '\n' ' ')

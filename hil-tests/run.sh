@@ -12,6 +12,9 @@
 #   sanitizer    compute-sanitizer --tool memcheck on a short b2b run (SKIP without it / on --sil)
 #   scenario     the AEB scenario, 10,000 frames in real time (RESULTS_DIR/scenario/)
 #   compare      the scenario's per-frame outputs vs the bundled SIL reference run (exact)
+#   projects     every user project of the bundle (bin/projects/NAME, built by bundle.sh from
+#                HIL_PROJECTS), 1000 frames each, its run directory in RESULTS_DIR/projects/NAME;
+#                the project's exit status is the verdict (SKIP when the bundle has none)
 #
 # Options:
 #   --sil           use bin/hil-sil instead of bin/hil-rig (tests this script without a GPU)
@@ -47,7 +50,7 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-all=(platform nvidia-smi b2b overhead sanitizer scenario compare)
+all=(platform nvidia-smi b2b overhead sanitizer scenario compare projects)
 [ ${#steps[@]} -gt 0 ] || steps=("${all[@]}")
 for s in "${steps[@]}"; do
     case " ${all[*]} " in *" $s "*) ;; *) echo "run.sh: unknown step $s" >&2; exit 2 ;; esac
@@ -160,6 +163,17 @@ for s in "${steps[@]}"; do
             step compare 120 "$hil" compare "$reference" "$results/scenario"
         else
             step compare 120 "$hil" compare --allow-prefix "$reference" "$results/scenario"
+        fi
+        ;;
+    projects)
+        if [ "$mode" = sil ] || ! ls "$here"/bin/projects/* >/dev/null 2>&1; then
+            skip projects "no user project in the bundle (or --sil)"
+        else
+            for p in "$here"/bin/projects/*; do
+                name=$(basename "$p")
+                mkdir -p "$results/projects"
+                step "project-$name" 300 "$p" --frames 1000 --out "$results/projects/$name"
+            done
         fi
         ;;
     esac
