@@ -271,10 +271,13 @@ fn kernels_dir() -> PathBuf {
         .join(format!("orin-exec-table-agreement-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut manifest = String::from("schema = 1\n");
+    // Real cubins (the validator reads kernel layouts from them): the schedule crate's fixture
+    // module, whose `copy` takes no parameters.
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tools/schedule/tests/fixtures");
     for sm in [87, 90] {
-        let bytes = format!("cubin sm_{sm}");
+        let bytes = std::fs::read(fixtures.join(format!("k.sm_{sm}.cubin"))).unwrap();
         std::fs::write(dir.join(format!("k.sm_{sm}.cubin")), &bytes).unwrap();
-        let sha: String = Sha256::digest(bytes.as_bytes())
+        let sha: String = Sha256::digest(&bytes)
             .iter()
             .map(|b| format!("{b:02x}"))
             .collect();
