@@ -19,22 +19,7 @@
 
 #define MAX_TENSORS 16
 
-extern int failures;
-
-#define FAIL(...)                                                \
-    do {                                                         \
-        fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);     \
-        fprintf(stderr, __VA_ARGS__);                            \
-        fprintf(stderr, "\n");                                   \
-        failures++;                                              \
-    } while (0)
-
-#define CHECK(cond, ...)      \
-    do {                      \
-        if (!(cond)) {        \
-            FAIL(__VA_ARGS__); \
-        }                     \
-    } while (0)
+#include "check.h"
 
 /* A cuDLA call that must succeed; on failure report it and `goto cleanup`. */
 #define DLA(call)                                                        \

@@ -16,22 +16,9 @@
 
 #include "cuda_api.h"
 
-static int failures;
+#include "check.h"
 
-#define FAIL(...)                                            \
-    do {                                                     \
-        fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-        fprintf(stderr, __VA_ARGS__);                        \
-        fprintf(stderr, "\n");                               \
-        failures++;                                          \
-    } while (0)
-
-#define CHECK(cond, ...)       \
-    do {                       \
-        if (!(cond)) {         \
-            FAIL(__VA_ARGS__); \
-        }                      \
-    } while (0)
+int failures;
 
 /* A driver call that must return `want`; on anything else report it and `goto cleanup`. */
 #define EXPECT(want, call)                                                            \

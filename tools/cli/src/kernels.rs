@@ -57,16 +57,7 @@ pub fn build(args: &BuildArgs) -> Result<String, String> {
         .canonicalize()
         .map_err(|e| format!("`{}`: {e}", args.dir.display()))?;
     let nvcc = find_nvcc(args.nvcc.as_deref(), dir)?;
-    let mut sources: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("cannot read `{}`: {e}", dir.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "cu"))
-        .collect();
-    sources.sort();
-    if sources.is_empty() {
-        return Err(format!("no `.cu` file in `{}`", dir.display()));
-    }
+    let sources = files_with_extension(dir, "cu")?;
     let out_dir = if args.check {
         let t = std::env::temp_dir().join(format!("orin-exec-kernels-{}", std::process::id()));
         std::fs::create_dir_all(t.join("cubins")).map_err(|e| e.to_string())?;
@@ -139,6 +130,21 @@ struct Entry {
 struct Manifest {
     entries: Vec<Entry>,
     text: String,
+}
+
+/// The files `DIR/*.EXT`, sorted; an error if there are none.
+pub(crate) fn files_with_extension(dir: &Path, ext: &str) -> Result<Vec<PathBuf>, String> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot read `{}`: {e}", dir.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == ext))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(format!("no `.{ext}` file in `{}`", dir.display()));
+    }
+    Ok(files)
 }
 
 /// Lower-case hex digits of `bytes` (how the manifests write hashes).

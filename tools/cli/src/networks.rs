@@ -8,25 +8,16 @@
 //! ONNX on an Orin), that file and its sha256.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use sha2::{Digest, Sha256};
 use sil_onnx::{Model, dla};
 
-use crate::kernels::hex;
+use crate::kernels::{files_with_extension, hex};
 
 /// Runs the command; `Ok(summary)`.
 pub fn build(dir: &Path) -> Result<String, String> {
-    let mut models: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("cannot read `{}`: {e}", dir.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "onnx"))
-        .collect();
-    models.sort();
-    if models.is_empty() {
-        return Err(format!("no `.onnx` file in `{}`", dir.display()));
-    }
+    let models = files_with_extension(dir, "onnx")?;
     let mut text = String::from(
         "# Written by `orin-exec networks build` from the .onnx files of this directory; do not\n\
          # edit. Per network: the ONNX model (what the SIL DLA runs and TensorRT compiles), its\n\

@@ -982,27 +982,30 @@ fn names_only_manifest(fx: &Fixture, text: &str, extra: &[&str]) -> String {
     text.replace("kernels.toml", "names.toml")
 }
 
+/// Buffers `a` and `b` and a GPU task `g` launching the fixture's `scale` with `params`.
+fn scale_task(params: &str) -> String {
+    let g = task(
+        "g",
+        "gpu0",
+        &[
+            r#"cubin = "k""#,
+            r#"kernel = "scale""#,
+            "grid = 1",
+            "block = 32",
+            params,
+            r#"wcet = "1ms""#,
+            r#"reads = ["a"]"#,
+            r#"writes = ["b"]"#,
+        ],
+    );
+    [raw_buffer("a", 64), raw_buffer("b", 64), g].concat()
+}
+
 /// Covers: REQ-GPU-014, REQ-SCH-002
 #[test]
 fn kernel_params_are_checked_against_the_cubin_layout() {
     let fx = Fixture::new();
-    let scale = |params: &str| {
-        task(
-            "g",
-            "gpu0",
-            &[
-                r#"cubin = "k""#,
-                r#"kernel = "scale""#,
-                "grid = 1",
-                "block = 32",
-                params,
-                r#"wcet = "1ms""#,
-                r#"reads = ["a"]"#,
-                r#"writes = ["b"]"#,
-            ],
-        )
-    };
-    let body = |params: &str| [raw_buffer("a", 64), raw_buffer("b", 64), scale(params)].concat();
+    let body = scale_task;
     let good = r#"params = [{ buffer = "a" }, { buffer = "b" }, { u32 = 16 }, { f32 = 2.0 }]"#;
     // Without declared kinds the cubin alone decides, and the right layout passes.
     let text = names_only_manifest(&fx, &with_header(&body(good)), &[]);
@@ -1071,27 +1074,9 @@ fn manifest_kinds_that_disagree_with_the_cubin_are_rejected() {
         kernels.replace(r#""u32", "f32""#, r#""u64", "f32""#),
     )
     .unwrap();
-    let text = with_header(
-        &[
-            raw_buffer("a", 64),
-            raw_buffer("b", 64),
-            task(
-                "g",
-                "gpu0",
-                &[
-                    r#"cubin = "k""#,
-                    r#"kernel = "scale""#,
-                    "grid = 1",
-                    "block = 32",
-                    r#"params = [{ buffer = "a" }, { buffer = "b" }, { u64 = 16 }, { f32 = 2.0 }]"#,
-                    r#"wcet = "1ms""#,
-                    r#"reads = ["a"]"#,
-                    r#"writes = ["b"]"#,
-                ],
-            ),
-        ]
-        .concat(),
-    );
+    let text = with_header(&scale_task(
+        r#"params = [{ buffer = "a" }, { buffer = "b" }, { u64 = 16 }, { f32 = 2.0 }]"#,
+    ));
     fx.rejects(
         &text,
         &["parameter 2 of kernel `scale` is 4 bytes in the cubin (offset 16)"],
