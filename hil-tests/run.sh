@@ -100,7 +100,15 @@ summary() {
         echo "bundle:    $(sed -n 's/^git: *//p' "$here/BUILD-INFO.txt" 2>/dev/null)"
         echo "scenario:  $frames frames$([ "$frames" -ne 10000 ] && echo ' (TRIAL RUN: the acceptance run is 10000 frames)')"
         echo
-        for s in "${all[@]}"; do
+        # Each user project is a step of its own (project-NAME), listed after `projects`.
+        local names=("${all[@]}") p
+        for p in "$results"/steps/project-*; do
+            [ -f "$p" ] && names+=("$(basename "$p")")
+        done
+        for s in "${names[@]}"; do
+            if [ "$s" = projects ] && ls "$results"/steps/project-* >/dev/null 2>&1; then
+                continue
+            fi
             if [ -f "$results/steps/$s" ]; then
                 local st
                 st=$(cat "$results/steps/$s")
