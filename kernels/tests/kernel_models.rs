@@ -12,28 +12,17 @@ use orin_exec_table::{
     CubinId, EngineDesc, EngineId, EngineKind, GpuWork, ModeDesc, ModeMask, ScheduleTables,
     TaskDesc, Work,
 };
+use sil_common::rng::SplitMix64;
 
 fn m(module: &str, kernel: &str) -> &'static dyn KernelModel {
     model(module, kernel).unwrap_or_else(|| panic!("{module}/{kernel}"))
 }
 
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-}
-
 #[test]
 fn preprocess_model_equals_the_reference() {
-    let mut rng = Rng(1);
+    let mut rng = SplitMix64::new(1);
     for (w, h) in [(128u32, 96u32), (5, 3), (2, 2), (1, 7)] {
-        let src: Vec<u8> = (0..w * h).map(|_| rng.next() as u8).collect();
+        let src: Vec<u8> = (0..w * h).map(|_| rng.next_u64() as u8).collect();
         let mut want = vec![0i8; ((w / 2) * (h / 2)) as usize];
         aeb_preprocess(&src, &mut want, w, h).unwrap();
         let mut got = vec![0x55i8; want.len()];
@@ -54,14 +43,17 @@ fn preprocess_model_equals_the_reference() {
 
 #[test]
 fn postprocess_model_equals_the_reference() {
-    let mut rng = Rng(2);
+    let mut rng = SplitMix64::new(2);
     for _ in 0..50 {
-        let (w, h) = (1 + (rng.next() % 64) as u32, 1 + (rng.next() % 48) as u32);
-        let map: Vec<i8> = (0..w * h).map(|_| rng.next() as i8).collect();
+        let (w, h) = (
+            1 + (rng.next_u64() % 64) as u32,
+            1 + (rng.next_u64() % 48) as u32,
+        );
+        let map: Vec<i8> = (0..w * h).map(|_| rng.next_u64() as i8).collect();
         let p = PostprocessParams {
-            threshold: (rng.next() % 256) as i32 - 128,
-            lane_x0: (rng.next() % 64) as u32,
-            lane_x1: (rng.next() % 80) as u32,
+            threshold: (rng.next_u64() % 256) as i32 - 128,
+            lane_x0: (rng.next_u64() % 64) as u32,
+            lane_x1: (rng.next_u64() % 80) as u32,
             row_scale: 2.0,
             row_offset: 0.5,
             horizon: 24.0,
@@ -94,7 +86,7 @@ fn postprocess_model_equals_the_reference() {
 
 #[test]
 fn selftest_models_equal_the_references() {
-    let mut rng = Rng(3);
+    let mut rng = SplitMix64::new(3);
     let n = 1000u32;
     let mut want = vec![0u32; n as usize];
     fill_pattern_u32(&mut want, n, 99).unwrap();
@@ -107,8 +99,12 @@ fn selftest_models_equal_the_references() {
     assert_eq!(&got[..n as usize], &want[..]);
     assert_eq!(&got[n as usize..], &[0; 3], "only n elements are written");
 
-    let x: Vec<f32> = (0..n).map(|_| f32::from_bits(rng.next() as u32)).collect();
-    let y0: Vec<f32> = (0..n).map(|_| (rng.next() % 1000) as f32 * 0.25).collect();
+    let x: Vec<f32> = (0..n)
+        .map(|_| f32::from_bits(rng.next_u64() as u32))
+        .collect();
+    let y0: Vec<f32> = (0..n)
+        .map(|_| (rng.next_u64() % 1000) as f32 * 0.25)
+        .collect();
     let mut want = y0.clone();
     saxpy_f32(1.5, &x, &mut want, n).unwrap();
     let mut got = y0.clone();

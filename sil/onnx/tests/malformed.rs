@@ -442,7 +442,7 @@ fn mutated_models_never_panic() {
         "examples/tiny.onnx",
         "test/unsupported_op.onnx",
     ];
-    let mut rng = XorShift(0x005e_ed0f_0a11);
+    let mut rng = SplitMix64::new(0x005e_ed0f_0a11);
     let mut loaded = 0;
     for f in files {
         let bytes = loadable_file(f);
@@ -451,9 +451,9 @@ fn mutated_models_never_panic() {
         }
         for _ in 0..300 {
             let mut b = bytes.clone();
-            for _ in 0..1 + rng.below(4) {
-                let i = rng.below(b.len());
-                b[i] = rng.next() as u8;
+            for _ in 0..1 + below(&mut rng, 4) {
+                let i = below(&mut rng, b.len());
+                b[i] = rng.next_u64() as u8;
             }
             if let Ok(m) = Model::load(&b) {
                 loaded += 1;

@@ -111,10 +111,10 @@ fn conv_ref(
 fn grouped_strided_dilated_conv_matches_the_reference() {
     let (c, h, w, m, kh, kw) = (4usize, 7usize, 6usize, 6usize, 3usize, 2usize);
     let group = 2;
-    let mut rng = XorShift(42);
-    let x: Vec<i8> = (0..c * h * w).map(|_| rng.next() as i8).collect();
+    let mut rng = SplitMix64::new(42);
+    let x: Vec<i8> = (0..c * h * w).map(|_| rng.next_u64() as i8).collect();
     let wt: Vec<i8> = (0..m * (c / group) * kh * kw)
-        .map(|_| (rng.below(15) as i8) - 7)
+        .map(|_| (below(&mut rng, 15) as i8) - 7)
         .collect();
     let (stride, dil, pads) = ([2, 1], [2, 2], [1, 0, 2, 1]);
     let xi: Vec<i32> = x.iter().map(|&v| v.into()).collect();

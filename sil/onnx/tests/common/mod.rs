@@ -127,24 +127,12 @@ pub fn preprocess(cam: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Deterministic pseudo-random numbers (xorshift64*).
-pub struct XorShift(pub u64);
+/// The project's seeded generator (the same sequence on every machine).
+pub use sil_common::rng::SplitMix64;
 
-impl XorShift {
-    /// Next 64-bit value.
-    pub fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// In `0..n` (n > 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
+/// Uniform in `0..n` (n > 0).
+pub fn below(rng: &mut SplitMix64, n: usize) -> usize {
+    rng.in_range(0, n as u64 - 1) as usize
 }
 
 // ------------------------------------------------------------------- building ONNX models
