@@ -225,6 +225,30 @@ pub unsafe extern "C" fn cuModuleUnload(hmod: CUmodule) -> CUresult {
     })())
 }
 
+/// The live module `hmod` and the kernel name `name` (NULL: `CUDA_ERROR_INVALID_VALUE`; not
+/// UTF-8: `not_utf8`; an unknown module: `CUDA_ERROR_INVALID_HANDLE`).
+///
+/// # Safety
+/// `name` must be NULL or a NUL-terminated string that outlives the returned name.
+unsafe fn module_and_kernel<'a>(
+    hmod: CUmodule,
+    name: *const c_char,
+    not_utf8: CUresult,
+) -> CuResult<(Arc<Module>, &'a str)> {
+    require_init()?;
+    let m = MODULES
+        .get(hmod as usize)
+        .ok_or(CUDA_ERROR_INVALID_HANDLE)?;
+    if name.is_null() {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    // SAFETY: a non-null NUL-terminated string (caller contract).
+    let name = unsafe { CStr::from_ptr(name) }
+        .to_str()
+        .map_err(|_| not_utf8)?;
+    Ok((m, name))
+}
+
 /// The kernel `name` of a module: it must be an entry of the cubin AND have a model registered
 /// for it and bound to this image's SHA-256 (`cuSilRegisterKernelModel`,
 /// `sil_cuda::register_kernel_model`) AND the model's parameter kinds must have the cubin's
@@ -241,17 +265,12 @@ pub unsafe extern "C" fn cuModuleGetFunction(
     name: *const c_char,
 ) -> CUresult {
     ret((|| {
-        require_init()?;
-        let m = MODULES
-            .get(hmod as usize)
-            .ok_or(CUDA_ERROR_INVALID_HANDLE)?;
-        if hfunc.is_null() || name.is_null() {
+        // A name that is not UTF-8 names no kernel.
+        // SAFETY: forwarded caller contract.
+        let (m, name) = unsafe { module_and_kernel(hmod, name, CUDA_ERROR_NOT_FOUND) }?;
+        if hfunc.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        // SAFETY: `name` is a non-null NUL-terminated string (caller contract).
-        let name = unsafe { CStr::from_ptr(name) }
-            .to_str()
-            .map_err(|_| CUDA_ERROR_NOT_FOUND)?;
         let (_, reg) = m.model_of(name);
         let reg = reg.ok_or(CUDA_ERROR_NOT_FOUND)?;
         reg.hand_out();
@@ -292,17 +311,11 @@ pub unsafe extern "C" fn cuSilGetKernelModelStatus(
     status: *mut c_int,
 ) -> CUresult {
     ret((|| {
-        require_init()?;
-        let m = MODULES
-            .get(hmod as usize)
-            .ok_or(CUDA_ERROR_INVALID_HANDLE)?;
-        if kernel.is_null() || status.is_null() {
+        // SAFETY: forwarded caller contract.
+        let (m, kernel) = unsafe { module_and_kernel(hmod, kernel, CUDA_ERROR_INVALID_VALUE) }?;
+        if status.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        // SAFETY: a non-null NUL-terminated string (caller contract).
-        let kernel = unsafe { CStr::from_ptr(kernel) }
-            .to_str()
-            .map_err(|_| CUDA_ERROR_INVALID_VALUE)?;
         let (code, _) = m.model_of(kernel);
         // SAFETY: non-null and writable (caller contract).
         unsafe { status.write(code) };
