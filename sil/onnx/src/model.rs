@@ -424,12 +424,7 @@ impl Loader {
             });
             input_slots.push(slot);
         }
-        if inputs.is_empty() || inputs.len() > MAX_IO {
-            return Err(OnnxError::Model(format!(
-                "{} graph inputs; a DLA network has 1..={MAX_IO}",
-                inputs.len()
-            )));
-        }
+        io_count(inputs.len(), "inputs")?;
 
         for (i, n) in g.node.iter().enumerate() {
             let node = NodeRef {
@@ -491,12 +486,7 @@ impl Loader {
             });
             output_slots.push(slot);
         }
-        if outputs.is_empty() || outputs.len() > MAX_IO {
-            return Err(OnnxError::Model(format!(
-                "{} graph outputs; a DLA network has 1..={MAX_IO}",
-                outputs.len()
-            )));
-        }
+        io_count(outputs.len(), "outputs")?;
 
         let layers = self.layers(&g.output.iter().map(|o| o.name.clone()).collect::<Vec<_>>());
         let names: Vec<&str> = inputs
@@ -1090,6 +1080,16 @@ struct Window {
     kernel: [usize; 2],
 }
 
+/// A DLA network has 1 to `MAX_IO` graph inputs, and as many outputs.
+fn io_count(n: usize, what: &str) -> Result<()> {
+    if n == 0 || n > MAX_IO {
+        return Err(OnnxError::Model(format!(
+            "{n} graph {what}; a DLA network has 1..={MAX_IO}"
+        )));
+    }
+    Ok(())
+}
+
 /// A node being built, with access to the values defined so far.
 struct NodeCtx<'a> {
     node: &'a NodeRef,
@@ -1444,6 +1444,27 @@ impl NodeCtx<'_> {
         Ok((padded - eff) / s + 1)
     }
 
+    /// The window `win` of kernel `k` over an `h × w` input, with its output size.
+    fn plane(&self, [h, w]: [usize; 2], k: [usize; 2], win: &Window) -> Result<ops::Plane> {
+        let Window {
+            pads, strides, dil, ..
+        } = *win;
+        Ok(ops::Plane {
+            h,
+            w,
+            oh: self.out_len(h, k[0], strides[0], dil[0], pads[0], pads[2])?,
+            ow: self.out_len(w, k[1], strides[1], dil[1], pads[1], pads[3])?,
+            kh: k[0],
+            kw: k[1],
+            sh: strides[0],
+            sw: strides[1],
+            dh: dil[0],
+            dw: dil[1],
+            pt: pads[0],
+            pl: pads[1],
+        })
+    }
+
     fn conv(&self, a: &mut Attrs<'_>) -> Result<Built> {
         self.max_inputs(3)?;
         let why = "Conv computes in float (DequantizeLinear its int8 operands)";
@@ -1456,9 +1477,7 @@ impl NodeCtx<'_> {
         let [n, c, h, wd] = self.rank4(0, x)?;
         let [m, cg, kh, kw] = self.rank4(1, w)?;
         let group = a.int("group", 1)?;
-        let Window {
-            pads, strides, dil, ..
-        } = self.window(a, Some([kh, kw]))?;
+        let win = self.window(a, Some([kh, kw]))?;
         if group < 1
             || c % group as usize != 0
             || m % group as usize != 0
@@ -1473,26 +1492,15 @@ impl NodeCtx<'_> {
         {
             return Err(self.shape_err(format!("bias shape {:?}, expected [{m}]", self.v(b).shape)));
         }
-        let oh = self.out_len(h, kh, strides[0], dil[0], pads[0], pads[2])?;
-        let ow = self.out_len(wd, kw, strides[1], dil[1], pads[1], pads[3])?;
+        let plane = self.plane([h, wd], [kh, kw], &win)?;
+        let (oh, ow) = (plane.oh, plane.ow);
         let g = ops::Conv {
             n,
             c,
-            h,
-            w: wd,
             m,
-            oh,
-            ow,
-            kh,
-            kw,
-            sh: strides[0],
-            sw: strides[1],
-            dh: dil[0],
-            dw: dil[1],
-            pt: pads[0],
-            pl: pads[1],
             group: group as usize,
             bias: b.is_some(),
+            plane,
         };
         let taps = cg * kh * kw;
         let (rx, rw) = (self.v(x).range, self.v(w).range);
@@ -1555,32 +1563,22 @@ impl NodeCtx<'_> {
         } else {
             a.int_in("count_include_pad", 0, &[0, 1], "0 or 1")? == 1
         };
+        let win = self.window(a, None)?;
         let Window {
             pads,
-            strides,
             dil,
             kernel: k,
-        } = self.window(a, None)?;
+            ..
+        } = win;
         if pads[0].max(pads[2]) > (k[0] - 1) * dil[0] || pads[1].max(pads[3]) > (k[1] - 1) * dil[1]
         {
             return Err(self.shape_err("padding must be smaller than the pooling window"));
         }
-        let oh = self.out_len(h, k[0], strides[0], dil[0], pads[0], pads[2])?;
-        let ow = self.out_len(w, k[1], strides[1], dil[1], pads[1], pads[3])?;
+        let plane = self.plane([h, w], k, &win)?;
+        let (oh, ow) = (plane.oh, plane.ow);
         let p = ops::Pool {
             planes: n * c,
-            h,
-            w,
-            oh,
-            ow,
-            kh: k[0],
-            kw: k[1],
-            sh: strides[0],
-            sw: strides[1],
-            dh: dil[0],
-            dw: dil[1],
-            pt: pads[0],
-            pl: pads[1],
+            plane,
             include_pad,
         };
         let rx = self.v(x).range;
@@ -1598,15 +1596,9 @@ impl NodeCtx<'_> {
         if include_pad {
             counts.insert(k[0] * k[1]);
         } else {
-            let span = |o: usize, s: usize, d: usize, kk: usize, pad: usize, len: usize| {
-                (0..kk)
-                    .filter(|&j| (o * s + j * d).checked_sub(pad).is_some_and(|i| i < len))
-                    .count()
-            };
             for oy in 0..oh {
-                let ry = span(oy, strides[0], dil[0], k[0], pads[0], h);
                 for ox in 0..ow {
-                    counts.insert(ry * span(ox, strides[1], dil[1], k[1], pads[1], w));
+                    counts.insert(plane.taps(oy, ox).count());
                 }
             }
         }

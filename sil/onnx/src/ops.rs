@@ -33,44 +33,55 @@ impl QParams {
     }
 }
 
+/// A sliding window over one `h × w` plane: a `kh × kw` kernel with strides, dilations and
+/// top/left padding, giving an `oh × ow` output. Shared by convolution and pooling.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Plane {
+    pub h: usize,
+    pub w: usize,
+    pub oh: usize,
+    pub ow: usize,
+    pub kh: usize,
+    pub kw: usize,
+    pub sh: usize,
+    pub sw: usize,
+    pub dh: usize,
+    pub dw: usize,
+    pub pt: usize,
+    pub pl: usize,
+}
+
+impl Plane {
+    /// The taps of output `(oy, ox)` that fall inside the input, row by row: (kernel index
+    /// `ky * kw + kx`, input index `iy * w + ix`).
+    pub fn taps(&self, oy: usize, ox: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+        (0..self.kh)
+            .filter_map(move |ky| tap(oy, self.sh, ky, self.dh, self.pt, self.h).map(|iy| (ky, iy)))
+            .flat_map(move |(ky, iy)| {
+                (0..self.kw).filter_map(move |kx| {
+                    tap(ox, self.sw, kx, self.dw, self.pl, self.w)
+                        .map(|ix| (ky * self.kw + kx, iy * self.w + ix))
+                })
+            })
+    }
+}
+
 /// 2-D convolution geometry (NCHW, weights `[M][C/group][kH][kW]`).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Conv {
     pub n: usize,
     pub c: usize,
-    pub h: usize,
-    pub w: usize,
     pub m: usize,
-    pub oh: usize,
-    pub ow: usize,
-    pub kh: usize,
-    pub kw: usize,
-    pub sh: usize,
-    pub sw: usize,
-    pub dh: usize,
-    pub dw: usize,
-    pub pt: usize,
-    pub pl: usize,
     pub group: usize,
     pub bias: bool,
+    pub plane: Plane,
 }
 
-/// Pooling geometry over `planes` planes of `h × w`.
+/// Pooling geometry over `planes` planes.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Pool {
     pub planes: usize,
-    pub h: usize,
-    pub w: usize,
-    pub oh: usize,
-    pub ow: usize,
-    pub kh: usize,
-    pub kw: usize,
-    pub sh: usize,
-    pub sw: usize,
-    pub dh: usize,
-    pub dw: usize,
-    pub pt: usize,
-    pub pl: usize,
+    pub plane: Plane,
     /// AveragePool `count_include_pad`.
     pub include_pad: bool,
 }
@@ -246,69 +257,54 @@ fn tap(
 }
 
 fn conv(g: &Conv, x: &[f32], w: &[f32], b: &[f32], y: &mut [f32]) {
+    let p = &g.plane;
     let cg = g.c / g.group;
     let mg = g.m / g.group;
     for n in 0..g.n {
         for oc in 0..g.m {
             let grp = oc / mg;
             let bias = if g.bias { Some(b[oc]) } else { None };
-            for oy in 0..g.oh {
-                for ox in 0..g.ow {
+            for oy in 0..p.oh {
+                for ox in 0..p.ow {
                     let mut acc = 0f64;
                     for ic in 0..cg {
                         let ci = grp * cg + ic;
-                        let x_plane = &x[(n * g.c + ci) * g.h * g.w..][..g.h * g.w];
-                        let w_k = &w[(oc * cg + ic) * g.kh * g.kw..][..g.kh * g.kw];
-                        for ky in 0..g.kh {
-                            let Some(iy) = tap(oy, g.sh, ky, g.dh, g.pt, g.h) else {
-                                continue;
-                            };
-                            for kx in 0..g.kw {
-                                let Some(ix) = tap(ox, g.sw, kx, g.dw, g.pl, g.w) else {
-                                    continue;
-                                };
-                                acc += f64::from(x_plane[iy * g.w + ix])
-                                    * f64::from(w_k[ky * g.kw + kx]);
-                            }
+                        let x_plane = &x[(n * g.c + ci) * p.h * p.w..][..p.h * p.w];
+                        let w_k = &w[(oc * cg + ic) * p.kh * p.kw..][..p.kh * p.kw];
+                        for (k, i) in p.taps(oy, ox) {
+                            acc += f64::from(x_plane[i]) * f64::from(w_k[k]);
                         }
                     }
                     let mut v = acc as f32;
                     if let Some(b) = bias {
                         v += b;
                     }
-                    y[((n * g.m + oc) * g.oh + oy) * g.ow + ox] = v;
+                    y[((n * g.m + oc) * p.oh + oy) * p.ow + ox] = v;
                 }
             }
         }
     }
 }
 
-fn pool(p: &Pool, x: &[f32], y: &mut [f32], max: bool) {
-    for pl in 0..p.planes {
+fn pool(pool: &Pool, x: &[f32], y: &mut [f32], max: bool) {
+    let p = &pool.plane;
+    for pl in 0..pool.planes {
         let x_plane = &x[pl * p.h * p.w..][..p.h * p.w];
         for oy in 0..p.oh {
             for ox in 0..p.ow {
                 let mut m = f32::NEG_INFINITY;
                 let mut sum = 0f64;
                 let mut count = 0usize;
-                for ky in 0..p.kh {
-                    let Some(iy) = tap(oy, p.sh, ky, p.dh, p.pt, p.h) else {
-                        continue;
-                    };
-                    for kx in 0..p.kw {
-                        let Some(ix) = tap(ox, p.sw, kx, p.dw, p.pl, p.w) else {
-                            continue;
-                        };
-                        let v = x_plane[iy * p.w + ix];
-                        m = m.max(v);
-                        sum += f64::from(v);
-                        count += 1;
-                    }
+                for (_, i) in p.taps(oy, ox) {
+                    let v = x_plane[i];
+                    m = m.max(v);
+                    sum += f64::from(v);
+                    count += 1;
                 }
                 y[(pl * p.oh + oy) * p.ow + ox] = if max {
                     m
                 } else {
-                    let d = if p.include_pad { p.kh * p.kw } else { count };
+                    let d = if pool.include_pad { p.kh * p.kw } else { count };
                     sum as f32 / d.max(1) as f32
                 };
             }
