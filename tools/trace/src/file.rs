@@ -64,6 +64,7 @@ fn bytes_to_words(chunk: &[u8]) -> [u64; 4] {
 /// drainer) drains what is left and writes the end marker. A run killed at any point after
 /// `start` therefore leaves a file that [`read_trace`] reads up to the last drain.
 pub struct Drainer {
+    ring: &'static TraceLog,
     stop: Arc<AtomicBool>,
     records: Arc<AtomicU64>,
     join: Option<JoinHandle<io::Result<u64>>>,
@@ -124,6 +125,7 @@ impl Drainer {
                 }
             })?;
         Ok(Drainer {
+            ring,
             stop,
             records,
             join: Some(join),
@@ -133,6 +135,18 @@ impl Drainer {
     /// Records written (and flushed to the file) so far.
     pub fn written(&self) -> u64 {
         self.records.load(Ordering::Relaxed)
+    }
+
+    /// Wait until at most half the ring holds records not yet written. For runs faster than
+    /// real time (the SIL virtual clock), which would otherwise lap the ring between drains;
+    /// never call it on the real clock's run path (the executive never waits for its trace).
+    pub fn keep_up(&self) {
+        let half = self.ring.capacity() as u64 / 2;
+        while self.ring.pushed().saturating_sub(self.written()) > half
+            && self.join.as_ref().is_some_and(|j| !j.is_finished())
+        {
+            std::thread::sleep(Duration::from_millis(1));
+        }
     }
 
     /// Drain what is left, write the end marker, flush and stop; returns the number of
@@ -382,6 +396,32 @@ mod tests {
     /// A ring of its own per test (tests run in parallel).
     fn new_ring() -> &'static TraceRing<256> {
         Box::leak(Box::new(TraceRing::new()))
+    }
+
+    /// A run faster than the drainer (virtual clock) loses nothing when it lets the drainer
+    /// keep up between frames.
+    ///
+    /// Covers: REQ-SCH-014
+    #[test]
+    fn keep_up_waits_until_the_drainer_has_room() {
+        let path = temp("keep-up");
+        let ring = new_ring();
+        // A slow drainer: without keep_up the loop below laps the 256-record ring.
+        let d = Drainer::start(ring.as_log(), &meta(), &path, Duration::from_millis(20)).unwrap();
+        let recs = records(200);
+        for chunk in recs.chunks(100) {
+            for r in chunk {
+                ring.push(*r);
+            }
+            d.keep_up();
+            assert!(
+                ring.pushed() - d.written() <= 128,
+                "keep_up returned with a full ring"
+            );
+        }
+        assert_eq!(d.finish().unwrap(), recs.len() as u64);
+        assert_eq!(ring.overwritten(), 0);
+        let _ = std::fs::remove_file(&path);
     }
 
     /// Covers: REQ-EVD-004
