@@ -1598,7 +1598,9 @@ impl NodeCtx<'_> {
         } else {
             for oy in 0..oh {
                 for ox in 0..ow {
-                    counts.insert(plane.taps(oy, ox).count());
+                    let mut n = 0;
+                    plane.for_each_tap(oy, ox, |_, _| n += 1);
+                    counts.insert(n);
                 }
             }
         }

@@ -52,17 +52,21 @@ pub(crate) struct Plane {
 }
 
 impl Plane {
-    /// The taps of output `(oy, ox)` that fall inside the input, row by row: (kernel index
-    /// `ky * kw + kx`, input index `iy * w + ix`).
-    pub fn taps(&self, oy: usize, ox: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
-        (0..self.kh)
-            .filter_map(move |ky| tap(oy, self.sh, ky, self.dh, self.pt, self.h).map(|iy| (ky, iy)))
-            .flat_map(move |(ky, iy)| {
-                (0..self.kw).filter_map(move |kx| {
-                    tap(ox, self.sw, kx, self.dw, self.pl, self.w)
-                        .map(|ix| (ky * self.kw + kx, iy * self.w + ix))
-                })
-            })
+    /// Calls `f(kernel index ky * kw + kx, input index iy * w + ix)` for each tap of output
+    /// `(oy, ox)` that falls inside the input, row by row (plain loops: this is the inner loop
+    /// of every Conv and pool, also in unoptimised and sanitizer builds).
+    #[inline]
+    pub fn for_each_tap(&self, oy: usize, ox: usize, mut f: impl FnMut(usize, usize)) {
+        for ky in 0..self.kh {
+            let Some(iy) = tap(oy, self.sh, ky, self.dh, self.pt, self.h) else {
+                continue;
+            };
+            for kx in 0..self.kw {
+                if let Some(ix) = tap(ox, self.sw, kx, self.dw, self.pl, self.w) {
+                    f(ky * self.kw + kx, iy * self.w + ix);
+                }
+            }
+        }
     }
 }
 
@@ -271,9 +275,9 @@ fn conv(g: &Conv, x: &[f32], w: &[f32], b: &[f32], y: &mut [f32]) {
                         let ci = grp * cg + ic;
                         let x_plane = &x[(n * g.c + ci) * p.h * p.w..][..p.h * p.w];
                         let w_k = &w[(oc * cg + ic) * p.kh * p.kw..][..p.kh * p.kw];
-                        for (k, i) in p.taps(oy, ox) {
+                        p.for_each_tap(oy, ox, |k, i| {
                             acc += f64::from(x_plane[i]) * f64::from(w_k[k]);
-                        }
+                        });
                     }
                     let mut v = acc as f32;
                     if let Some(b) = bias {
@@ -295,12 +299,12 @@ fn pool(pool: &Pool, x: &[f32], y: &mut [f32], max: bool) {
                 let mut m = f32::NEG_INFINITY;
                 let mut sum = 0f64;
                 let mut count = 0usize;
-                for (_, i) in p.taps(oy, ox) {
+                p.for_each_tap(oy, ox, |_, i| {
                     let v = x_plane[i];
                     m = m.max(v);
                     sum += f64::from(v);
                     count += 1;
-                }
+                });
                 y[(pl * p.oh + oy) * p.ow + ox] = if max {
                     m
                 } else {
