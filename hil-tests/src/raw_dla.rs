@@ -201,6 +201,8 @@ enum Role {
 #[derive(Clone, Copy)]
 enum GpuSem {
     None,
+    /// An imported NvSciSync object (`sil`, `orin`); not built on `rig`.
+    #[cfg_attr(feature = "rig", allow(dead_code))]
     External(cu::CUexternalSemaphore),
     /// The host-registered SIL counter (`rig`): its device address and host address. Built
     /// on `rig` only; the other builds keep the arms that release and use it.
@@ -1276,7 +1278,7 @@ impl Chain {
             }
         };
         let hung = !self.idle;
-        // SAFETY (whole block): every handle below was created by the matching call, is
+        // SAFETY: (the whole block) every handle below was created by the matching call, is
         // released once (nulled after), and no engine work that uses it is pending (`idle`,
         // checked above; with a hung engine only what it cannot reach is released).
         unsafe {
