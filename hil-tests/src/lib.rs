@@ -23,6 +23,7 @@ pub mod b2b;
 pub mod outputs;
 pub mod overhead;
 pub mod pinned;
+pub mod raw_dla;
 pub mod rng;
 pub mod stats;
 
