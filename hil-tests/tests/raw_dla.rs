@@ -2,7 +2,7 @@
 //! libraries: every frame's detection is the reference models' (the run fails otherwise) and
 //! each measured frame gives one sample of each kind. No timing is judged.
 //!
-//! Covers: REQ-GPU-015
+//! Covers: REQ-GPU-016
 
 use hil_tests::raw_dla::{Options, RawDlaError, run};
 
