@@ -417,10 +417,8 @@ impl ObjCore {
     /// Waits until the counter reaches `value` (the primitive's cyclic compare); `Some(timestamp of the value, or
     /// the SIL clock when none was recorded)` on success.
     pub(crate) fn wait(&self, value: u64, timeout_ns: u64, strategy: Strategy) -> Option<u64> {
-        match self.wait_cmp(value, self.cmp(), timeout_ns, strategy, None) {
-            Ok(ts) => Some(ts),
-            Err(_) => None,
-        }
+        self.wait_cmp(value, self.cmp(), timeout_ns, strategy, None)
+            .ok()
     }
 
     /// [`wait`](Self::wait) with an explicit compare and an abort flag: `Ok(timestamp)`,

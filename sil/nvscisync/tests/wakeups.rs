@@ -161,17 +161,28 @@ fn abortable_waits_end_when_woken_with_the_flag_set() {
     static PLAIN: AtomicU64 = AtomicU64::new(0);
     let (hf, hc) = (Send(f), Send(c));
     let waiters = [
-        // SAFETY (all three): live fence, counter and statics; NULL timestamp.
-        thread::spawn(move || unsafe {
+        thread::spawn(move || {
             let hf = hf;
-            NvSciSyncSilFenceWaitEngineAbortable(&hf.0, -1, ABORT.as_ptr(), null_mut())
+            // SAFETY: a live fence and a static flag; NULL timestamp.
+            unsafe { NvSciSyncSilFenceWaitEngineAbortable(&hf.0, -1, ABORT.as_ptr(), null_mut()) }
         }),
-        thread::spawn(move || unsafe {
+        thread::spawn(move || {
             let hc = hc;
-            NvSciSyncSilCounterWaitAbortable(hc.0, 1, 0, -1, ABORT.as_ptr(), null_mut())
+            // SAFETY: a live SIL counter and a static flag; NULL timestamp.
+            unsafe { NvSciSyncSilCounterWaitAbortable(hc.0, 1, 0, -1, ABORT.as_ptr(), null_mut()) }
         }),
-        thread::spawn(|| unsafe {
-            NvSciSyncSilCounterWaitAbortable(PLAIN.as_ptr(), 1, 0, -1, ABORT.as_ptr(), null_mut())
+        thread::spawn(|| {
+            // SAFETY: static memory and flag; NULL timestamp.
+            unsafe {
+                NvSciSyncSilCounterWaitAbortable(
+                    PLAIN.as_ptr(),
+                    1,
+                    0,
+                    -1,
+                    ABORT.as_ptr(),
+                    null_mut(),
+                )
+            }
         }),
     ];
     thread::sleep(Duration::from_millis(20));
