@@ -18,7 +18,11 @@ fn main() {
     for name in ["gpu_bench", "dla_bench"] {
         let toml = format!("schedules/{name}.toml");
         println!("cargo::rerun-if-changed={toml}");
-        generate(Path::new(&toml), &out_dir.join(format!("{name}_schedule.rs")), &options);
+        generate(
+            Path::new(&toml),
+            &out_dir.join(format!("{name}_schedule.rs")),
+            &options,
+        );
     }
 }
 

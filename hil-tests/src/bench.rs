@@ -359,10 +359,9 @@ fn measure(
     shutdown?;
     let mut chain = vec![];
     for f in opts.warmup..total {
-        if let (Some(&e), Some(&st)) = (
-            times.get(&(src.0, f, false)),
-            times.get(&(sink.0, f, true)),
-        ) {
+        if let (Some(&e), Some(&st)) =
+            (times.get(&(src.0, f, false)), times.get(&(sink.0, f, true)))
+        {
             chain.push(st.saturating_sub(e));
         }
     }
@@ -421,14 +420,18 @@ mod gpu_pipeline {
         fn run(&mut self, cx: cx::Sink<'_>) -> Result<(), TaskFault> {
             let d = cx.detection.as_slice::<i32>()?;
             if cx.inputs_valid && d.len() >= 4 {
-                self.0.record(cx.frame, detection_words([d[0], d[1], d[2], d[3]]));
+                self.0
+                    .record(cx.frame, detection_words([d[0], d[1], d[2], d[3]]));
             }
             Ok(())
         }
     }
 
     /// The executive on `gpu_bench` with timestamps on or off.
-    pub(super) fn run(opts: &Options, timestamps: bool) -> Result<Line, Box<dyn std::error::Error>> {
+    pub(super) fn run(
+        opts: &Options,
+        timestamps: bool,
+    ) -> Result<Line, Box<dyn std::error::Error>> {
         let s: &'static Schedule = &SCHEDULE;
         #[cfg(feature = "sil")]
         orin_exec_kernels::register_models(s.tables(), orin_exec::sil::register_kernel_model)?;
@@ -445,7 +448,14 @@ mod gpu_pipeline {
             "orin-exec, gpu_timestamps {}",
             if timestamps { "on" } else { "off" }
         );
-        measure(exec, name, opts, log, &raw_gpu::expected, (task::SRC, task::SINK))
+        measure(
+            exec,
+            name,
+            opts,
+            log,
+            &raw_gpu::expected,
+            (task::SRC, task::SINK),
+        )
     }
 
     pub(super) fn period_ns() -> u64 {
@@ -470,7 +480,8 @@ mod dla_pipeline {
         fn run(&mut self, cx: cx::Sink<'_>) -> Result<(), TaskFault> {
             let d = cx.detection.as_slice::<i32>()?;
             if cx.inputs_valid && d.len() >= 4 {
-                self.0.record(cx.frame, detection_words([d[0], d[1], d[2], d[3]]));
+                self.0
+                    .record(cx.frame, detection_words([d[0], d[1], d[2], d[3]]));
             }
             Ok(())
         }
@@ -491,9 +502,9 @@ mod dla_pipeline {
             Ok(Reference { model, scratch })
         }
 
-        /// The chain's detection for `frame`: preprocess model, the network (its 64-wide
-        /// int8 tensors are dense and `dla_linear` alike), postprocess model with the
-        /// schedule's parameters.
+        /// The chain's detection for `frame`: preprocess model, the network (input 64 wide:
+        /// dense and `dla_linear` alike), the obstacle map packed to its `dla_linear` layout,
+        /// postprocess model with the schedule's parameters.
         fn expected(&self, frame: u64) -> [i32; 4] {
             let mut cam = vec![0u8; 12288];
             scenario::render(frame, &mut cam);
@@ -517,7 +528,11 @@ mod dla_pipeline {
             let Some(k) = outs.iter().position(|t| t.name == "obstacle_map") else {
                 return [i32::MIN; 4];
             };
-            let map: Vec<i8> = bufs[k].iter().map(|&v| v as i8).collect();
+            // The GPU reads the map as the DLA writes it: 24 lines of 32 cells, 64-byte pitch.
+            let desc = sil_onnx::dla::linear_desc(&outs[k]);
+            let mut strided = vec![0u8; desc.size as usize];
+            sil_onnx::dla::pack(&desc, &bufs[k], &mut strided);
+            let map: Vec<i8> = strided.iter().map(|&v| v as i8).collect();
             let p = orin_exec_kernels::PostprocessParams {
                 threshold: 32,
                 lane_x0: 12,
@@ -634,7 +649,8 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
         frames: opts.frames,
         // INTEGRATION: the SIL engine threads' CPU time per frame (outside kernels and
         // networks): `cuSilGetThreadStats` / `cudlaSilGetThreadStats` around each runtime run.
-        sil_engine_threads: "not available (cuSilGetThreadStats / cudlaSilGetThreadStats not wired yet)".into(),
+        sil_engine_threads:
+            "not available (cuSilGetThreadStats / cudlaSilGetThreadStats not wired yet)".into(),
         ..Report::default()
     };
     let gpu_period = gpu_pipeline::period_ns();

@@ -316,7 +316,13 @@ impl RawGpu {
         Ok(gpu)
     }
 
-    fn launch(&self, f: cu::CUfunction, grid: [u32; 3], block: [u32; 3], params: &mut [u64]) -> Result<(), Error> {
+    fn launch(
+        &self,
+        f: cu::CUfunction,
+        grid: [u32; 3],
+        block: [u32; 3],
+        params: &mut [u64],
+    ) -> Result<(), Error> {
         let mut ptrs: [*mut c_void; 16] = [ptr::null_mut(); 16];
         for (p, v) in ptrs.iter_mut().zip(params.iter_mut()) {
             *p = (v as *mut u64).cast();
@@ -511,7 +517,9 @@ impl RawGpu {
     fn launch_graph(&self) -> Result<(), Error> {
         let g = self.graph.as_ref().ok_or("raw baseline: no graph")?;
         // SAFETY: an instantiated graph and a live stream.
-        check("cuGraphLaunch", unsafe { cu::cuGraphLaunch(g.exec, self.stream) })
+        check("cuGraphLaunch", unsafe {
+            cu::cuGraphLaunch(g.exec, self.stream)
+        })
     }
 
     /// Enqueue frame `f`'s work (`f` counts from 0) in `shape`; per task host times pushed to
@@ -610,10 +618,11 @@ impl RawGpu {
             }
             Ok(())
         })();
-        // The last pre-enqueued frame waits for a src that never comes: release it, then
-        // leave the stream idle.
-        self.flag(GO).store(u64::MAX, Ordering::Release);
-        self.flag(SINK).store(u64::MAX, Ordering::Release);
+        // The last pre-enqueued frame waits for a src that never comes: release it (GEQ is
+        // wrap-aware, `(i64)(*addr - value) >= 0`, so not u64::MAX), then leave the stream
+        // idle.
+        self.flag(GO).store(total + 1, Ordering::Release);
+        self.flag(SINK).store(total + 1, Ordering::Release);
         let synced = self.synchronize();
         result?;
         synced?;
@@ -649,10 +658,7 @@ impl Drop for RawGpu {
             &mut self.flags,
         ] {
             // Freed now (before the context goes), not by the field's later drop.
-            drop(core::mem::replace(
-                b,
-                HostBuf::NONE,
-            ));
+            drop(core::mem::replace(b, HostBuf::NONE));
         }
         if !self.module.is_null() {
             // SAFETY: see above.
