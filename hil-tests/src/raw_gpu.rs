@@ -445,7 +445,7 @@ impl RawGpu {
         while self.flag(i).load(Ordering::Acquire) < value {
             core::hint::spin_loop();
             n = n.wrapping_add(1);
-            if n % 4096 == 0 && os::monotonic_ns() - start > 1_000_000_000 {
+            if n.is_multiple_of(4096) && os::monotonic_ns() - start > 1_000_000_000 {
                 return Err(format!(
                     "raw baseline: frame {frame}: the stream did not complete within 1 s"
                 )

@@ -131,7 +131,7 @@ fn parse_period(s: &str) -> Result<u64, String> {
         .parse()
         .map_err(|_| format!("`{s}` is not a period: write e.g. `4ms`, `500us` or `4000000ns`"))?;
     let ns = v * scale;
-    if !(ns >= 100_000.0 && ns <= 10e9) {
+    if !(100_000.0..=10e9).contains(&ns) {
         return Err(format!("period `{s}` is outside 100us..10s"));
     }
     Ok(ns as u64)
