@@ -1,7 +1,7 @@
 //! Smoke test of `hil bench` on the SIL platform: a few frames, every table row and the JSON
 //! are there (the numbers are not judged: it is a benchmark).
 //!
-//! Covers: REQ-RT-014
+//! Covers: REQ-RT-015
 #![cfg(feature = "sil")]
 
 use std::process::Command;
