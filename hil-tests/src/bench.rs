@@ -375,29 +375,38 @@ fn config(opts: &Options, gpu_timestamps: bool) -> Config {
     }
 }
 
+/// The `src` and `sink` bodies, the same in both bench schedules (each schedule has its own
+/// generated `body` traits, so each module instantiates them): `src` renders the scenario's
+/// camera frame, `sink` records the detection.
+macro_rules! src_and_sink {
+    () => {
+        struct Src;
+        impl body::Src for Src {
+            fn run(&mut self, mut cx: cx::Src<'_>) -> Result<(), TaskFault> {
+                scenario::render(cx.frame, cx.camera.bytes());
+                Ok(())
+            }
+        }
+
+        struct Sink(&'static SinkLog);
+        impl body::Sink for Sink {
+            fn run(&mut self, cx: cx::Sink<'_>) -> Result<(), TaskFault> {
+                let d = cx.detection.as_slice::<i32>()?;
+                if cx.inputs_valid && d.len() >= 4 {
+                    self.0
+                        .record(cx.frame, detection_words([d[0], d[1], d[2], d[3]]));
+                }
+                Ok(())
+            }
+        }
+    };
+}
+
 mod gpu_pipeline {
     use super::*;
     use crate::bench_schedule::{Bodies, SCHEDULE, Storage, body, cx, task};
 
-    struct Src;
-    impl body::Src for Src {
-        fn run(&mut self, mut cx: cx::Src<'_>) -> Result<(), TaskFault> {
-            scenario::render(cx.frame, cx.camera.bytes());
-            Ok(())
-        }
-    }
-
-    struct Sink(&'static SinkLog);
-    impl body::Sink for Sink {
-        fn run(&mut self, cx: cx::Sink<'_>) -> Result<(), TaskFault> {
-            let d = cx.detection.as_slice::<i32>()?;
-            if cx.inputs_valid && d.len() >= 4 {
-                self.0
-                    .record(cx.frame, detection_words([d[0], d[1], d[2], d[3]]));
-            }
-            Ok(())
-        }
-    }
+    src_and_sink!();
 
     /// The executive on `gpu_bench` with timestamps on or off.
     pub(super) fn run(
@@ -439,93 +448,15 @@ mod dla_pipeline {
     use super::*;
     use crate::dla_schedule::{Bodies, SCHEDULE, Storage, body, cx, task};
 
-    struct Src;
-    impl body::Src for Src {
-        fn run(&mut self, mut cx: cx::Src<'_>) -> Result<(), TaskFault> {
-            scenario::render(cx.frame, cx.camera.bytes());
-            Ok(())
-        }
-    }
-
-    struct Sink(&'static SinkLog);
-    impl body::Sink for Sink {
-        fn run(&mut self, cx: cx::Sink<'_>) -> Result<(), TaskFault> {
-            let d = cx.detection.as_slice::<i32>()?;
-            if cx.inputs_valid && d.len() >= 4 {
-                self.0
-                    .record(cx.frame, detection_words([d[0], d[1], d[2], d[3]]));
-            }
-            Ok(())
-        }
-    }
-
-    /// The AEB detector network and its interpreter state (the DLA's reference model).
-    struct Reference {
-        model: sil_onnx::Model,
-        scratch: std::cell::RefCell<sil_onnx::Scratch>,
-    }
-
-    const NETWORK: &[u8] = include_bytes!("../../loadables/aeb_detector.onnx");
-
-    impl Reference {
-        fn load() -> Result<Reference, Box<dyn std::error::Error>> {
-            let model = sil_onnx::Model::load(NETWORK)?;
-            let scratch = std::cell::RefCell::new(model.scratch());
-            Ok(Reference { model, scratch })
-        }
-
-        /// The chain's detection for `frame`: preprocess model, the network (input 64 wide:
-        /// dense and `dla_linear` alike), the obstacle map packed to its `dla_linear` layout,
-        /// postprocess model with the schedule's parameters.
-        fn expected(&self, frame: u64) -> [i32; 4] {
-            let mut cam = vec![0u8; 12288];
-            scenario::render(frame, &mut cam);
-            let mut image = vec![0i8; 3072];
-            let _ = orin_exec_kernels::aeb_preprocess(&cam, &mut image, 128, 96);
-            let input: Vec<u8> = image.iter().map(|&v| v as u8).collect();
-            let outs = self.model.outputs();
-            let mut bufs: Vec<Vec<u8>> = outs
-                .iter()
-                .map(|t| vec![0u8; t.dims.iter().map(|&d| d as usize).product()])
-                .collect();
-            let mut refs: Vec<&mut [u8]> = bufs.iter_mut().map(|b| b.as_mut_slice()).collect();
-            if self
-                .model
-                .run(&[&input], &mut refs, &mut self.scratch.borrow_mut())
-                .is_err()
-            {
-                // No reference: no detection matches [i32::MIN; 4].
-                return [i32::MIN; 4];
-            }
-            let Some(k) = outs.iter().position(|t| t.name == "obstacle_map") else {
-                return [i32::MIN; 4];
-            };
-            // The GPU reads the map as the DLA writes it: 24 lines of 32 cells, 64-byte pitch.
-            let desc = sil_onnx::dla::linear_desc(&outs[k]);
-            let mut strided = vec![0u8; desc.size as usize];
-            sil_onnx::dla::pack(&desc, &bufs[k], &mut strided);
-            let map: Vec<i8> = strided.iter().map(|&v| v as i8).collect();
-            let p = orin_exec_kernels::PostprocessParams {
-                threshold: 32,
-                lane_x0: 12,
-                lane_x1: 20,
-                row_scale: 4.0,
-                row_offset: 3.5,
-                horizon: 24.0,
-                fh: 240.0,
-            };
-            let mut out = [0i32; 4];
-            let _ = orin_exec_kernels::aeb_postprocess(&map, 64, 24, &p, &mut out);
-            out
-        }
-    }
+    src_and_sink!();
 
     /// The executive on `dla_bench` (timestamps off; the SIL DLA's default timing model).
     pub(super) fn run(opts: &Options) -> Result<Line, Box<dyn std::error::Error>> {
         let s: &'static Schedule = &SCHEDULE;
         #[cfg(feature = "sil")]
         orin_exec_kernels::register_models(s.tables(), orin_exec::sil::register_kernel_model)?;
-        let reference = Reference::load()?;
+        // Every frame the run can reach: warm-up, measured, and the lookahead at the end.
+        let reference = crate::raw_dla::reference_detections(opts.warmup + opts.frames + 2)?;
         let log: &'static SinkLog = leak(SinkLog::new());
         let exec = Builder::new(s, leak(Storage::new()))
             .config(config(opts, false))
@@ -535,7 +466,7 @@ mod dla_pipeline {
             }))
             .init()?
             .seal()?;
-        let expected = |f: u64| reference.expected(f);
+        let expected = |f: u64| reference.get(f as usize).copied().unwrap_or([i32::MIN; 4]);
         measure(
             exec,
             "orin-exec, gpu_timestamps off".into(),

@@ -327,10 +327,11 @@ pub fn run(opts: &Options) -> core::result::Result<Samples, Box<dyn std::error::
     Ok(samples)
 }
 
-/// The detection of every frame as the reference models compute it: the kernels' models and
-/// the network on the SIL ONNX interpreter (bit-exact with onnxruntime), with the buffers'
-/// DLA layout (line pitch 64 bytes) in between.
-fn reference_detections(
+/// The detection of frames `0..frames` of the chain as the reference models compute it: the
+/// kernels' models and the network on the SIL ONNX interpreter (bit-exact with onnxruntime),
+/// with the buffers' DLA layout (line pitch 64 bytes) in between. The bench checks the
+/// runtime's DLA chain against it too.
+pub fn reference_detections(
     frames: u64,
 ) -> core::result::Result<Vec<[i32; 4]>, Box<dyn std::error::Error>> {
     let net = detector()?;
