@@ -15,7 +15,7 @@ use orin_exec::kernel_model::{KernelModel, Launch, ModelError, ParamKind};
 use orin_exec::table::*;
 
 mod user_kernel;
-use user_kernel::{K, KERNEL, N, SCALE_INDEX, leak, user_cubin};
+use user_kernel::{K, KERNEL, N, Produce, SCALE_INDEX, leak, user_cubin};
 
 /// A model that declares three parameters where the cubin has four.
 struct ThreeParams;
@@ -137,19 +137,6 @@ fn right_params() -> Vec<Param> {
     ]
 }
 
-/// `in[i] = 13 f + 7 i - 300` in frame `f`.
-struct Produce;
-
-impl CpuTask for Produce {
-    fn run(&mut self, ctx: &CpuCtx<'_>) -> Result<(), TaskFault> {
-        let f = ctx.frame() as i32;
-        for (i, v) in ctx.write_as::<i32>(IN)?.iter_mut().enumerate() {
-            *v = 13 * f + 7 * i as i32 - 300;
-        }
-        Ok(())
-    }
-}
-
 static GOOD: AtomicU64 = AtomicU64::new(0);
 static BAD: AtomicU64 = AtomicU64::new(0);
 
@@ -181,7 +168,7 @@ fn init(s: &'static Schedule) -> Result<orin_exec::exec::Initialized, Error> {
         realtime_priority: None,
         ..Config::default()
     })
-    .bind(PRODUCE, Box::leak(Box::new(Produce)))
+    .bind(PRODUCE, Box::leak(Box::new(Produce(IN))))
     .bind(VERIFY, Box::leak(Box::new(Verify)))
     .init()
 }

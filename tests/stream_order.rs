@@ -16,7 +16,7 @@ use orin_exec::exec::{Builder, Config, CpuTask, Storage, TaskFault};
 use orin_exec::table::*;
 
 mod user_kernel;
-use user_kernel::{K, KERNEL, N, SCALE_INDEX, leak, user_cubin};
+use user_kernel::{K, KERNEL, N, Produce, SCALE_INDEX, leak, user_cubin};
 
 const IN: BufferId = BufferId(0);
 const MID: BufferId = BufferId(1);
@@ -143,19 +143,6 @@ fn schedule(cpu_waits: &'static [CpuWait]) -> &'static Schedule {
     Box::leak(Box::new(Schedule::check(tables).expect("valid tables")))
 }
 
-/// `in[i] = 13 f + 7 i - 300` in frame `f`.
-struct Produce;
-
-impl CpuTask for Produce {
-    fn run(&mut self, ctx: &CpuCtx<'_>) -> Result<(), TaskFault> {
-        let f = ctx.frame() as i32;
-        for (i, v) in ctx.write_as::<i32>(IN)?.iter_mut().enumerate() {
-            *v = 13 * f + 7 * i as i32 - 300;
-        }
-        Ok(())
-    }
-}
-
 static GOOD: AtomicU64 = AtomicU64::new(0);
 
 /// The SIL clock and `GOOD` are process-wide: one run at a time.
@@ -177,7 +164,7 @@ fn sealed(
         gpu_timestamps,
         ..Config::default()
     })
-    .bind(PRODUCE, Box::leak(Box::new(Produce)))
+    .bind(PRODUCE, Box::leak(Box::new(Produce(IN))))
     .bind(VERIFY, Box::leak(Box::new(Verify)))
     .init()
     .expect("init")

@@ -3,8 +3,10 @@
 //! here as a user would (not in `orin-exec-kernels`).
 #![allow(dead_code)]
 
+use orin_exec::engine::cpu::CpuCtx;
+use orin_exec::exec::{CpuTask, TaskFault};
 use orin_exec::kernel_model::{KernelModel, Launch, ModelError, ParamKind, read, write};
-use orin_exec::table::{CubinDesc, CubinVariant};
+use orin_exec::table::{BufferId, CubinDesc, CubinVariant};
 
 /// The user's kernel: `scale_index_i32(const int32_t* in, int32_t* out, int32_t k,
 /// uint32_t n)`, `out[i] = in[i] * k + i`.
@@ -70,4 +72,17 @@ pub fn user_cubin() -> &'static CubinDesc {
             },
         ]),
     }))
+}
+
+/// The kernel's input: writes `in[i] = 13 f + 7 i - 300` in frame `f` into its buffer.
+pub struct Produce(pub BufferId);
+
+impl CpuTask for Produce {
+    fn run(&mut self, ctx: &CpuCtx<'_>) -> Result<(), TaskFault> {
+        let f = ctx.frame() as i32;
+        for (i, v) in ctx.write_as::<i32>(self.0)?.iter_mut().enumerate() {
+            *v = 13 * f + 7 * i as i32 - 300;
+        }
+        Ok(())
+    }
 }
