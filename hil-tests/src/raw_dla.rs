@@ -1497,6 +1497,12 @@ fn import_semaphore_into_cuda(s: &mut Sem) -> Result<()> {
                 cu::cuMemHostGetDevicePointer_v2(&mut dev, host, 0),
             )?;
             s.gpu = GpuSem::Counter { dev, host };
+            // The real GPU writes mapped counters without notifying the SIL: waits on them
+            // (the DLA's pre-fence, the sink) must watch the counter.
+            nvsci(
+                "NvSciSyncSilObjSetDeviceWritten",
+                ns::sil::NvSciSyncSilObjSetDeviceWritten(s.obj),
+            )?;
             Ok(())
         }
     }
