@@ -6,7 +6,7 @@
 //! `*SilSetTimingModel` extension calls, [`rng`] their seeded generator, [`wait`] the
 //! notified waiting of SIL semaphores (and the yielding spin for counters a real GPU writes
 //! without notifying anybody), and [`usage`] the CPU time and wake-ups of SIL engine
-//! threads.
+//! threads, and [`thread`] starts those threads so that they run when their create call returns.
 //!
 //! The rest is machinery the SIL libraries would otherwise each write again: [`handle`]
 //! (the generic handle-table types; every library keeps its own `static` table), [`ffi`]
@@ -21,6 +21,7 @@ pub mod ffi;
 pub mod handle;
 pub mod list_api;
 pub mod rng;
+pub mod thread;
 pub mod timing;
 pub mod usage;
 pub mod wait;

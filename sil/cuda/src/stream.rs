@@ -29,6 +29,7 @@ use nvsci_sys::{
     NvSciSyncObj,
 };
 use sil_common::clock;
+use sil_common::thread::{Ready, spawn_started};
 use sil_common::usage::{ThreadMeter, ThreadTotals};
 
 use crate::driver::{attribute, out, require_ctx, require_init};
@@ -276,11 +277,12 @@ fn waited(r: NvSciError, ts: u64) -> CuResult<Option<u64>> {
 // The worker
 // ---------------------------------------------------------------------------------------
 
-fn worker(s: Arc<Stream>) {
+fn worker(s: Arc<Stream>, ready: Ready) {
     // The stream clock ("free at") used in virtual time.
     let mut clock_ns = 0u64;
     // Dropped on exit, which adds this thread's last figures to the totals.
     let mut meter = ThreadMeter::start(&TOTALS);
+    ready.done();
     loop {
         let (q, sticky) = {
             let mut st = s.lock();
@@ -544,9 +546,7 @@ pub unsafe extern "C" fn cuStreamCreate(phStream: *mut CUstream, Flags: c_uint) 
             worker: Mutex::new(None),
         });
         let w = s.clone();
-        let jh = std::thread::Builder::new()
-            .name("sil-cuda-stream".into())
-            .spawn(move || worker(w))
+        let jh = spawn_started("sil-cuda-stream".into(), move |ready| worker(w, ready))
             .map_err(|_| CUDA_ERROR_OUT_OF_MEMORY)?;
         *s.worker.lock().unwrap_or_else(|e| e.into_inner()) = Some(jh);
         let h = STREAMS.insert(s);

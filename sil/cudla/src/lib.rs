@@ -152,9 +152,9 @@ pub unsafe extern "C" fn cudlaCreateDevice(
         }
         let dev = Arc::new(Device::new(registry::new_device_token(), device));
         let d2 = dev.clone();
-        let spawned = std::thread::Builder::new()
-            .name(format!("sil-dla{device}"))
-            .spawn(move || worker::run(d2));
+        let spawned = sil_common::thread::spawn_started(format!("sil-dla{device}"), move |ready| {
+            worker::run(d2, ready)
+        });
         match spawned {
             Ok(h) => *lock(&dev.worker) = Some(h),
             Err(_) => return cudlaErrorCreationFailed,

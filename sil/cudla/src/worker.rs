@@ -10,6 +10,7 @@ use cudla_sys::{
     cudlaStatus,
 };
 use nvsci_sys::NvSciError_InterruptedCall;
+use sil_common::thread::Ready;
 use sil_common::usage::{ThreadMeter, ThreadTotals};
 use sil_onnx::dla;
 
@@ -176,10 +177,11 @@ fn run_diagnostics(dev: &Device, entry: &Entry, timing: &TaskTiming) -> Result<(
 }
 
 /// The worker thread body.
-pub(crate) fn run(dev: Arc<Device>) {
+pub(crate) fn run(dev: Arc<Device>, ready: Ready) {
     let mut free_at = 0u64;
     // Dropped on exit, which adds this thread's last figures to the totals.
     let mut meter = ThreadMeter::start(&TOTALS);
+    ready.done();
     while let Some(mut entry) = next(&dev) {
         meter.op();
         let virt = nvsci::clock_is_virtual();

@@ -92,9 +92,13 @@ impl Drainer {
         let stop = Arc::new(AtomicBool::new(false));
         let records = Arc::new(AtomicU64::new(0));
         let (stop2, records2) = (stop.clone(), records.clone());
+        // `start` returns once the thread runs: std's thread start-up allocates (the name),
+        // which must not fall into the caller's allocation-free run that follows.
+        let (started, running) = std::sync::mpsc::sync_channel(0);
         let join = std::thread::Builder::new()
             .name("orin-exec-trace".into())
             .spawn(move || {
+                let _ = started.send(());
                 let mut written = 0u64;
                 loop {
                     let stopping = stop2.load(Ordering::Acquire);
@@ -124,6 +128,7 @@ impl Drainer {
                     std::thread::sleep(period);
                 }
             })?;
+        let _ = running.recv();
         Ok(Drainer {
             ring,
             stop,
