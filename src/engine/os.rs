@@ -200,3 +200,58 @@ pub fn probe_realtime() -> RealtimeStatus {
         lock_errno,
     }
 }
+
+/// CPU time and context switches of one thread, for budgets such as the executive's CPU time
+/// per frame: take one before and one after the frames and subtract.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ThreadUsage {
+    /// User plus system CPU time, in ns.
+    pub cpu_ns: u64,
+    /// Voluntary context switches: how often the thread blocked and was woken.
+    pub wakeups: u64,
+    /// Involuntary context switches: how often it was preempted.
+    pub preempted: u64,
+}
+
+impl ThreadUsage {
+    /// The usage from `earlier` to `self` (saturating, so a wrong order gives zeros).
+    pub fn since(self, earlier: ThreadUsage) -> ThreadUsage {
+        ThreadUsage {
+            cpu_ns: self.cpu_ns.saturating_sub(earlier.cpu_ns),
+            wakeups: self.wakeups.saturating_sub(earlier.wakeups),
+            preempted: self.preempted.saturating_sub(earlier.preempted),
+        }
+    }
+}
+
+/// The calling thread's usage so far (`getrusage(RUSAGE_THREAD)`, Linux); `None` where the
+/// system has no per-thread usage (QNX).
+///
+/// ```
+/// # #[cfg(target_os = "linux")] {
+/// let before = orin_exec::engine::os::thread_usage().unwrap();
+/// let spent = orin_exec::engine::os::thread_usage().unwrap().since(before);
+/// assert!(spent.cpu_ns < 1_000_000_000);
+/// # }
+/// ```
+pub fn thread_usage() -> Option<ThreadUsage> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: an all-zero `rusage` is valid plain data.
+        let mut ru: libc::rusage = unsafe { core::mem::zeroed() };
+        // SAFETY: RUSAGE_THREAD exists on Linux; valid out-pointer.
+        if unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) } != 0 {
+            return None;
+        }
+        let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
+        Some(ThreadUsage {
+            cpu_ns: ns(ru.ru_utime) + ns(ru.ru_stime),
+            wakeups: ru.ru_nvcsw as u64,
+            preempted: ru.ru_nivcsw as u64,
+        })
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}

@@ -254,6 +254,104 @@ pub(super) fn sil_buffer_memory(
     ))
 }
 
+/// What the SIL engine threads (SIL CUDA's stream workers, SIL cuDLA's device workers) used,
+/// summed over every such thread the process started: the simulator's own cost, to tell it
+/// apart from the runtime's. Subtract two snapshots for a stretch of frames.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EngineThreadStats {
+    /// Threads started.
+    pub threads: u32,
+    /// Their CPU time, in ns.
+    pub cpu_ns: u64,
+    /// The part of `cpu_ns` spent computing kernel models or networks, in ns.
+    pub compute_ns: u64,
+    /// Times they woke from a wait.
+    pub wakeups: u64,
+    /// Operations they executed.
+    pub ops: u64,
+}
+
+impl EngineThreadStats {
+    /// The usage from `earlier` to `self` (saturating).
+    pub fn since(self, earlier: EngineThreadStats) -> EngineThreadStats {
+        EngineThreadStats {
+            threads: self.threads.saturating_sub(earlier.threads),
+            cpu_ns: self.cpu_ns.saturating_sub(earlier.cpu_ns),
+            compute_ns: self.compute_ns.saturating_sub(earlier.compute_ns),
+            wakeups: self.wakeups.saturating_sub(earlier.wakeups),
+            ops: self.ops.saturating_sub(earlier.ops),
+        }
+    }
+
+    /// CPU time outside computing: what the simulator's machinery cost.
+    pub fn overhead_ns(self) -> u64 {
+        self.cpu_ns.saturating_sub(self.compute_ns)
+    }
+}
+
+/// The SIL CUDA stream workers' usage (`cuSilGetThreadStats`); `None` where CUDA is not the
+/// SIL (`rig`: the real driver; `orin`).
+pub fn sil_gpu_threads() -> Option<EngineThreadStats> {
+    #[cfg(platform = "sil")]
+    {
+        use cuda_sys::sil::{cuSilGetThreadStats, cuSilThreadStats};
+        let mut s = cuSilThreadStats {
+            size: core::mem::size_of::<cuSilThreadStats>() as u32,
+            threads: 0,
+            cpuNs: 0,
+            computeNs: 0,
+            wakeups: 0,
+            ops: 0,
+        };
+        // SAFETY: a valid, writable struct whose `size` is set.
+        if unsafe { cuSilGetThreadStats(&mut s) } != cuda_sys::CUDA_SUCCESS {
+            return None;
+        }
+        Some(EngineThreadStats {
+            threads: s.threads,
+            cpu_ns: s.cpuNs,
+            compute_ns: s.computeNs,
+            wakeups: s.wakeups,
+            ops: s.ops,
+        })
+    }
+    #[cfg(not(platform = "sil"))]
+    {
+        None
+    }
+}
+
+/// The SIL cuDLA device workers' usage (`cudlaSilGetThreadStats`); `None` on `orin`.
+pub fn sil_dla_threads() -> Option<EngineThreadStats> {
+    #[cfg(any(platform = "sil", platform = "rig"))]
+    {
+        use cudla_sys::sil::{cudlaSilGetThreadStats, cudlaSilThreadStats};
+        let mut s = cudlaSilThreadStats {
+            size: core::mem::size_of::<cudlaSilThreadStats>() as u32,
+            threads: 0,
+            cpuNs: 0,
+            computeNs: 0,
+            wakeups: 0,
+            ops: 0,
+        };
+        // SAFETY: a valid, writable struct whose `size` is set.
+        if unsafe { cudlaSilGetThreadStats(&mut s) } != cudla_sys::cudlaSuccess {
+            return None;
+        }
+        Some(EngineThreadStats {
+            threads: s.threads,
+            cpu_ns: s.cpuNs,
+            compute_ns: s.computeNs,
+            wakeups: s.wakeups,
+            ops: s.ops,
+        })
+    }
+    #[cfg(not(any(platform = "sil", platform = "rig")))]
+    {
+        None
+    }
+}
+
 /// DLA fault injection and timing models (SIL cuDLA on `sil` and `rig`).
 #[cfg(any(platform = "sil", platform = "rig"))]
 pub mod dla_sil {

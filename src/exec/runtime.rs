@@ -38,7 +38,7 @@ use crate::exec::state::{
 };
 use crate::exec::worker::{CauseSlot, CpuTask, Shared, TRACE_CAPACITY, WorkerTask};
 use crate::limits::MAX_TASKS;
-use crate::mem::AccessLedger;
+use crate::mem::{AccessLedger, BufferUsers};
 use crate::table::FaultKind;
 use crate::table::{BufferId, EngineKind, Schedule, TaskId};
 use crate::trace::{TraceLog, TraceRing};
@@ -109,6 +109,7 @@ pub struct Storage<
     rows: [TaskRow; TASKS],
     trace: TraceRing<TRACE>,
     before: [u64; TASKS],
+    users: [BufferUsers; BUFFERS],
     offsets: [u16; BUFFERS],
     views: [BufferView; COPIES],
     virtual_costs: [u64; TASKS],
@@ -158,6 +159,7 @@ impl<
             rows: [const { TaskRow::new() }; TASKS],
             trace: TraceRing::new(),
             before: [0; TASKS],
+            users: [BufferUsers::NONE; BUFFERS],
             offsets: [0; BUFFERS],
             views: [BufferView::NONE; COPIES],
             virtual_costs: [0; TASKS],
@@ -189,6 +191,7 @@ pub(crate) struct Parts {
     pub board: &'static Board<'static>,
     pub trace: &'static TraceLog,
     pub before: &'static mut [u64],
+    pub users: &'static mut [BufferUsers],
     pub offsets: &'static mut [u16],
     pub views: &'static mut [BufferView],
     pub virtual_costs: &'static mut [u64],
@@ -223,6 +226,7 @@ impl<
             rows,
             trace,
             before,
+            users,
             offsets,
             views,
             virtual_costs,
@@ -246,6 +250,7 @@ impl<
             board,
             trace,
             before,
+            users,
             offsets,
             views,
             virtual_costs,
@@ -380,7 +385,7 @@ impl Builder {
         let init_start = os::monotonic_ns();
         let p = self.parts;
         let board = p.board;
-        let ledger = AccessLedger::new(s, p.before)?;
+        let ledger = AccessLedger::new(s, p.before, p.users)?;
         copy_offsets(s, p.offsets);
         for (i, t) in s.tasks.iter().enumerate() {
             if self.virtual_costs_set & (1 << i) == 0 {

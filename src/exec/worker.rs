@@ -182,7 +182,7 @@ impl AccessGate for Gate<'_> {
             .buffers
             .get(buffer.0 as usize)
             .ok_or(Error::NoSuchBuffer { buffer: buffer.0 })?;
-        if !AccessLedger::declared(s, task, buffer, write) {
+        if !self.shared.ledger.declared(task, buffer, write) {
             self.refused.set(true);
             return Err(Error::BufferNotDeclared {
                 task: s.task(task).name,

@@ -21,13 +21,32 @@ pub struct Prerequisite {
     pub lag: u8,
 }
 
-/// Prerequisites of every CPU buffer access of a schedule: derived on demand from each task's
-/// set of same-frame predecessors, which is computed once at init into storage sized to the
-/// schedule (one `u64` per task).
+/// Which tasks read and which write one buffer (a bit per task index).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BufferUsers {
+    /// Tasks that declare the buffer in `reads`.
+    pub readers: u64,
+    /// Tasks that declare the buffer in `writes`.
+    pub writers: u64,
+}
+
+impl BufferUsers {
+    /// No task uses the buffer (a `static` initialiser).
+    pub const NONE: BufferUsers = BufferUsers {
+        readers: 0,
+        writers: 0,
+    };
+}
+
+/// Prerequisites of every CPU buffer access of a schedule, derived on demand from two tables
+/// computed once at init into storage sized to the schedule: each task's set of same-frame
+/// predecessors (one `u64` per task) and each buffer's readers and writers (one
+/// [`BufferUsers`] per buffer). A look-up costs the same whatever the schedule's size: it
+/// visits only the tasks that use the buffer.
 ///
 /// ```
 /// # use orin_exec::table::*;
-/// # use orin_exec::mem::{AccessLedger, Prerequisite};
+/// # use orin_exec::mem::{AccessLedger, BufferUsers, Prerequisite};
 /// # static ENGINES: [EngineDesc; 2] = [
 /// #   EngineDesc { name: "cpu0", kind: EngineKind::Cpu, instance: 0, queue_capacity: 4 },
 /// #   EngineDesc { name: "dla0", kind: EngineKind::Dla, instance: 0, queue_capacity: 4 }];
@@ -52,8 +71,8 @@ pub struct Prerequisite {
 /// #   modes: &[ModeDesc { name: "normal" }], health: &[], cubins: &[], loadables: &LOADABLES,
 /// #   timeline: &[], cpu_waits: &[] };
 /// # static S: Schedule = match Schedule::check(&TABLES) { Ok(s) => s, Err(e) => panic!("{}", e.message()) };
-/// let mut before = [0u64; 2];
-/// let ledger = AccessLedger::new(&S, &mut before).unwrap();
+/// let (mut before, mut users) = ([0u64; 2], [BufferUsers::NONE; 1]);
+/// let ledger = AccessLedger::new(&S, &mut before, &mut users).unwrap();
 /// let pre: Vec<_> = ledger.prerequisites(TaskId(1), BufferId(0), false).collect();
 /// assert_eq!(pre, [Prerequisite { task: TaskId(0), lag: 0 }]);
 /// ```
@@ -62,6 +81,8 @@ pub struct AccessLedger<'a> {
     schedule: &'a Schedule,
     /// Per task, the tasks ordered before it within a frame (bit per task index).
     before: &'a [u64],
+    /// Per buffer, its readers and writers.
+    users: &'a [BufferUsers],
 }
 
 /// Fill `before[i]` with the set of tasks ordered before task `i` within one frame: its
@@ -86,8 +107,13 @@ pub(crate) fn predecessors(schedule: &Schedule, before: &mut [u64]) {
 }
 
 impl<'a> AccessLedger<'a> {
-    /// The ledger of `schedule`, with `before` (one entry per task) as its storage.
-    pub fn new(schedule: &'a Schedule, before: &'a mut [u64]) -> Result<Self> {
+    /// The ledger of `schedule`, with `before` (one entry per task) and `users` (one per
+    /// buffer) as its storage.
+    pub fn new(
+        schedule: &'a Schedule,
+        before: &'a mut [u64],
+        users: &'a mut [BufferUsers],
+    ) -> Result<Self> {
         let tasks = schedule.tasks.len();
         if tasks > before.len().min(64) {
             return Err(Error::Capacity {
@@ -95,10 +121,33 @@ impl<'a> AccessLedger<'a> {
                 limit: before.len().min(64) as u32,
             });
         }
+        let buffers = schedule.buffers.len();
+        if buffers > users.len() {
+            return Err(Error::Capacity {
+                table: Table::Buffers,
+                limit: users.len() as u32,
+            });
+        }
         predecessors(schedule, before);
+        let users = &mut users[..buffers];
+        users.fill(BufferUsers::NONE);
+        for (i, t) in schedule.tasks.iter().enumerate() {
+            let bit = 1u64 << i;
+            for b in t.reads {
+                if let Some(u) = users.get_mut(b.0 as usize) {
+                    u.readers |= bit;
+                }
+            }
+            for b in t.writes {
+                if let Some(u) = users.get_mut(b.0 as usize) {
+                    u.writers |= bit;
+                }
+            }
+        }
         Ok(AccessLedger {
             schedule,
             before: &before[..tasks],
+            users,
         })
     }
 
@@ -125,37 +174,47 @@ impl<'a> AccessLedger<'a> {
                 .get(t.engine.0 as usize)
                 .is_some_and(|e| e.kind == EngineKind::Cpu)
         });
-        let declared = Self::declared(s, task, buffer, write);
-        s.tasks
-            .iter()
-            .enumerate()
-            .filter(move |_| is_cpu && declared)
-            .filter_map(move |(j, u)| {
-                let t = t?;
+        let users = self
+            .users
+            .get(buffer.0 as usize)
+            .copied()
+            .unwrap_or_default();
+        // Tasks that conflict with the access: the writers, and the readers too if it writes.
+        let mut conflicting = if is_cpu && self.declared(task, buffer, write) {
+            users.writers | if write { users.readers } else { 0 }
+        } else {
+            0
+        };
+        core::iter::from_fn(move || {
+            let t = t?;
+            while conflicting != 0 {
+                let j = conflicting.trailing_zeros() as usize;
+                conflicting &= conflicting - 1;
                 // The task's own worker runs its tasks in order: no check needed there.
-                if u.engine == t.engine {
-                    return None;
-                }
-                let conflicts = u.writes.contains(&buffer) || (write && u.reads.contains(&buffer));
-                if !conflicts {
-                    return None;
+                if s.tasks.get(j).is_none_or(|u| u.engine == t.engine) {
+                    continue;
                 }
                 let after = self.before.get(j).is_some_and(|b| b & (1 << task.0) != 0);
-                Some(Prerequisite {
+                return Some(Prerequisite {
                     task: TaskId(j as u16),
                     lag: if after { multiplicity } else { 0 },
-                })
-            })
+                });
+            }
+            None
+        })
     }
 
-    /// Whether `task` declared this access in the schedule.
-    pub fn declared(schedule: &Schedule, task: TaskId, buffer: BufferId, write: bool) -> bool {
-        schedule.tasks.get(task.0 as usize).is_some_and(|t| {
-            if write {
-                t.writes.contains(&buffer)
-            } else {
-                t.reads.contains(&buffer) || t.writes.contains(&buffer)
-            }
-        })
+    /// Whether `task` declared this access in the schedule (a write, or with `write` false a
+    /// read or a write).
+    pub fn declared(&self, task: TaskId, buffer: BufferId, write: bool) -> bool {
+        let Some(users) = self.users.get(buffer.0 as usize) else {
+            return false;
+        };
+        let mask = if write {
+            users.writers
+        } else {
+            users.readers | users.writers
+        };
+        task.0 < 64 && mask & (1 << task.0) != 0
     }
 }

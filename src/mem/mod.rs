@@ -8,4 +8,4 @@
 //! copy.
 pub mod ledger;
 
-pub use ledger::{AccessLedger, Prerequisite};
+pub use ledger::{AccessLedger, BufferUsers, Prerequisite};

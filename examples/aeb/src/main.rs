@@ -17,6 +17,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
+use orin_exec::engine::os::{self, ThreadUsage};
+use orin_exec::engine::platform::{self, EngineThreadStats};
 use orin_exec::engine::report::PlatformReport;
 use orin_exec::exec::{Builder, Executive, Injection, SafeStop};
 use orin_exec::table::{Action, Schedule, TaskId};
@@ -109,6 +111,56 @@ fn exempt<T>(f: impl FnOnce() -> T) -> T {
     let r = f();
     exempt_this_thread(was);
     r
+}
+
+/// CPU cost of the run: the executive's thread (this one, over the frames; its share of the
+/// demo's own work is small with `--quiet`) and the SIL engine threads outside computing
+/// (over the frames and the shutdown).
+#[derive(Clone, Copy, Default)]
+struct CpuCost {
+    executive: ThreadUsage,
+    gpu: Option<EngineThreadStats>,
+    dla: Option<EngineThreadStats>,
+}
+
+impl CpuCost {
+    fn now() -> CpuCost {
+        CpuCost {
+            executive: os::thread_usage().unwrap_or_default(),
+            gpu: platform::sil_gpu_threads(),
+            dla: platform::sil_dla_threads(),
+        }
+    }
+
+    fn since(self, earlier: CpuCost) -> CpuCost {
+        let d = |a: Option<EngineThreadStats>, b: Option<EngineThreadStats>| Some(a?.since(b?));
+        CpuCost {
+            executive: self.executive.since(earlier.executive),
+            gpu: d(self.gpu, earlier.gpu),
+            dla: d(self.dla, earlier.dla),
+        }
+    }
+
+    fn print(&self, frames: u64) {
+        let per = |v: u64| v as f64 / frames.max(1) as f64;
+        println!(
+            "CPU per frame: executive {:.1} µs and {:.1} wake-ups",
+            per(self.executive.cpu_ns) / 1e3,
+            per(self.executive.wakeups)
+        );
+        for (what, t) in [
+            ("SIL CUDA streams", self.gpu),
+            ("SIL cuDLA workers", self.dla),
+        ] {
+            if let Some(t) = t {
+                println!(
+                    "CPU per frame: {what} {:.1} µs outside compute, {:.1} wake-ups",
+                    per(t.overhead_ns()) / 1e3,
+                    per(t.wakeups)
+                );
+            }
+        }
+    }
 }
 
 static STORAGE: StaticCell<Storage> = StaticCell::new();
@@ -300,9 +352,11 @@ fn run(
     ALLOCATOR.stop();
     let counter_works = ALLOCATOR.allocations() > before;
     let before = ALLOCATOR.allocations();
+    let cost_before = CpuCost::now();
     ALLOCATOR.start();
     let outcome = exempt(|| run_frames(&mut exec, args));
     ALLOCATOR.stop();
+    let executive = os::thread_usage().unwrap_or_default();
     let after_seal = ALLOCATOR.allocations() - before;
     if after_seal > 0 {
         eprint!("{}", ALLOCATOR.backtraces());
@@ -315,6 +369,13 @@ fn run(
         // E.g. a hung DLA leaves the GPU stream behind it blocked: report it, keep the evidence.
         println!("\nwarning: {e}");
     }
+    // The SIL engine threads add their figures to the totals when they go idle or exit: with
+    // frames queued ahead they are never idle during the run, so read them after shutdown.
+    let cost = CpuCost {
+        executive,
+        ..CpuCost::now()
+    }
+    .since(cost_before);
     let records = drainer.finish()?;
     if !args.quiet && std::io::stdout().is_terminal() {
         println!();
@@ -330,6 +391,11 @@ fn run(
         outcome.matched, outcome.decided, outcome.truth_brakes, outcome.output_brakes
     );
     println!("faults detected: {recorded_faults}");
+    // CPU figures depend on the host: only on the real clock (the virtual-clock output is
+    // compared with a committed file).
+    if !args.virtual_clock {
+        cost.print(args.frames);
+    }
 
     let perfetto = dir.file(run::PERFETTO_FILE);
     export::write_file(&perfetto, export::chrome_json(meta, trace).as_bytes())?;
