@@ -86,6 +86,24 @@ pub fn request_fifo(priority: i32) -> bool {
     unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_FIFO, &param) == 0 }
 }
 
+/// Let this thread's absolute sleeps end on time. Linux defers a normal thread's timer by up
+/// to its timer slack (50 µs by default) to batch wake-ups, which shows up as release jitter
+/// of every frame; `SCHED_FIFO` threads have no slack, and a thread that cannot get
+/// `SCHED_FIFO` (a desktop user, the rig) sets it to 1 ns (`PR_SET_TIMERSLACK`). Returns
+/// whether it took effect (`true` where there is no such setting, e.g. QNX, whose timers
+/// fire at the clock tick).
+pub fn tighten_timer_slack() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: PR_SET_TIMERSLACK takes a plain integer and affects only this thread.
+        unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0) == 0 }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        true
+    }
+}
+
 /// The CUDA driver settings orin-exec runs with: never JIT-compile PTX, load every module
 /// eagerly (the driver reads them once, at `cuInit`).
 const CUDA_ENVIRONMENT: [(&str, &str); 2] = [

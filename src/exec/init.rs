@@ -929,8 +929,20 @@ pub(crate) fn spawn_workers(
                 my_sems[ti] = Some(sem.dup(Context::Semaphore(s.tasks[ti].name))?);
             }
         }
+        // A worker that spins on a dependency from the frame's release must be awake at the
+        // release: it spins for the release too, instead of parking until the executive's
+        // wake-up reaches it (tens to hundreds of µs from an idle core).
+        let spin_for_release = s.tasks.iter().filter(|t| t.engine == engine).any(|t| {
+            t.waits.iter().any(|w| {
+                matches!(
+                    s.cpu_wait(w.task),
+                    crate::table::CpuWait::Spin { from_ns: 0, .. }
+                )
+            })
+        });
         let worker = Worker {
             shared,
+            spin_for_release,
             tasks: my_tasks,
             sems: my_sems,
             wait: CpuWaitContext::alloc(module)?,
@@ -943,6 +955,7 @@ pub(crate) fn spawn_workers(
         let join = thread::Builder::new()
             .name(std::format!("orin-exec-{}", e.name))
             .spawn(move || {
+                os::tighten_timer_slack();
                 if let Some(p) = priority {
                     os::request_fifo(p);
                 }

@@ -392,6 +392,9 @@ impl Builder {
                 p.virtual_costs[i] = t.wcet_ns / 2;
             }
         }
+        // The executive runs on this thread (as `realtime_priority` assumes too): its frame
+        // releases are absolute sleeps, which must not wait out the timer slack.
+        os::tighten_timer_slack();
         let realtime = self.config.realtime_priority.map(os::request_realtime);
         // The clock starts first: warm-up timestamps and the engines' "free at" times are on it.
         let clock = Clock::start(self.config.virtual_clock, 1_000_000_000)?;

@@ -121,6 +121,9 @@ pub(crate) struct WorkerTask {
 
 pub(crate) struct Worker {
     pub shared: Shared,
+    /// Wait for each frame's release spinning rather than parked (on the real clock): one of
+    /// its tasks spins on a dependency from the release on (`cpu_wait = "spin"`).
+    pub spin_for_release: bool,
     /// Its tasks in schedule order, then `None`.
     pub tasks: &'static mut [Option<WorkerTask>],
     /// Its handles of every semaphore it signals or checks, indexed by task.
@@ -273,6 +276,9 @@ impl Worker {
                 Some(f) if f >= next => {
                     self.frame(next)?;
                     next += 1;
+                }
+                _ if self.spin_for_release && self.shared.clock == Clock::Real => {
+                    core::hint::spin_loop()
                 }
                 _ => thread::park_timeout(std::time::Duration::from_millis(5)),
             }
