@@ -26,18 +26,32 @@ impl Shape {
     pub const ALL: [Shape; 3] = [Shape::CpuIndependent, Shape::CpuChain, Shape::GpuChain];
 
     /// The largest size the limits allow for the shape: a task set is a 64-bit mask
-    /// (`MAX_TASKS`), and each GPU task writes a buffer of its own (`MAX_BUFFERS`).
+    /// (`MAX_TASKS`); a GPU chain is bounded by the SIL stream's queue, whose 256 operations
+    /// must hold two frames (lookahead 1) of 5 operations per task (a wait, the kernel between
+    /// two timer stamps, a signal): 25 tasks. Beyond that an enqueue fails and the chain stalls
+    /// (no check in `Schedule::check` refuses it: see the report of issue 13).
     pub const fn max_tasks(self) -> usize {
         match self {
             Shape::CpuIndependent | Shape::CpuChain => MAX_TASKS,
             Shape::GpuChain => {
-                if MAX_BUFFERS < MAX_TASKS {
+                let by_queue = SIL_STREAM_QUEUE / (GPU_OPS_PER_TASK * 2);
+                let by_buffers = if MAX_BUFFERS < MAX_TASKS {
                     MAX_BUFFERS
                 } else {
                     MAX_TASKS
+                };
+                if by_queue < by_buffers {
+                    by_queue
+                } else {
+                    by_buffers
                 }
             }
         }
+    }
+
+    /// The sizes measured: 4, 16 and the largest the limits allow.
+    pub const fn sizes(self) -> [usize; 3] {
+        [4, 16, self.max_tasks()]
     }
 
     /// The name used on the command line, in the table and in the ceiling file.
@@ -56,8 +70,10 @@ impl fmt::Display for Shape {
     }
 }
 
-/// The sizes measured: 4, 16 and the largest the limits allow.
-pub const SIZES: [usize; 3] = [4, 16, 64];
+/// Operations SIL CUDA's stream queue holds (`sil_cuda`'s `QUEUE_CAPACITY`).
+const SIL_STREAM_QUEUE: usize = 256;
+/// Stream operations per GPU task with timestamps on and one wait.
+const GPU_OPS_PER_TASK: usize = 5;
 
 const PERIOD_NS: u64 = 10_000_000;
 const WCET_NS: u64 = 20_000;
@@ -234,7 +250,7 @@ pub fn executive(shape: Shape, n: usize) -> Result<Executive, String> {
         ($($shape:ident $n:literal => [$b:literal, $c:literal, $w:literal]),* $(,)?) => {
             match (shape, n) {
                 $((Shape::$shape, $n) => build(s, Box::leak(Box::new(Storage::<$n, $b, $c, $w>::new()))),)*
-                _ => Err(format!("{shape} with {n} tasks: no storage instantiated for this size (sizes: {SIZES:?})")),
+                _ => Err(format!("{shape} with {n} tasks: no storage instantiated for this size (sizes: {:?})", shape.sizes())),
             }
         };
     }
@@ -247,7 +263,7 @@ pub fn executive(shape: Shape, n: usize) -> Result<Executive, String> {
         CpuChain 64 => [0, 0, 1],
         GpuChain 4 => [4, 4, 0],
         GpuChain 16 => [16, 16, 0],
-        GpuChain 64 => [64, 64, 0],
+        GpuChain 25 => [25, 25, 0],
     }
 }
 
@@ -271,4 +287,44 @@ fn build<const T: usize, const B: usize, const C: usize, const W: usize>(
         .init()
         .map_err(|e| format!("{}: init: {e}", s.name))?;
     runtime.seal().map_err(|e| format!("{}: seal: {e}", s.name))
+}
+
+#[cfg(test)]
+mod tests {
+    //! Covers: REQ-PERF-001
+    use super::*;
+
+    /// Every measured schedule passes `Schedule::check`, and runs every task in every frame
+    /// without a fault (the SIL clock is process-wide: one test runs them all in turn).
+    #[test]
+    fn every_shape_and_size_runs_every_task_without_fault() {
+        for shape in Shape::ALL {
+            for n in shape.sizes() {
+                let mut exec = executive(shape, n).unwrap_or_else(|e| panic!("{e}"));
+                let before = crate::runs(&exec);
+                let faults = crate::icount_measured_frames(&mut exec, 3).expect("steps");
+                assert_eq!(faults, 0, "{shape} with {n} tasks");
+                assert_eq!(
+                    crate::runs(&exec) - before,
+                    3 * n as u64,
+                    "{shape} with {n}"
+                );
+                exec.shutdown().expect("shutdown");
+            }
+        }
+    }
+
+    #[test]
+    fn sizes_beyond_the_limits_are_refused() {
+        for shape in Shape::ALL {
+            let e = schedule(shape, shape.max_tasks() + 1).unwrap_err();
+            assert!(e.contains(&shape.max_tasks().to_string()), "{e}");
+            assert!(schedule(shape, 0).is_err());
+        }
+        assert_eq!(Shape::GpuChain.max_tasks(), 25);
+        let Err(e) = executive(Shape::CpuChain, 5) else {
+            panic!("5 tasks have no storage")
+        };
+        assert!(e.contains("no storage"), "{e}");
+    }
 }
