@@ -565,13 +565,29 @@ impl Function {
 
 /// A kernel's parameter values, prepared at init by a [`ParamBuilder`]. Each value is stored
 /// in a 64-bit slot; the driver reads as many bytes from a slot as the kernel's parameter has
-/// (4 or 8, little-endian). The block keeps every [`GpuMemory`] it points at allocated.
-#[derive(Clone, Debug, Default)]
+/// (4 or 8, little-endian). The block keeps every [`GpuMemory`] it points at allocated, and
+/// the module of the kernel it was built for loaded: it names that kernel, so a launch checks
+/// the pair with one comparison (the handle cannot be reused by another kernel while the
+/// block keeps its module loaded).
+#[derive(Clone, Debug)]
 pub struct ParamBlock {
     values: [u64; MAX_PARAMS],
-    given: [Option<Slot>; MAX_PARAMS],
     len: usize,
+    /// The kernel the values were checked against (null for [`ParamBlock::empty`]).
+    function: cu::CUfunction,
+    module: Option<Hold>,
     memory: [Option<Hold>; MAX_PARAMS],
+}
+
+// SAFETY: the function handle is an immutable driver object, only compared here.
+unsafe impl Send for ParamBlock {}
+// SAFETY: as above.
+unsafe impl Sync for ParamBlock {}
+
+impl Default for ParamBlock {
+    fn default() -> Self {
+        ParamBlock::empty()
+    }
 }
 
 impl ParamBlock {
@@ -579,8 +595,9 @@ impl ParamBlock {
     pub const fn empty() -> Self {
         ParamBlock {
             values: [0; MAX_PARAMS],
-            given: [None; MAX_PARAMS],
             len: 0,
+            function: ptr::null_mut(),
+            module: None,
             memory: [const { None }; MAX_PARAMS],
         }
     }
@@ -593,14 +610,10 @@ impl ParamBlock {
         }
     }
 
-    /// Whether this block fits `function`'s parameter list.
+    /// Whether this block fits `function`'s parameter list: it was built (and checked) for
+    /// that kernel, or both have no parameters.
     fn fits(&self, function: &Function) -> bool {
-        let sig = &function.params;
-        self.len == sig.len
-            && sig.slots[..sig.len]
-                .iter()
-                .zip(&self.given[..self.len])
-                .all(|(want, got)| *got == Some(*want))
+        self.function == function.raw || (self.len == 0 && function.params.len == 0)
     }
 }
 
@@ -631,7 +644,6 @@ impl ParamBuilder<'_> {
             });
         }
         self.block.values[i] = value;
-        self.block.given[i] = Some(given);
         self.block.memory[i] = memory;
         self.block.len += 1;
         Ok(self)
@@ -680,14 +692,76 @@ impl ParamBuilder<'_> {
     }
 
     /// The block, once every parameter has a value.
-    pub fn finish(self) -> Result<ParamBlock> {
+    pub fn finish(mut self) -> Result<ParamBlock> {
         if self.block.len != self.function.params.len {
             return Err(Error::Misuse {
                 misuse: Misuse::ParamMissing,
                 context: Context::Cubin(self.function.kernel),
             });
         }
+        // Every value matched the kernel's list: the block may now name the kernel.
+        self.block.function = self.function.raw;
+        self.block.module = Some(self.function._module.clone());
         Ok(self.block)
+    }
+}
+
+/// A kernel whose one parameter points at an 8-byte slot of one memory, launched as a single
+/// thread at any slot: the runtime's timer stamps. The pair is checked once, when made; a
+/// launch only bounds the slot and passes its address (no parameter block is built per
+/// launch). It keeps the memory allocated and the kernel's module loaded.
+#[derive(Debug)]
+pub(crate) struct SlotKernel {
+    function: Function,
+    base: u64,
+    slots: usize,
+    _memory: Hold,
+}
+
+impl SlotKernel {
+    /// Pair `function` (one pointer parameter) with `memory`'s 8-byte slots.
+    pub(crate) fn new(function: Function, memory: &GpuMemory) -> Result<Self> {
+        // The builder checks that the kernel takes exactly one pointer.
+        ParamBlock::builder(&function).memory(memory)?.finish()?;
+        Ok(SlotKernel {
+            base: memory.device_addr,
+            slots: memory.len / 8,
+            _memory: memory.keep.hold(),
+            function,
+        })
+    }
+
+    /// Enqueue the kernel on `stream` (one thread) with the address of slot `slot`.
+    pub(crate) fn launch(&self, stream: &Stream, slot: usize, context: Context) -> Result<()> {
+        if slot >= self.slots {
+            return Err(Error::BufferTooSmall {
+                buffer: "kernel parameter memory",
+                need: (slot as u64 + 1) * 8,
+                have: self.slots as u64 * 8,
+            });
+        }
+        let mut value = self.base + 8 * slot as u64;
+        let mut ptrs = [ptr::from_mut(&mut value).cast::<c_void>()];
+        // SAFETY: the kernel's only parameter is a pointer (checked in `new`); `value` is the
+        // address of an 8-byte slot inside memory this kernel keeps allocated (bounded
+        // above) and outlives the call (the driver copies it at enqueue); the function (kept
+        // loaded) and the stream are live.
+        let status = unsafe {
+            cu::cuLaunchKernel(
+                self.function.raw,
+                1,
+                1,
+                1,
+                1,
+                1,
+                1,
+                0,
+                stream.raw,
+                ptrs.as_mut_ptr(),
+                ptr::null_mut(),
+            )
+        };
+        check("cuLaunchKernel", status, context)
     }
 }
 
@@ -1094,21 +1168,23 @@ impl Stream {
                 context,
             });
         }
-        let mut slots = params.values;
+        // The driver reads each value through its pointer and copies it at enqueue; only the
+        // block's `len` slots are passed.
         let mut ptrs = [ptr::null_mut::<c_void>(); MAX_PARAMS];
-        for (p, slot) in ptrs.iter_mut().zip(slots.iter_mut()) {
-            *p = (slot as *mut u64).cast();
+        for (p, slot) in ptrs[..params.len].iter_mut().zip(&params.values) {
+            *p = ptr::from_ref(slot).cast_mut().cast();
         }
         let ptrs_arg = if params.len == 0 {
             ptr::null_mut()
         } else {
             ptrs.as_mut_ptr()
         };
-        // SAFETY: `ptrs` points at `slots`, which outlive the call (the driver copies the
-        // parameter values at enqueue time); each slot holds 8 bytes and the kernel's
-        // parameters are 4 or 8 bytes each, as many as the block has (checked above); every
-        // pointer parameter is the address of memory the block keeps allocated; the function
-        // (kept loaded by `f`) and the stream are live.
+        // SAFETY: `ptrs` points at the block's values, which outlive the call (the driver
+        // copies the parameter values at enqueue time and never writes through the pointers);
+        // each slot holds 8 bytes and the kernel's parameters are 4 or 8 bytes each, as many
+        // as the block has (the block was checked against `f` when built, and names it);
+        // every pointer parameter is the address of memory the block keeps allocated; the
+        // function (kept loaded by `f`) and the stream are live.
         let status = unsafe {
             cu::cuLaunchKernel(
                 f.raw,

@@ -7,7 +7,6 @@
 //! bounded by a task deadline (or, on the virtual clock, by a real-time cap).
 
 use crate::engine::dla::Submission;
-use crate::engine::gpu::ParamBlock;
 use crate::engine::nvsci::Waited;
 use crate::engine::os::RealtimeStatus;
 use crate::engine::platform::Clock;
@@ -917,16 +916,11 @@ pub(crate) fn submit_task(
                     })?;
                 st.wait(gsem, *v, &mut rt.waits[k], context)?;
             }
-            let stamp_at = |which: usize| -> Result<()> {
-                if let Some(stamps) = stamps.as_ref() {
-                    let slot =
-                        (*stamp * FENCE_HISTORY + (f % FENCE_HISTORY as u64) as usize) * 2 + which;
-                    let p = ParamBlock::builder(&stamps.function)
-                        .memory_at(&stamps.memory, 8 * slot as u64)?
-                        .finish()?;
-                    st.launch(&stamps.function, [1; 3], [1; 3], 0, &p, context)?;
-                }
-                Ok(())
+            // The task's two stamp slots of this frame (start, end).
+            let slot = (*stamp * FENCE_HISTORY + h) * 2;
+            let stamp_at = |which: usize| match stamps.as_ref() {
+                Some(stamps) => stamps.kernel.launch(st, slot + which, context),
+                None => Ok(()),
             };
             stamp_at(0)?;
             if !noop {
@@ -1063,12 +1057,13 @@ pub(crate) fn release_engines(st: &mut State) -> Result<()> {
     if let Some(stamps) = st.stamps.take() {
         let Stamps {
             module,
-            function,
+            kernel,
             memory,
             ..
         } = stamps;
+        // The kernel holds the memory: dropped first.
+        drop(kernel);
         keep(memory.release(Context::Cubin("timing")));
-        drop(function);
         keep(module.unload());
     }
     while let Some(m) = st.modules.pop() {

@@ -218,6 +218,7 @@ pub fn schedule(shape: Shape, n: usize) -> Result<&'static Schedule, String> {
         cubins,
         loadables: &[],
         timeline: &[],
+        cpu_waits: &[],
     }));
     let s: &'static Schedule = Box::leak(Box::new(
         Schedule::check(tables).map_err(|e| format!("{shape} with {n} tasks: {e}"))?,
