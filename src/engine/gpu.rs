@@ -78,6 +78,7 @@
 //! ```
 
 use core::ffi::{c_char, c_void};
+use core::mem::MaybeUninit;
 use core::ptr;
 
 use cuda_sys as cu;
@@ -1168,19 +1169,24 @@ impl Stream {
                 context,
             });
         }
-        // The driver reads each value through its pointer and copies it at enqueue; only the
-        // block's `len` slots are passed.
-        let mut ptrs = [ptr::null_mut::<c_void>(); MAX_PARAMS];
-        for (p, slot) in ptrs[..params.len].iter_mut().zip(&params.values) {
-            *p = ptr::from_ref(slot).cast_mut().cast();
+        // The driver reads each value through its pointer and copies it at enqueue. Only the
+        // block's `len` pointers are written (and read: the kernel has `len` parameters).
+        let mut ptrs = [const { MaybeUninit::<*mut c_void>::uninit() }; MAX_PARAMS];
+        let values = params.values.as_ptr().cast_mut();
+        // A plain counted loop: the iterator adapters cost more than the three stores.
+        let len = params.len.min(MAX_PARAMS);
+        #[allow(clippy::needless_range_loop)]
+        for i in 0..len {
+            ptrs[i] = MaybeUninit::new(values.wrapping_add(i).cast());
         }
         let ptrs_arg = if params.len == 0 {
             ptr::null_mut()
         } else {
-            ptrs.as_mut_ptr()
+            ptrs.as_mut_ptr().cast::<*mut c_void>()
         };
-        // SAFETY: `ptrs` points at the block's values, which outlive the call (the driver
-        // copies the parameter values at enqueue time and never writes through the pointers);
+        // SAFETY: the first `len` entries of `ptrs` are written and point at the block's
+        // values, which outlive the call (the driver copies the parameter values at enqueue
+        // time and never writes through the pointers); it reads no entry past `len`;
         // each slot holds 8 bytes and the kernel's parameters are 4 or 8 bytes each, as many
         // as the block has (the block was checked against `f` when built, and names it);
         // every pointer parameter is the address of memory the block keeps allocated; the

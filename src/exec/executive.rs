@@ -417,9 +417,10 @@ impl Executive {
             }
             let now = self.clock.now_ns();
             self.st.tasks[i].submitted_at[(f % FENCE_HISTORY as u64) as usize] = now;
-            let value = self.shared.board.fence(id, f).unwrap_or(0);
-            match self.submit(id, f, &plan) {
-                Ok(()) => self.record(now, f, id.0, Event::Submit, value),
+            // Read once: `submit` signals this value.
+            let value = self.shared.board.fence(id, f);
+            match self.submit(id, f, &plan, value) {
+                Ok(v) => self.record(now, f, id.0, Event::Submit, v),
                 Err(_) => {
                     self.st.tasks[i].failed_submit = Some(f);
                 }
@@ -484,18 +485,22 @@ impl Executive {
         Ok(())
     }
 
-    fn submit(&mut self, id: TaskId, f: u64, plan: &FramePlan) -> Result<()> {
+    /// Submit `id`'s frame `f` work, signalling `value` (its published fence value): the
+    /// value, once enqueued.
+    fn submit(
+        &mut self,
+        id: TaskId,
+        f: u64,
+        plan: &FramePlan,
+        value: Option<u64>,
+    ) -> Result<u64> {
         let s = self.shared.schedule;
         let t = s.task(id);
         let noop = plan.skipped(id);
         if let Submit::Dla { device, .. } = self.st.tasks[id.0 as usize].submit {
             self.apply_dla_injection(id, f, device)?;
         }
-        let value = self
-            .shared
-            .board
-            .fence(id, f)
-            .ok_or(Error::Phase(Phase::TaskNotPlanned))?;
+        let value = value.ok_or(Error::Phase(Phase::TaskNotPlanned))?;
         // Dependencies planned in their frame (the others are dropped: they order nothing),
         // less those the task's own in-order stream already orders.
         let mut waits: heapless::Vec<(TaskId, u64), MAX_WAITS> = heapless::Vec::new();
@@ -528,7 +533,7 @@ impl Executive {
             }
             Submit::Cpu => {}
         }
-        r
+        r.map(|()| value)
     }
 
     /// Whether `dep`'s run of frame `dep_frame` is already ordered before `task` by the

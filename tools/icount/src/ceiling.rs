@@ -117,8 +117,10 @@ impl Ceiling {
         let c: Ceiling = toml::from_str(text).map_err(|e| format!("the ceiling file: {e}"))?;
         for (shape, &v) in &c.per_task {
             if !Shape::ALL.iter().any(|s| s.name() == shape) {
+                let known: Vec<&str> = Shape::ALL.iter().map(|s| s.name()).collect();
                 return Err(format!(
-                    "the ceiling file names shape {shape:?}; known: cpu-independent, cpu-chain, gpu-chain"
+                    "the ceiling file names shape {shape:?}; known: {}",
+                    known.join(", ")
                 ));
             }
             if v > CAP_PER_TASK {

@@ -5,7 +5,7 @@ use std::fmt;
 
 use orin_exec::engine::cpu::CpuCtx;
 use orin_exec::exec::{Builder, Config, CpuTask, Executive, Storage, TaskFault};
-use orin_exec::limits::{MAX_BUFFERS, MAX_TASKS};
+use orin_exec::limits::{MAX_BUFFERS, MAX_STREAM_OPS, MAX_TASKS, STREAM_OPS_PER_TASK};
 use orin_exec::table::*;
 
 /// The shape of a measured schedule.
@@ -17,36 +17,43 @@ pub enum Shape {
     /// A chain of CPU tasks on one worker: each waits for the one before.
     CpuChain,
     /// A chain of GPU tasks on one stream (`fill_pattern_u32` each, SIL CUDA), each after the
-    /// one before.
+    /// one before, with the runtime's GPU timestamps (a stamp kernel before and after each).
     GpuChain,
+    /// The GPU chain with the GPU timestamps off (`Config::gpu_timestamps`).
+    GpuChainNostamp,
 }
 
 impl Shape {
     /// Every shape, in the table's order.
-    pub const ALL: [Shape; 3] = [Shape::CpuIndependent, Shape::CpuChain, Shape::GpuChain];
+    pub const ALL: [Shape; 4] = [
+        Shape::CpuIndependent,
+        Shape::CpuChain,
+        Shape::GpuChain,
+        Shape::GpuChainNostamp,
+    ];
+
+    /// Whether the shape's tasks are GPU kernels.
+    pub const fn gpu(self) -> bool {
+        matches!(self, Shape::GpuChain | Shape::GpuChainNostamp)
+    }
 
     /// The largest size the limits allow for the shape: a task set is a 64-bit mask
-    /// (`MAX_TASKS`); a GPU chain is bounded by the SIL stream's queue, whose 256 operations
-    /// must hold two frames (lookahead 1) of 5 operations per task (a wait, the kernel between
-    /// two timer stamps, a signal): 25 tasks. Beyond that an enqueue fails and the chain stalls
-    /// (no check in `Schedule::check` refuses it: see the report of issue 13).
+    /// (`MAX_TASKS`); a GPU chain also needs a buffer per task and, with two frames in
+    /// flight (lookahead 1), `STREAM_OPS_PER_TASK` + 1 wait per task (less the first task's)
+    /// within `MAX_STREAM_OPS`, which `Schedule::check` enforces.
     pub const fn max_tasks(self) -> usize {
-        match self {
-            Shape::CpuIndependent | Shape::CpuChain => MAX_TASKS,
-            Shape::GpuChain => {
-                let by_queue = SIL_STREAM_QUEUE / (GPU_OPS_PER_TASK * 2);
-                let by_buffers = if MAX_BUFFERS < MAX_TASKS {
-                    MAX_BUFFERS
-                } else {
-                    MAX_TASKS
-                };
-                if by_queue < by_buffers {
-                    by_queue
-                } else {
-                    by_buffers
-                }
-            }
+        if !self.gpu() {
+            return MAX_TASKS;
         }
+        let by_stream = (MAX_STREAM_OPS / 2 + 1) / (STREAM_OPS_PER_TASK + 1);
+        let mut n = MAX_TASKS;
+        if MAX_BUFFERS < n {
+            n = MAX_BUFFERS;
+        }
+        if by_stream < n {
+            n = by_stream;
+        }
+        n
     }
 
     /// The sizes measured: 4, 16 and the largest the limits allow.
@@ -60,6 +67,7 @@ impl Shape {
             Shape::CpuIndependent => "cpu-independent",
             Shape::CpuChain => "cpu-chain",
             Shape::GpuChain => "gpu-chain",
+            Shape::GpuChainNostamp => "gpu-chain-nostamp",
         }
     }
 }
@@ -70,10 +78,6 @@ impl fmt::Display for Shape {
     }
 }
 
-/// Operations SIL CUDA's stream queue holds (`sil_cuda`'s `QUEUE_CAPACITY`).
-const SIL_STREAM_QUEUE: usize = 256;
-/// Stream operations per GPU task with timestamps on and one wait.
-const GPU_OPS_PER_TASK: usize = 5;
 
 const PERIOD_NS: u64 = 10_000_000;
 const WCET_NS: u64 = 20_000;
@@ -112,14 +116,14 @@ pub fn schedule(shape: Shape, n: usize) -> Result<&'static Schedule, String> {
     let engines = match shape {
         Shape::CpuIndependent => leak(vec![cpu("cpu0", 0), cpu("cpu1", 1)]),
         Shape::CpuChain => leak(vec![cpu("cpu0", 0)]),
-        Shape::GpuChain => leak(vec![EngineDesc {
+        Shape::GpuChain | Shape::GpuChainNostamp => leak(vec![EngineDesc {
             name: "gpu0",
             kind: EngineKind::Gpu,
             instance: 0,
             queue_capacity: MAX_TASKS as u16,
         }]),
     };
-    let gpu = shape == Shape::GpuChain;
+    let gpu = shape.gpu();
     let buffers = if gpu {
         leak(
             (0..n)
@@ -171,7 +175,7 @@ pub fn schedule(shape: Shape, n: usize) -> Result<&'static Schedule, String> {
                 let (engine, work, writes) = match shape {
                     Shape::CpuIndependent => (EngineId((i % 2) as u8), Work::Cpu, &[][..]),
                     Shape::CpuChain => (EngineId(0), Work::Cpu, &[][..]),
-                    Shape::GpuChain => (
+                    Shape::GpuChain | Shape::GpuChainNostamp => (
                         EngineId(0),
                         Work::Gpu(GpuWork {
                             cubin: CubinId(0),
@@ -264,7 +268,10 @@ pub fn executive(shape: Shape, n: usize) -> Result<Executive, String> {
         CpuChain 64 => [0, 0, 1],
         GpuChain 4 => [4, 4, 0],
         GpuChain 16 => [16, 16, 0],
-        GpuChain 25 => [25, 25, 0],
+        GpuChain 64 => [64, 64, 0],
+        GpuChainNostamp 4 => [4, 4, 0],
+        GpuChainNostamp 16 => [16, 16, 0],
+        GpuChainNostamp 64 => [64, 64, 0],
     }
 }
 
@@ -277,6 +284,7 @@ fn build<const T: usize, const B: usize, const C: usize, const W: usize>(
         realtime_priority: None,
         // A lost signal shows as a fault within a second, not as a hang.
         virtual_wait_cap_us: 300_000,
+        gpu_timestamps: s.name != Shape::GpuChainNostamp.name(),
         ..Config::default()
     });
     for (i, t) in s.tasks.iter().enumerate() {
@@ -322,7 +330,9 @@ mod tests {
             assert!(e.contains(&shape.max_tasks().to_string()), "{e}");
             assert!(schedule(shape, 0).is_err());
         }
-        assert_eq!(Shape::GpuChain.max_tasks(), 25);
+        // The GPU chain reaches the task limit: the stream bound of `Schedule::check` allows it.
+        assert_eq!(Shape::GpuChain.max_tasks(), MAX_TASKS);
+        assert_eq!(Shape::GpuChainNostamp.max_tasks(), MAX_TASKS);
         let Err(e) = executive(Shape::CpuChain, 5) else {
             panic!("5 tasks have no storage")
         };
