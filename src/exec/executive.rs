@@ -417,8 +417,9 @@ impl Executive {
             }
             let now = self.clock.now_ns();
             self.st.tasks[i].submitted_at[(f % FENCE_HISTORY as u64) as usize] = now;
-            // Read once: `submit` signals this value.
-            let value = self.shared.board.fence(id, f);
+            // The value `plan` published for the board, from the executive's own ledger (no
+            // seqlock read); `submit` signals it.
+            let value = self.st.tasks[i].ledger.fence_for(f).map(|fence| fence.value);
             match self.submit(id, f, &plan, value) {
                 Ok(v) => self.record(now, f, id.0, Event::Submit, v),
                 Err(_) => {
@@ -506,8 +507,9 @@ impl Executive {
         let mut waits: heapless::Vec<(TaskId, u64), MAX_WAITS> = heapless::Vec::new();
         for w in t.waits {
             if let Some(df) = f.checked_sub(w.lag as u64)
-                && let Some(v) = self.shared.board.fence(w.task, df)
+                && let Some(v) = self.st.tasks[w.task.0 as usize].ledger.fence_for(df)
             {
+                let v = v.value;
                 if self.ordered_by_stream(id, w.task, w.lag, df) {
                     self.stats.waits_elided += 1;
                     continue;
@@ -584,7 +586,8 @@ impl Executive {
             }
             let t = s.task(id);
             let deadline = release + t.deadline_ns;
-            let value = self.shared.board.fence(id, f).unwrap_or(0);
+            // As published on the board, from the executive's ledger.
+            let value = self.st.tasks[i].ledger.fence_for(f).map_or(0, |fence| fence.value);
             if self.st.tasks[i].failed_submit == Some(f) {
                 self.fault(f, id, FaultKind::EngineError, deadline);
                 continue;
