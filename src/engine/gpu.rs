@@ -27,7 +27,9 @@
 //!   `params` at init; on SIL they must equal the registered kernel model's), so a pointer
 //!   parameter only ever receives the device address of a live [`GpuMemory`]. Without declared
 //!   kinds ([`GpuModule::function`]) every 8-byte parameter is a pointer: there is no way to
-//!   pass a number where nothing says it is not a pointer.
+//!   pass a number where nothing says it is not a pointer. A finished block names its kernel
+//!   and keeps that kernel's module loaded, so [`Stream::launch`] refuses any other kernel
+//!   with one comparison ([`Misuse::ParamBlockMismatch`]) instead of re-checking every value.
 //! * On SIL, a kernel runs only with a reference model registered for its cubin
 //!   ([`crate::sil::register_kernel_model`]); without one, [`GpuModule::function`] fails with
 //!   [`Error::NoKernelModel`], which says why and how to register one.

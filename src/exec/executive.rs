@@ -419,7 +419,10 @@ impl Executive {
             self.st.tasks[i].submitted_at[(f % FENCE_HISTORY as u64) as usize] = now;
             // The value `plan` published for the board, from the executive's own ledger (no
             // seqlock read); `submit` signals it.
-            let value = self.st.tasks[i].ledger.fence_for(f).map(|fence| fence.value);
+            let value = self.st.tasks[i]
+                .ledger
+                .fence_for(f)
+                .map(|fence| fence.value);
             match self.submit(id, f, &plan, value) {
                 Ok(v) => self.record(now, f, id.0, Event::Submit, v),
                 Err(_) => {
@@ -488,13 +491,7 @@ impl Executive {
 
     /// Submit `id`'s frame `f` work, signalling `value` (its published fence value): the
     /// value, once enqueued.
-    fn submit(
-        &mut self,
-        id: TaskId,
-        f: u64,
-        plan: &FramePlan,
-        value: Option<u64>,
-    ) -> Result<u64> {
+    fn submit(&mut self, id: TaskId, f: u64, plan: &FramePlan, value: Option<u64>) -> Result<u64> {
         let s = self.shared.schedule;
         let t = s.task(id);
         let noop = plan.skipped(id);
@@ -587,7 +584,10 @@ impl Executive {
             let t = s.task(id);
             let deadline = release + t.deadline_ns;
             // As published on the board, from the executive's ledger.
-            let value = self.st.tasks[i].ledger.fence_for(f).map_or(0, |fence| fence.value);
+            let value = self.st.tasks[i]
+                .ledger
+                .fence_for(f)
+                .map_or(0, |fence| fence.value);
             if self.st.tasks[i].failed_submit == Some(f) {
                 self.fault(f, id, FaultKind::EngineError, deadline);
                 continue;

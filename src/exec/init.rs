@@ -4,9 +4,7 @@ use std::thread;
 
 use crate::engine::cpu::BufferView;
 use crate::engine::dla::{DlaDevice, DlaPtr, DlaSyncRole, fill_sync_attributes as dla_attrs};
-use crate::engine::gpu::{
-    Gpu, GpuMemory, GpuModule, GpuSemaphore, ParamBlock, SlotKernel, Stream,
-};
+use crate::engine::gpu::{Gpu, GpuMemory, GpuModule, GpuSemaphore, ParamBlock, SlotKernel, Stream};
 use crate::engine::nvsci::{
     BufModule, BufObj, BufSpec, CpuRole, CpuWaitContext, RawFence, SyncAttrList, SyncModule,
     SyncObj, Waited,

@@ -78,7 +78,6 @@ impl fmt::Display for Shape {
     }
 }
 
-
 const PERIOD_NS: u64 = 10_000_000;
 const WCET_NS: u64 = 20_000;
 /// Elements `fill_pattern_u32` writes per GPU task (a small kernel: SIL CUDA's model runs it).
