@@ -4,8 +4,10 @@
 //! schedule validator and `Schedule::check` enforce.
 
 /// Tasks per schedule and buffers per schedule: task and buffer sets are 64-bit masks; modes
-/// per schedule: mode sets are 32-bit masks (from `orin-exec-table`, which checks them).
-pub use crate::table::{MAX_BUFFERS, MAX_MODES, MAX_TASKS};
+/// per schedule: mode sets are 32-bit masks; operations one GPU stream holds (frames in flight
+/// x (`STREAM_OPS_PER_TASK` + waits) per task), kept below the depth at which the driver
+/// blocks the enqueuer (from `orin-exec-table`, which checks them all).
+pub use crate::table::{MAX_BUFFERS, MAX_MODES, MAX_STREAM_OPS, MAX_TASKS, STREAM_OPS_PER_TASK};
 
 /// Copies of one buffer (multiplicity): submission data is prepared per copy index.
 pub const MAX_COPIES: usize = 4;

@@ -27,7 +27,9 @@
 //!   `params` at init; on SIL they must equal the registered kernel model's), so a pointer
 //!   parameter only ever receives the device address of a live [`GpuMemory`]. Without declared
 //!   kinds ([`GpuModule::function`]) every 8-byte parameter is a pointer: there is no way to
-//!   pass a number where nothing says it is not a pointer.
+//!   pass a number where nothing says it is not a pointer. A finished block names its kernel
+//!   and keeps that kernel's module loaded, so [`Stream::launch`] refuses any other kernel
+//!   with one comparison ([`Misuse::ParamBlockMismatch`]) instead of re-checking every value.
 //! * On SIL, a kernel runs only with a reference model registered for its cubin
 //!   ([`crate::sil::register_kernel_model`]); without one, [`GpuModule::function`] fails with
 //!   [`Error::NoKernelModel`], which says why and how to register one.
@@ -78,6 +80,7 @@
 //! ```
 
 use core::ffi::{c_char, c_void};
+use core::mem::MaybeUninit;
 use core::ptr;
 
 use cuda_sys as cu;
@@ -565,13 +568,29 @@ impl Function {
 
 /// A kernel's parameter values, prepared at init by a [`ParamBuilder`]. Each value is stored
 /// in a 64-bit slot; the driver reads as many bytes from a slot as the kernel's parameter has
-/// (4 or 8, little-endian). The block keeps every [`GpuMemory`] it points at allocated.
-#[derive(Clone, Debug, Default)]
+/// (4 or 8, little-endian). The block keeps every [`GpuMemory`] it points at allocated, and
+/// the module of the kernel it was built for loaded: it names that kernel, so a launch checks
+/// the pair with one comparison (the handle cannot be reused by another kernel while the
+/// block keeps its module loaded).
+#[derive(Clone, Debug)]
 pub struct ParamBlock {
     values: [u64; MAX_PARAMS],
-    given: [Option<Slot>; MAX_PARAMS],
     len: usize,
+    /// The kernel the values were checked against (null for [`ParamBlock::empty`]).
+    function: cu::CUfunction,
+    module: Option<Hold>,
     memory: [Option<Hold>; MAX_PARAMS],
+}
+
+// SAFETY: the function handle is an immutable driver object, only compared here.
+unsafe impl Send for ParamBlock {}
+// SAFETY: as above.
+unsafe impl Sync for ParamBlock {}
+
+impl Default for ParamBlock {
+    fn default() -> Self {
+        ParamBlock::empty()
+    }
 }
 
 impl ParamBlock {
@@ -579,8 +598,9 @@ impl ParamBlock {
     pub const fn empty() -> Self {
         ParamBlock {
             values: [0; MAX_PARAMS],
-            given: [None; MAX_PARAMS],
             len: 0,
+            function: ptr::null_mut(),
+            module: None,
             memory: [const { None }; MAX_PARAMS],
         }
     }
@@ -593,14 +613,10 @@ impl ParamBlock {
         }
     }
 
-    /// Whether this block fits `function`'s parameter list.
+    /// Whether this block fits `function`'s parameter list: it was built (and checked) for
+    /// that kernel, or both have no parameters.
     fn fits(&self, function: &Function) -> bool {
-        let sig = &function.params;
-        self.len == sig.len
-            && sig.slots[..sig.len]
-                .iter()
-                .zip(&self.given[..self.len])
-                .all(|(want, got)| *got == Some(*want))
+        self.function == function.raw || (self.len == 0 && function.params.len == 0)
     }
 }
 
@@ -631,7 +647,6 @@ impl ParamBuilder<'_> {
             });
         }
         self.block.values[i] = value;
-        self.block.given[i] = Some(given);
         self.block.memory[i] = memory;
         self.block.len += 1;
         Ok(self)
@@ -680,14 +695,76 @@ impl ParamBuilder<'_> {
     }
 
     /// The block, once every parameter has a value.
-    pub fn finish(self) -> Result<ParamBlock> {
+    pub fn finish(mut self) -> Result<ParamBlock> {
         if self.block.len != self.function.params.len {
             return Err(Error::Misuse {
                 misuse: Misuse::ParamMissing,
                 context: Context::Cubin(self.function.kernel),
             });
         }
+        // Every value matched the kernel's list: the block may now name the kernel.
+        self.block.function = self.function.raw;
+        self.block.module = Some(self.function._module.clone());
         Ok(self.block)
+    }
+}
+
+/// A kernel whose one parameter points at an 8-byte slot of one memory, launched as a single
+/// thread at any slot: the runtime's timer stamps. The pair is checked once, when made; a
+/// launch only bounds the slot and passes its address (no parameter block is built per
+/// launch). It keeps the memory allocated and the kernel's module loaded.
+#[derive(Debug)]
+pub(crate) struct SlotKernel {
+    function: Function,
+    base: u64,
+    slots: usize,
+    _memory: Hold,
+}
+
+impl SlotKernel {
+    /// Pair `function` (one pointer parameter) with `memory`'s 8-byte slots.
+    pub(crate) fn new(function: Function, memory: &GpuMemory) -> Result<Self> {
+        // The builder checks that the kernel takes exactly one pointer.
+        ParamBlock::builder(&function).memory(memory)?.finish()?;
+        Ok(SlotKernel {
+            base: memory.device_addr,
+            slots: memory.len / 8,
+            _memory: memory.keep.hold(),
+            function,
+        })
+    }
+
+    /// Enqueue the kernel on `stream` (one thread) with the address of slot `slot`.
+    pub(crate) fn launch(&self, stream: &Stream, slot: usize, context: Context) -> Result<()> {
+        if slot >= self.slots {
+            return Err(Error::BufferTooSmall {
+                buffer: "kernel parameter memory",
+                need: (slot as u64 + 1) * 8,
+                have: self.slots as u64 * 8,
+            });
+        }
+        let mut value = self.base + 8 * slot as u64;
+        let mut ptrs = [ptr::from_mut(&mut value).cast::<c_void>()];
+        // SAFETY: the kernel's only parameter is a pointer (checked in `new`); `value` is the
+        // address of an 8-byte slot inside memory this kernel keeps allocated (bounded
+        // above) and outlives the call (the driver copies it at enqueue); the function (kept
+        // loaded) and the stream are live.
+        let status = unsafe {
+            cu::cuLaunchKernel(
+                self.function.raw,
+                1,
+                1,
+                1,
+                1,
+                1,
+                1,
+                0,
+                stream.raw,
+                ptrs.as_mut_ptr(),
+                ptr::null_mut(),
+            )
+        };
+        check("cuLaunchKernel", status, context)
     }
 }
 
@@ -1094,21 +1171,28 @@ impl Stream {
                 context,
             });
         }
-        let mut slots = params.values;
-        let mut ptrs = [ptr::null_mut::<c_void>(); MAX_PARAMS];
-        for (p, slot) in ptrs.iter_mut().zip(slots.iter_mut()) {
-            *p = (slot as *mut u64).cast();
+        // The driver reads each value through its pointer and copies it at enqueue. Only the
+        // block's `len` pointers are written (and read: the kernel has `len` parameters).
+        let mut ptrs = [const { MaybeUninit::<*mut c_void>::uninit() }; MAX_PARAMS];
+        let values = params.values.as_ptr().cast_mut();
+        // A plain counted loop: the iterator adapters cost more than the three stores.
+        let len = params.len.min(MAX_PARAMS);
+        #[allow(clippy::needless_range_loop)]
+        for i in 0..len {
+            ptrs[i] = MaybeUninit::new(values.wrapping_add(i).cast());
         }
         let ptrs_arg = if params.len == 0 {
             ptr::null_mut()
         } else {
-            ptrs.as_mut_ptr()
+            ptrs.as_mut_ptr().cast::<*mut c_void>()
         };
-        // SAFETY: `ptrs` points at `slots`, which outlive the call (the driver copies the
-        // parameter values at enqueue time); each slot holds 8 bytes and the kernel's
-        // parameters are 4 or 8 bytes each, as many as the block has (checked above); every
-        // pointer parameter is the address of memory the block keeps allocated; the function
-        // (kept loaded by `f`) and the stream are live.
+        // SAFETY: the first `len` entries of `ptrs` are written and point at the block's
+        // values, which outlive the call (the driver copies the parameter values at enqueue
+        // time and never writes through the pointers); it reads no entry past `len`;
+        // each slot holds 8 bytes and the kernel's parameters are 4 or 8 bytes each, as many
+        // as the block has (the block was checked against `f` when built, and names it);
+        // every pointer parameter is the address of memory the block keeps allocated; the
+        // function (kept loaded by `f`) and the stream are live.
         let status = unsafe {
             cu::cuLaunchKernel(
                 f.raw,

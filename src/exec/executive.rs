@@ -7,7 +7,6 @@
 //! bounded by a task deadline (or, on the virtual clock, by a real-time cap).
 
 use crate::engine::dla::Submission;
-use crate::engine::gpu::ParamBlock;
 use crate::engine::nvsci::Waited;
 use crate::engine::os::RealtimeStatus;
 use crate::engine::platform::Clock;
@@ -418,9 +417,14 @@ impl Executive {
             }
             let now = self.clock.now_ns();
             self.st.tasks[i].submitted_at[(f % FENCE_HISTORY as u64) as usize] = now;
-            let value = self.shared.board.fence(id, f).unwrap_or(0);
-            match self.submit(id, f, &plan) {
-                Ok(()) => self.record(now, f, id.0, Event::Submit, value),
+            // The value `plan` published for the board, from the executive's own ledger (no
+            // seqlock read); `submit` signals it.
+            let value = self.st.tasks[i]
+                .ledger
+                .fence_for(f)
+                .map(|fence| fence.value);
+            match self.submit(id, f, &plan, value) {
+                Ok(v) => self.record(now, f, id.0, Event::Submit, v),
                 Err(_) => {
                     self.st.tasks[i].failed_submit = Some(f);
                 }
@@ -485,25 +489,24 @@ impl Executive {
         Ok(())
     }
 
-    fn submit(&mut self, id: TaskId, f: u64, plan: &FramePlan) -> Result<()> {
+    /// Submit `id`'s frame `f` work, signalling `value` (its published fence value): the
+    /// value, once enqueued.
+    fn submit(&mut self, id: TaskId, f: u64, plan: &FramePlan, value: Option<u64>) -> Result<u64> {
         let s = self.shared.schedule;
         let t = s.task(id);
         let noop = plan.skipped(id);
         if let Submit::Dla { device, .. } = self.st.tasks[id.0 as usize].submit {
             self.apply_dla_injection(id, f, device)?;
         }
-        let value = self
-            .shared
-            .board
-            .fence(id, f)
-            .ok_or(Error::Phase(Phase::TaskNotPlanned))?;
+        let value = value.ok_or(Error::Phase(Phase::TaskNotPlanned))?;
         // Dependencies planned in their frame (the others are dropped: they order nothing),
         // less those the task's own in-order stream already orders.
         let mut waits: heapless::Vec<(TaskId, u64), MAX_WAITS> = heapless::Vec::new();
         for w in t.waits {
             if let Some(df) = f.checked_sub(w.lag as u64)
-                && let Some(v) = self.shared.board.fence(w.task, df)
+                && let Some(v) = self.st.tasks[w.task.0 as usize].ledger.fence_for(df)
             {
+                let v = v.value;
                 if self.ordered_by_stream(id, w.task, w.lag, df) {
                     self.stats.waits_elided += 1;
                     continue;
@@ -529,7 +532,7 @@ impl Executive {
             }
             Submit::Cpu => {}
         }
-        r
+        r.map(|()| value)
     }
 
     /// Whether `dep`'s run of frame `dep_frame` is already ordered before `task` by the
@@ -580,7 +583,11 @@ impl Executive {
             }
             let t = s.task(id);
             let deadline = release + t.deadline_ns;
-            let value = self.shared.board.fence(id, f).unwrap_or(0);
+            // As published on the board, from the executive's ledger.
+            let value = self.st.tasks[i]
+                .ledger
+                .fence_for(f)
+                .map_or(0, |fence| fence.value);
             if self.st.tasks[i].failed_submit == Some(f) {
                 self.fault(f, id, FaultKind::EngineError, deadline);
                 continue;
@@ -917,16 +924,11 @@ pub(crate) fn submit_task(
                     })?;
                 st.wait(gsem, *v, &mut rt.waits[k], context)?;
             }
-            let stamp_at = |which: usize| -> Result<()> {
-                if let Some(stamps) = stamps.as_ref() {
-                    let slot =
-                        (*stamp * FENCE_HISTORY + (f % FENCE_HISTORY as u64) as usize) * 2 + which;
-                    let p = ParamBlock::builder(&stamps.function)
-                        .memory_at(&stamps.memory, 8 * slot as u64)?
-                        .finish()?;
-                    st.launch(&stamps.function, [1; 3], [1; 3], 0, &p, context)?;
-                }
-                Ok(())
+            // The task's two stamp slots of this frame (start, end).
+            let slot = (*stamp * FENCE_HISTORY + h) * 2;
+            let stamp_at = |which: usize| match stamps.as_ref() {
+                Some(stamps) => stamps.kernel.launch(st, slot + which, context),
+                None => Ok(()),
             };
             stamp_at(0)?;
             if !noop {
@@ -1063,12 +1065,13 @@ pub(crate) fn release_engines(st: &mut State) -> Result<()> {
     if let Some(stamps) = st.stamps.take() {
         let Stamps {
             module,
-            function,
+            kernel,
             memory,
             ..
         } = stamps;
+        // The kernel holds the memory: dropped first.
+        drop(kernel);
         keep(memory.release(Context::Cubin("timing")));
-        drop(function);
         keep(module.unload());
     }
     while let Some(m) = st.modules.pop() {

@@ -4,7 +4,7 @@ use std::thread;
 
 use crate::engine::cpu::BufferView;
 use crate::engine::dla::{DlaDevice, DlaPtr, DlaSyncRole, fill_sync_attributes as dla_attrs};
-use crate::engine::gpu::{Gpu, GpuMemory, GpuModule, GpuSemaphore, ParamBlock, Stream};
+use crate::engine::gpu::{Gpu, GpuMemory, GpuModule, GpuSemaphore, ParamBlock, SlotKernel, Stream};
 use crate::engine::nvsci::{
     BufModule, BufObj, BufSpec, CpuRole, CpuWaitContext, RawFence, SyncAttrList, SyncModule,
     SyncObj, Waited,
@@ -197,9 +197,10 @@ impl Init {
                 .count();
             let slots = 2 * FENCE_HISTORY * gpu_tasks.max(1);
             let memory = GpuMemory::pinned(&gpu, (slots * 8) as u64, Context::Cubin("timing"))?;
+            let kernel = SlotKernel::new(function, &memory)?;
             self.state.stamps = Some(Stamps {
                 module,
-                function,
+                kernel,
                 memory,
                 offset_ns: 0,
             });
@@ -823,18 +824,10 @@ impl Init {
         let mut best = (u64::MAX, 0i64);
         for _ in 0..32 {
             stamps.memory.write_bytes(0, &[0; 8])?;
-            let p = ParamBlock::builder(&stamps.function)
-                .memory(&stamps.memory)?
-                .finish()?;
             let before = os::monotonic_ns();
-            first.stream.launch(
-                &stamps.function,
-                [1; 3],
-                [1; 3],
-                0,
-                &p,
-                Context::Cubin("timing"),
-            )?;
+            stamps
+                .kernel
+                .launch(&first.stream, 0, Context::Cubin("timing"))?;
             let (gpu, seen) = loop {
                 let now = os::monotonic_ns();
                 match stamps.memory.read_u64(0) {

@@ -6,7 +6,9 @@ use std::thread;
 use heapless::vec::VecView;
 
 use crate::engine::dla::{DlaDevice, DlaPtr};
-use crate::engine::gpu::{Function, Gpu, GpuMemory, GpuModule, GpuSemaphore, ParamBlock, Stream};
+use crate::engine::gpu::{
+    Function, Gpu, GpuMemory, GpuModule, GpuSemaphore, ParamBlock, SlotKernel, Stream,
+};
 use crate::engine::nvsci::{BufModule, BufObj, CpuWaitContext, RawFence, SyncModule, SyncObj};
 use crate::error::Result;
 use crate::limits::*;
@@ -87,7 +89,8 @@ pub(crate) struct WorkerHandle {
 /// GPU timer stamps: a `stamp_globaltimer` kernel writes the GPU time into pinned slots.
 pub(crate) struct Stamps {
     pub module: GpuModule,
-    pub function: Function,
+    /// `stamp_globaltimer` on `memory`'s slots (dropped before `memory` is released).
+    pub kernel: SlotKernel,
     pub memory: GpuMemory,
     /// GPU time minus executive clock, ns.
     pub offset_ns: i64,

@@ -130,11 +130,14 @@ impl<S: ?Sized + Slots> Ring<S> {
     /// Append a record. Never blocks, never fails; may overwrite the oldest unread record, or
     /// be dropped itself when a writer of another lap is writing its slot (both counted in
     /// [`Self::overwritten`]).
+    #[inline]
     pub fn push(&self, record: Record) {
         self.push_at(self.head.fetch_add(1, Ordering::Relaxed), record);
     }
 
-    /// The rest of [`Self::push`], once `index` is claimed.
+    /// The rest of [`Self::push`], once `index` is claimed. Inlined: at most call sites the
+    /// event is a constant, and its code folds.
+    #[inline]
     fn push_at(&self, index: u64, record: Record) {
         let overwrites = index >= self.read.load(Ordering::Relaxed) + self.capacity() as u64;
         if overwrites {

@@ -19,6 +19,19 @@ pub const MAX_MODES: usize = 32;
 /// fixed arrays).
 pub const MAX_BUFFERS: usize = 64;
 
+/// Most operations one GPU engine's stream may hold: the frames in flight (lookahead + 1)
+/// times the operations its tasks enqueue per frame ([`STREAM_OPS_PER_TASK`] plus one per
+/// wait, every task on the engine counted whatever its modes). The CUDA driver documents no
+/// stream depth; its launch call was seen to block once about 1,000 launches were pending on
+/// one stream (NVIDIA developer forum 68937, Stack Overflow 53970187), and a blocked
+/// executive would miss its release. The bound keeps a schedule well below that, and the SIL
+/// stream queue (1,024) above it. The largest GPU chain the other limits allow (64 tasks,
+/// one wait each, lookahead 1) needs 638.
+pub const MAX_STREAM_OPS: usize = 768;
+/// Stream operations of a GPU task besides its waits: two timer stamps, the kernel, the
+/// completion signal.
+pub const STREAM_OPS_PER_TASK: usize = 4;
+
 const NONE: usize = usize::MAX;
 
 /// `?` for `const fn` (which cannot call `From`).
@@ -126,6 +139,7 @@ impl Schedule {
         check!(health(tables));
         check!(timeline_entries(tables));
         check!(cpu_waits(tables));
+        check!(stream_ops(tables));
         let users = users(tables);
         // Modes with the same task set have the same races and timeline.
         let mut sets = [0u64; MAX_MODES];
@@ -150,6 +164,35 @@ impl Schedule {
         }
         Ok(Schedule { tables })
     }
+}
+
+/// Every GPU engine's stream holds at most [`MAX_STREAM_OPS`] operations (runs after the
+/// tasks' ids are checked).
+const fn stream_ops(s: &ScheduleTables) -> Result {
+    let mut e = 0;
+    while e < s.engines.len() {
+        if matches!(s.engines[e].kind, EngineKind::Gpu) {
+            let mut per_frame = 0;
+            let mut i = 0;
+            while i < s.tasks.len() {
+                let t = &s.tasks[i];
+                if t.engine.0 as usize == e && matches!(t.work, Work::Gpu(_)) {
+                    per_frame += STREAM_OPS_PER_TASK + t.waits.len();
+                }
+                i += 1;
+            }
+            let ops = per_frame * (s.lookahead as usize + 1);
+            if ops > MAX_STREAM_OPS {
+                return Err(TableError::StreamOps {
+                    engine: EngineId(e as u8),
+                    engine_name: s.engines[e].name,
+                    ops,
+                });
+            }
+        }
+        e += 1;
+    }
+    Ok(())
 }
 
 const fn header(s: &ScheduleTables) -> Result {

@@ -31,6 +31,18 @@ pub enum TableError {
         /// How many the tables have.
         count: usize,
     },
+    /// A GPU engine's stream would hold more than
+    /// [`MAX_STREAM_OPS`](crate::MAX_STREAM_OPS) operations: its tasks' operations per frame
+    /// (a kernel, two timer stamps, a signal and one per wait, in every mode together) times
+    /// the frames in flight (lookahead + 1).
+    StreamOps {
+        /// The engine.
+        engine: EngineId,
+        /// Its name.
+        engine_name: &'static str,
+        /// Operations it would hold.
+        ops: usize,
+    },
     /// No mode, or more than [`MAX_MODES`](crate::MAX_MODES).
     ModeCount {
         /// How many the tables have.
@@ -273,6 +285,9 @@ impl TableError {
     pub const fn message(&self) -> &'static str {
         match self {
             TableError::TooManyTasks { .. } => "the schedule has more than 64 tasks",
+            TableError::StreamOps { .. } => {
+                "a GPU stream would hold more than 768 operations (frames in flight x operations per frame)"
+            }
             TableError::TooManyBuffers { .. } => "the schedule has more than 64 buffers",
             TableError::ModeCount { .. } => "the schedule has no mode or more than 32 modes",
             TableError::ZeroPeriod => "the period is zero",
@@ -340,6 +355,13 @@ impl fmt::Display for TableError {
                     "the schedule has {count} tasks; at most 64 fit a task set"
                 )
             }
+            TableError::StreamOps {
+                engine_name, ops, ..
+            } => write!(
+                f,
+                "GPU engine `{engine_name}` would hold {ops} stream operations (frames in flight x (4 + waits) per task); at most {} fit the stream queue: move tasks to another GPU engine, drop waits or set lookahead = 0",
+                crate::MAX_STREAM_OPS
+            ),
             TableError::TooManyBuffers { count } => {
                 write!(
                     f,

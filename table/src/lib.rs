@@ -62,7 +62,7 @@
 mod check;
 mod error;
 
-pub use check::{MAX_BUFFERS, MAX_MODES, MAX_TASKS};
+pub use check::{MAX_BUFFERS, MAX_MODES, MAX_STREAM_OPS, MAX_TASKS, STREAM_OPS_PER_TASK};
 pub use error::TableError;
 
 /// Index of a task in [`ScheduleTables::tasks`].

@@ -1115,3 +1115,67 @@ fn cpu_waits_are_one_per_task_with_ordered_windows() {
         Some(TableError::CpuWaitOutOfRange { entry: 2 })
     );
 }
+
+/// `n` GPU tasks on gpu0, each waiting for the next four (wrapping) in the frame before, plus
+/// `extra` more lag-1 waits on task 0 (spread over the first tasks): `8n + 2 extra` stream
+/// operations in flight at lookahead 1.
+fn gpu_tasks_with_waits(n: usize, extra: usize) -> Vec<TaskDesc> {
+    (0..n)
+        .map(|i| {
+            let mut waits: Vec<Wait> = (1..=4).map(|k| wait(((i + k) % n) as u16, 1)).collect();
+            if i < extra {
+                waits.push(wait(0, 2));
+            }
+            TaskDesc {
+                wcet_ns: 1_000,
+                budget_ns: 1_000,
+                ..gpu("k", &[], &[], &[], leak(waits))
+            }
+        })
+        .collect()
+}
+
+/// Covers: REQ-PERF-002
+#[test]
+fn a_gpu_stream_holds_at_most_max_stream_ops() {
+    // 48 tasks x (4 + 4 waits) x 2 frames in flight: exactly the limit.
+    assert_eq!(MAX_STREAM_OPS, 768);
+    assert_eq!(check(with_tasks(gpu_tasks_with_waits(48, 0))).err(), None);
+    // One wait more is two operations more (both frames in flight).
+    let past = check(with_tasks(gpu_tasks_with_waits(48, 1))).unwrap_err();
+    assert_eq!(
+        past,
+        TableError::StreamOps {
+            engine: EngineId(GPU0),
+            engine_name: "gpu0",
+            ops: 770,
+        }
+    );
+    let message = past.to_string();
+    assert!(
+        message.contains("gpu0") && message.contains("770") && message.contains("768"),
+        "{message}"
+    );
+    // With one frame in flight the same tasks fit.
+    let one_frame = ScheduleTables {
+        lookahead: 0,
+        ..with_tasks(gpu_tasks_with_waits(48, 1))
+    };
+    assert_eq!(check(one_frame).err(), None);
+    // The largest GPU chain the task limit allows fits: 64 x 5 - 1 per frame, two frames.
+    let chain: Vec<TaskDesc> = (0..MAX_TASKS)
+        .map(|i| {
+            let waits: &'static [Wait] = if i == 0 {
+                &[]
+            } else {
+                leak(vec![wait(i as u16 - 1, 0)])
+            };
+            TaskDesc {
+                wcet_ns: 1_000,
+                budget_ns: 1_000,
+                ..gpu("c", &[], &[], &[], waits)
+            }
+        })
+        .collect();
+    assert_eq!(check(with_tasks(chain)).err(), None);
+}

@@ -40,8 +40,10 @@ use crate::module::{FUNCTIONS, Function};
 use crate::registry::Registry;
 use crate::{CuResult, ret};
 
-/// Operations a stream holds at most (queued, not counting the one executing).
-pub(crate) const QUEUE_CAPACITY: usize = 256;
+/// Operations a stream holds at most (queued, not counting the one executing): above
+/// orin-exec's `MAX_STREAM_OPS` (768), about the depth at which the driver was seen to block
+/// (sil/README.md, "Streams").
+pub(crate) const QUEUE_CAPACITY: usize = 1024;
 /// Poll period of waits the NvSciSync SIL cannot do (32-bit, AND): nothing announces
 /// writes to that memory (sil/README.md, "Stream memory operations").
 const POLL: Duration = Duration::from_micros(50);
