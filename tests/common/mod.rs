@@ -87,18 +87,21 @@ pub fn try_schedule(v: Variant) -> Result<&'static Schedule, TableError> {
             kind: EngineKind::Cpu,
             instance: 0,
             queue_capacity: 8,
+            graph: false,
         },
         EngineDesc {
             name: "dla0",
             kind: EngineKind::Dla,
             instance: 0,
             queue_capacity: 4,
+            graph: false,
         },
         EngineDesc {
             name: "gpu0",
             kind: EngineKind::Gpu,
             instance: 0,
             queue_capacity: 4,
+            graph: false,
         },
     ]);
     let buffers = leak(vec![
