@@ -284,9 +284,12 @@ fn parse_submit(p: &mut Parser, n: &Node, kind: Kind, what: &str) -> Option<bool
         "stream" => Some(false),
         "graph" => Some(true),
         other => {
-            p.err(&n.span, format!("`submit` of {what}: unknown mode `{other}`"))
-                .notes
-                .push("write `submit = \"stream\"` (the default) or `submit = \"graph\"`".into());
+            p.err(
+                &n.span,
+                format!("`submit` of {what}: unknown mode `{other}`"),
+            )
+            .notes
+            .push("write `submit = \"stream\"` (the default) or `submit = \"graph\"`".into());
             None
         }
     }

@@ -1096,10 +1096,7 @@ fn submit_is_a_gpu_engine_choice_of_stream_or_graph() {
         ));
     }
     fx.rejects(
-        &with_header(&body).replace(
-            gpu,
-            "{ name = \"gpu0\", stream = 0, submit = \"batch\" }",
-        ),
+        &with_header(&body).replace(gpu, "{ name = \"gpu0\", stream = 0, submit = \"batch\" }"),
         &[
             "`submit` of engine `gpu0`: unknown mode `batch`",
             "write `submit = \"stream\"` (the default) or `submit = \"graph\"`",
