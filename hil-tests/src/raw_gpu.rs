@@ -128,6 +128,9 @@ pub struct Samples {
     /// [`Baseline::RuntimeShape`] only: the host enqueue of each GPU task (wait(s), launch,
     /// write), ns.
     pub task_enqueue_ns: Vec<u64>,
+    /// [`Baseline::Graph`] only: the host time of the `cuGraphLaunch` call alone, ns, per
+    /// frame (what the runtime's graph submission of a frame is compared with).
+    pub launch_ns: Vec<u64>,
 }
 
 /// The postprocess parameters of `schedules/gpu_bench.toml` (the preprocessed image as a score
@@ -575,6 +578,7 @@ impl RawGpu {
                 self.src(f, &mut scratch);
                 let end_src = os::monotonic_ns();
                 let mut enqueue = 0;
+                let mut launch = None;
                 match baseline {
                     Baseline::PreEnqueued | Baseline::RuntimeShape => {
                         self.flag(GO).store(f + 1, Ordering::Release);
@@ -582,8 +586,11 @@ impl RawGpu {
                     }
                     Baseline::Graph => {
                         self.flag(DONE).store(0, Ordering::Release);
+                        let t = os::monotonic_ns();
                         self.launch_graph()?;
-                        enqueue = os::monotonic_ns() - end_src;
+                        let done = os::monotonic_ns();
+                        launch = Some(done - t);
+                        enqueue = done - end_src;
                         self.spin(DONE, 1, f)?;
                     }
                     Baseline::LaunchSync => {
@@ -614,6 +621,7 @@ impl RawGpu {
                     out.latency_ns.push(start_sink - end_src);
                     out.enqueue_ns.push(enqueue);
                     out.task_enqueue_ns.extend_from_slice(&tasks);
+                    out.launch_ns.extend(launch);
                 }
             }
             Ok(())
