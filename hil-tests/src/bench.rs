@@ -227,11 +227,6 @@ fn raw_gpu_lines(opts: &Options, period_ns: u64) -> Result<Vec<Line>, Box<dyn st
             stream_ops_source: format!("{} driver calls per frame", b.calls_per_frame()),
             ..Line::default()
         };
-        if b == Baseline::Graph && cfg!(feature = "sil") {
-            line.not_available = "not available on SIL (SIL CUDA has no graphs)".into();
-            lines.push(line);
-            continue;
-        }
         let s = match gpu.run(b, &o) {
             Ok(s) => s,
             // A graph the driver cannot capture is reported, not fatal: the other lines

@@ -21,7 +21,7 @@ fn bench_prints_every_row_and_writes_the_json() {
     for row in [
         "[gpu_bench:",
         "raw launch + synchronize ",
-        "raw CUDA graph per frame                     not available on SIL",
+        "raw CUDA graph per frame ",
         "raw pre-enqueued + busy-poll ",
         "raw runtime shape (3 waits, 2 writes) ",
         "orin-exec, gpu_timestamps off ",
@@ -46,6 +46,7 @@ fn bench_prints_every_row_and_writes_the_json() {
     assert_eq!(runtime_wakeups, 4);
     for baseline in [
         "raw launch + synchronize",
+        "raw CUDA graph per frame",
         "raw pre-enqueued + busy-poll",
         "raw runtime shape",
     ] {
