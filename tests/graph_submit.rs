@@ -229,7 +229,7 @@ fn sealed<const T: usize>(
 
 /// What one run shows: outputs, submit records (frame, task, fence value), the other
 /// records' kinds, per-task counters, submission counts.
-#[derive(Debug, PartialEq)]
+#[derive(Debug)]
 struct Run {
     outputs: Vec<(u64, u64)>,
     submits: Vec<(u64, u16, u64)>,
@@ -237,6 +237,36 @@ struct Run {
     counters: Vec<TaskCounters>,
     faults: u32,
     bad: u64,
+}
+
+/// The runs agree (compared part by part: a whole run prints too long to read).
+fn assert_same(graph: &Run, stream: &Run) {
+    let first = |a: &[(u64, u64)], b: &[(u64, u64)]| a.iter().zip(b).position(|(x, y)| x != y);
+    assert_eq!(graph.outputs.len(), stream.outputs.len());
+    assert_eq!(
+        first(&graph.outputs, &stream.outputs),
+        None,
+        "outputs differ"
+    );
+    assert_eq!(graph.submits.len(), stream.submits.len());
+    let diff = graph
+        .submits
+        .iter()
+        .zip(&stream.submits)
+        .find(|(a, b)| a != b);
+    assert_eq!(
+        diff, None,
+        "submit records (frame, task, fence value) differ"
+    );
+    assert_eq!(graph.events.len(), stream.events.len());
+    let diff = graph
+        .events
+        .iter()
+        .zip(&stream.events)
+        .find(|(a, b)| a != b);
+    assert_eq!(diff, None, "trace events differ");
+    assert_eq!(graph.counters, stream.counters);
+    assert_eq!((graph.faults, graph.bad), (stream.faults, stream.bad));
 }
 
 fn drain(exec: &Executive, run: &mut Run) {
@@ -285,6 +315,9 @@ fn run_chain(
         drain(&exec, &mut run);
     }
     run.counters = (0..5).map(|t| exec.counters(TaskId(t))).collect();
+    // CPU workers record their tasks' times from their own threads: the order in which their
+    // records and the executive's meet in the ring is not part of the outcome.
+    run.events.sort_unstable();
     let stats = exec.submit_stats();
     exec.shutdown().expect("shutdown");
     run.outputs = std::mem::take(&mut *OUTPUTS.lock().unwrap_or_else(|e| e.into_inner()));
@@ -300,9 +333,9 @@ fn graph_mode_matches_stream_mode_on_the_virtual_clock() {
     for gpu_timestamps in [false, true] {
         let (stream, s) = run_chain(false, true, gpu_timestamps, frames);
         let (graph, g) = run_chain(true, true, gpu_timestamps, frames);
-        assert_eq!((stream.faults, stream.bad), (0, 0), "{stream:?}");
+        assert_eq!((stream.faults, stream.bad), (0, 0));
         assert_eq!(stream.outputs.len() as u64, frames);
-        assert_eq!(graph, stream);
+        assert_same(&graph, &stream);
         // Frames submitted: the run's and the lookahead's; all but frame 0 (its lag-1 wait
         // is not planned) went out as one graph of stream 0.
         let submitted = s.gpu_tasks / 3;
@@ -324,19 +357,24 @@ fn graph_mode_delivers_every_frame_on_the_real_clock() {
     let _one = ONE_RUN.lock().unwrap_or_else(|e| e.into_inner());
     orin_exec::sil::register_kernel_model(user_cubin(), KERNEL, &SCALE_INDEX).expect("model");
     let frames = 30;
+    // Each frame's output, from the stream path on the virtual clock.
+    let (reference, _) = run_chain(false, true, false, frames);
     for gpu_timestamps in [false, true] {
         let (graph, g) = run_chain(true, false, gpu_timestamps, frames);
         // Real time on a possibly loaded machine: faults may happen, wrong outputs may not.
-        assert_eq!(graph.bad, 0, "{graph:?}");
-        assert!(!graph.outputs.is_empty(), "{graph:?}");
+        assert_eq!(graph.bad, 0);
+        assert!(!graph.outputs.is_empty());
         assert!(g.graph_launches > 0, "{g:?}");
-        let (stream, _) = run_chain(false, false, gpu_timestamps, frames);
-        assert_eq!(stream.bad, 0, "{stream:?}");
-        // Same inputs per frame, so the same outputs wherever both runs verified the frame.
+        // A frame after a fault may see an older frame's data (stale, not wrong): every
+        // output is that frame's or an earlier one's.
         for (frame, sum) in &graph.outputs {
-            if let Some((_, other)) = stream.outputs.iter().find(|(f, _)| f == frame) {
-                assert_eq!(sum, other, "frame {frame}");
-            }
+            assert!(
+                reference
+                    .outputs
+                    .iter()
+                    .any(|(f, s)| f <= frame && s == sum),
+                "frame {frame}: an output no frame up to it produced"
+            );
         }
     }
 }
@@ -373,6 +411,10 @@ fn wide() -> &'static Schedule {
         vec![],
         vec![w(TaskId(KERNELS as u16), 0)],
     ));
+    // Short kernels: 17 of them in a row fit the period.
+    for t in &mut tasks {
+        t.wcet_ns = MS / 10;
+    }
     check(ScheduleTables {
         name: "graph_wide",
         profile: "sil",

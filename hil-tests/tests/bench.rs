@@ -70,7 +70,10 @@ fn bench_prints_every_row_and_writes_the_json() {
     assert_eq!(lines, [7, 2]);
     let graph_row = pipelines[0]["lines"]
         .as_array()
-        .and_then(|l| l.iter().find(|l| l["name"] == "orin-exec, graph submission"))
+        .and_then(|l| {
+            l.iter()
+                .find(|l| l["name"] == "orin-exec, graph submission")
+        })
         .expect("graph submission row");
     assert!(
         graph_row["graph_launches"].as_u64().is_some_and(|n| n > 0),
