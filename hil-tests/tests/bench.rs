@@ -28,6 +28,7 @@ fn bench_prints_every_row_and_writes_the_json() {
         "orin-exec, gpu_timestamps on ",
         "orin-exec, graph submission ",
         "host submission per frame of the GPU chain (mean): ",
+        "host time of one cuGraphLaunch (median): ",
         "submission and CPU",
         "ratios runtime / raw (p50, p99):",
         "[dla_bench:",
@@ -58,6 +59,15 @@ fn bench_prints_every_row_and_writes_the_json() {
             .count();
         assert!(ratios >= 3, "fewer than 3 ratios against `{baseline}`");
     }
+    // The graph row's chain submission against the raw graph's `cuGraphLaunch`.
+    assert!(
+        text.lines().any(
+            |l| l.trim_start().starts_with("orin-exec, graph submission")
+                && l.contains("/ raw CUDA graph per frame")
+                && l.contains("GPU chain submission per frame")
+        ),
+        "no chain submission ratio of the graph row"
+    );
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).expect("json written"))
             .expect("json parses");
