@@ -371,7 +371,7 @@ pub(crate) struct GpuGraph {
 // SAFETY: executable graph handles are usable from any thread with the context current; the
 // executive alone sets and launches them.
 unsafe impl Send for GpuGraph {}
-// SAFETY: no &self method calls the driver.
+// SAFETY: no &self method calls the driver (setting and launching take &mut self).
 unsafe impl Sync for GpuGraph {}
 
 impl GpuGraph {
@@ -489,7 +489,7 @@ impl GpuGraph {
     }
 
     /// Enqueue the chain on `stream` (behind everything already queued there).
-    pub(crate) fn launch(&self, stream: &Stream) -> Result<()> {
+    pub(crate) fn launch(&mut self, stream: &Stream) -> Result<()> {
         // SAFETY: a live executable graph and stream of the same context.
         let status = unsafe { cu::cuGraphLaunch(self.exec, stream.raw()) };
         check("cuGraphLaunch", status, Context::Engine(self.engine))
