@@ -59,6 +59,8 @@ pub struct Variant {
     pub check_waits: bool,
     /// Health-monitor table (mode 1, `degraded`, runs only `input`).
     pub health: &'static [HealthRule],
+    /// `gpu0` submits in graph mode (`EngineDesc::graph`).
+    pub gpu_graph: bool,
 }
 
 impl Default for Variant {
@@ -70,6 +72,7 @@ impl Default for Variant {
             period_ns: 10_000_000,
             check_waits: true,
             health: &[],
+            gpu_graph: false,
         }
     }
 }
@@ -101,7 +104,7 @@ pub fn try_schedule(v: Variant) -> Result<&'static Schedule, TableError> {
             kind: EngineKind::Gpu,
             instance: 0,
             queue_capacity: 4,
-            graph: false,
+            graph: v.gpu_graph,
         },
     ]);
     let buffers = leak(vec![
