@@ -305,6 +305,8 @@ fn dependencies_and_launches_on_two_streams() {
         store_u64(ptr as *mut u64, 1);
     });
     ck(graph_launch(e, s2));
+    // The first launch finished before the second was enqueued.
+    ck(query(s1));
     t.join().expect("thread");
     ck(sync(s2));
     assert_eq!(load_u64(flags.ptr, 1), 5);
