@@ -237,6 +237,8 @@ struct Run {
     counters: Vec<TaskCounters>,
     faults: u32,
     bad: u64,
+    /// The last faults (frame, task, error), for the messages.
+    recent: Vec<String>,
 }
 
 /// The runs agree (compared part by part: a whole run prints too long to read).
@@ -309,6 +311,7 @@ fn run_chain(
         counters: Vec::new(),
         faults: 0,
         bad: 0,
+        recent: Vec::new(),
     };
     for _ in 0..frames {
         run.faults += exec.step().expect("step").faults;
@@ -319,7 +322,16 @@ fn run_chain(
     // records and the executive's meet in the ring is not part of the outcome.
     run.events.sort_unstable();
     let stats = exec.submit_stats();
-    exec.shutdown().expect("shutdown");
+    run.recent = exec
+        .recent_faults()
+        .map(|f| format!("frame {} task {}: {}", f.frame, f.task.0, f.error))
+        .collect();
+    let shutdown = exec.shutdown();
+    assert!(
+        shutdown.is_ok(),
+        "shutdown: {shutdown:?}; faults {:?}",
+        run.recent
+    );
     run.outputs = std::mem::take(&mut *OUTPUTS.lock().unwrap_or_else(|e| e.into_inner()));
     run.bad = BAD.load(Ordering::Relaxed);
     (run, stats)
@@ -357,23 +369,21 @@ fn graph_mode_delivers_every_frame_on_the_real_clock() {
     let _one = ONE_RUN.lock().unwrap_or_else(|e| e.into_inner());
     orin_exec::sil::register_kernel_model(user_cubin(), KERNEL, &SCALE_INDEX).expect("model");
     let frames = 30;
-    // Each frame's output, from the stream path on the virtual clock.
-    let (reference, _) = run_chain(false, true, false, frames);
+    // Each frame's output, from the stream path on the virtual clock (and the lookahead's).
+    let (reference, _) = run_chain(false, true, false, frames + 2);
     for gpu_timestamps in [false, true] {
         let (graph, g) = run_chain(true, false, gpu_timestamps, frames);
         // Real time on a possibly loaded machine: faults may happen, wrong outputs may not.
         assert_eq!(graph.bad, 0);
         assert!(!graph.outputs.is_empty());
         assert!(g.graph_launches > 0, "{g:?}");
-        // A frame after a fault may see an older frame's data (stale, not wrong): every
-        // output is that frame's or an earlier one's.
+        // A frame with a fault (a timeout on a loaded machine) may see another frame's data
+        // (stale, not wrong): every output is some frame's output of the stream path.
         for (frame, sum) in &graph.outputs {
             assert!(
-                reference
-                    .outputs
-                    .iter()
-                    .any(|(f, s)| f <= frame && s == sum),
-                "frame {frame}: an output no frame up to it produced"
+                reference.outputs.iter().any(|(_, s)| s == sum),
+                "frame {frame}: an output no frame produced; faults {:?}",
+                graph.recent
             );
         }
     }
