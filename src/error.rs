@@ -248,6 +248,8 @@ pub enum Table {
     TimingModelBins,
     /// Fault injections waiting for their frame.
     PendingInjections,
+    /// Nodes of one stream's per-frame CUDA graph (`submit = "graph"`).
+    GraphNodes,
 }
 
 // The hosted runtime's init is the only user.
@@ -295,6 +297,7 @@ impl fmt::Display for Table {
             Table::CubinVariants => "SM variants of one cubin",
             Table::TimingModelBins => "timing model bins",
             Table::PendingInjections => "pending injections",
+            Table::GraphNodes => "nodes of one stream's per-frame CUDA graph",
         })
     }
 }
@@ -445,6 +448,8 @@ pub enum Phase {
     /// A fence was built before the semaphore's primitive id was taken from a fence of its
     /// signaler (init does that first).
     FenceIdUnknown,
+    /// A frame was launched as a graph on a stream (or for a task) that has none.
+    NoGraph,
 }
 
 impl fmt::Display for Phase {
@@ -466,6 +471,7 @@ impl fmt::Display for Phase {
             Phase::FenceIdUnknown => {
                 "fence built before the semaphore's primitive id was known (init learns it)"
             }
+            Phase::NoGraph => "no CUDA graph for this stream or task",
         })
     }
 }
@@ -513,6 +519,8 @@ pub enum Misuse {
     NotPinnedHost,
     /// A histogram timing model without bins.
     EmptyTimingHistogram,
+    /// A graph node set with parameters of another kind (or not a node of that graph).
+    GraphNodeMismatch,
 }
 
 impl fmt::Display for Misuse {
@@ -531,6 +539,7 @@ impl fmt::Display for Misuse {
             Misuse::NoAttributeList => "no attribute list to reconcile",
             Misuse::NotPinnedHost => "not pinned host memory",
             Misuse::EmptyTimingHistogram => "a histogram timing model needs at least one bin",
+            Misuse::GraphNodeMismatch => "not a graph node of this kind in this graph",
         })
     }
 }
@@ -1206,6 +1215,7 @@ mod tests {
             T::CubinVariants,
             T::TimingModelBins,
             T::PendingInjections,
+            T::GraphNodes,
         ]);
         use ScheduleFault as S;
         distinct(&[
@@ -1250,6 +1260,7 @@ mod tests {
             P::DlaSemaphoreNotImported,
             P::GpuSemaphoreMissing,
             P::WorkerLostStep,
+            P::NoGraph,
         ]);
         use ModelStatus as MS;
         distinct(&[
@@ -1290,6 +1301,7 @@ mod tests {
             M::NoAttributeList,
             M::NotPinnedHost,
             M::EmptyTimingHistogram,
+            M::GraphNodeMismatch,
         ]);
     }
 }

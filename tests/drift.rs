@@ -23,6 +23,7 @@ static ENGINES: [EngineDesc; 1] = [EngineDesc {
     kind: EngineKind::Cpu,
     instance: 0,
     queue_capacity: 4,
+    graph: false,
 }];
 static TASKS: [TaskDesc; 1] = [TaskDesc {
     name: "tick",

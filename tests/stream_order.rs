@@ -73,6 +73,7 @@ fn schedule(cpu_waits: &'static [CpuWait]) -> &'static Schedule {
         kind,
         instance,
         queue_capacity: 8,
+        graph: false,
     };
     let tables = Box::leak(Box::new(ScheduleTables {
         name: "stream_order",

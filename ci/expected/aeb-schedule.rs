@@ -141,24 +141,28 @@ static ENGINES: [EngineDesc; 4] = [
         kind: EngineKind::Cpu,
         instance: 0,
         queue_capacity: 8,
+        graph: false,
     },
     EngineDesc {
         name: "cpu1",
         kind: EngineKind::Cpu,
         instance: 1,
         queue_capacity: 8,
+        graph: false,
     },
     EngineDesc {
         name: "gpu0",
         kind: EngineKind::Gpu,
         instance: 0,
         queue_capacity: 16,
+        graph: false,
     },
     EngineDesc {
         name: "dla0",
         kind: EngineKind::Dla,
         instance: 0,
         queue_capacity: 4,
+        graph: false,
     },
 ];
 

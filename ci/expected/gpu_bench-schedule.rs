@@ -112,18 +112,21 @@ static ENGINES: [EngineDesc; 3] = [
         kind: EngineKind::Cpu,
         instance: 0,
         queue_capacity: 8,
+        graph: false,
     },
     EngineDesc {
         name: "cpu1",
         kind: EngineKind::Cpu,
         instance: 1,
         queue_capacity: 8,
+        graph: false,
     },
     EngineDesc {
         name: "gpu0",
         kind: EngineKind::Gpu,
         instance: 0,
         queue_capacity: 16,
+        graph: false,
     },
 ];
 

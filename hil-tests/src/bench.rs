@@ -80,6 +80,15 @@ fn schedule_stream_ops_per_task(s: &Schedule) -> f64 {
     gpu.iter().map(|g| g.waits.len() + 1).sum::<usize>() as f64 / gpu.len() as f64
 }
 
+/// GPU tasks in one frame of `s`.
+fn gpu_tasks_per_frame(s: &Schedule) -> u64 {
+    s.tables()
+        .tasks
+        .iter()
+        .filter(|task| matches!(task.work, Work::Gpu(_)))
+        .count() as u64
+}
+
 /// CPU time and context switches of the calling thread.
 #[derive(Clone, Copy, Debug, Default)]
 struct ThreadUsage {
@@ -119,6 +128,12 @@ pub struct Line {
     pub gpu_enqueue_ns_per_task: Option<f64>,
     /// DLA: `dla_enqueue_ns / dla_tasks` (runtime).
     pub dla_enqueue_ns_per_task: Option<f64>,
+    /// Host submission of a frame's GPU chain, ns: the runtime's mean (stream mode: the sum
+    /// of the per-task enqueues; graph mode: the updates and the `cuGraphLaunch`), the raw
+    /// graph baseline's median `cuGraphLaunch` call.
+    pub gpu_submit_ns_per_frame: Option<f64>,
+    /// Runtime: graph launches in the measured frames (`submit = "graph"`).
+    pub graph_launches: u64,
     /// Stream operations (waits and writes) per GPU task.
     pub stream_ops_per_task: Option<f64>,
     /// Where `stream_ops_per_task` comes from.
@@ -212,11 +227,6 @@ fn raw_gpu_lines(opts: &Options, period_ns: u64) -> Result<Vec<Line>, Box<dyn st
             stream_ops_source: format!("{} driver calls per frame", b.calls_per_frame()),
             ..Line::default()
         };
-        if b == Baseline::Graph && cfg!(feature = "sil") {
-            line.not_available = "not available on SIL (SIL CUDA has no graphs)".into();
-            lines.push(line);
-            continue;
-        }
         let s = match gpu.run(b, &o) {
             Ok(s) => s,
             // A graph the driver cannot capture is reported, not fatal: the other lines
@@ -232,6 +242,9 @@ fn raw_gpu_lines(opts: &Options, period_ns: u64) -> Result<Vec<Line>, Box<dyn st
         line.enqueue_ns_per_frame = summary(&s.enqueue_ns);
         if !s.task_enqueue_ns.is_empty() {
             line.gpu_enqueue_ns_per_task = Some(summary(&s.task_enqueue_ns).p50);
+        }
+        if !s.launch_ns.is_empty() {
+            line.gpu_submit_ns_per_frame = Some(summary(&s.launch_ns).p50);
         }
         lines.push(line);
     }
@@ -352,9 +365,14 @@ fn measure(
             line.gpu_enqueue_ns_per_task = per(gn, gt);
             line.dla_enqueue_ns_per_task = per(dn, dt);
             line.stream_ops_per_task = per(b.stream_ops - a.stream_ops, gt);
+            // Frames submitted = GPU tasks / GPU tasks per frame (every frame runs them all).
+            let per_frame = gpu_tasks_per_frame(s);
+            line.gpu_submit_ns_per_frame = per(gn * per_frame, gt);
+            line.graph_launches = b.graph_launches - a.graph_launches;
             line.stream_ops_source = format!(
-                "submit_stats ({} waits elided)",
-                b.waits_elided - a.waits_elided
+                "submit_stats ({} waits elided, {} graph launches)",
+                b.waits_elided - a.waits_elided,
+                line.graph_launches
             );
         }
         _ => {
@@ -402,47 +420,64 @@ macro_rules! src_and_sink {
     };
 }
 
-mod gpu_pipeline {
-    use super::*;
-    use crate::bench_schedule::{Bodies, SCHEDULE, Storage, body, cx, task};
+/// The runtime on one of the `gpu_bench` schedules (`$tables`: its generated module).
+macro_rules! gpu_pipeline {
+    ($module:ident, $tables:ident, $doc:literal) => {
+        #[doc = $doc]
+        mod $module {
+            use super::*;
+            use crate::$tables::{Bodies, SCHEDULE, Storage, body, cx, task};
 
-    src_and_sink!();
+            src_and_sink!();
 
-    /// The executive on `gpu_bench` with timestamps on or off.
-    pub(super) fn run(
-        opts: &Options,
-        timestamps: bool,
-    ) -> Result<Line, Box<dyn std::error::Error>> {
-        let s: &'static Schedule = &SCHEDULE;
-        #[cfg(feature = "sil")]
-        orin_exec_kernels::register_models(s.tables(), orin_exec::sil::register_kernel_model)?;
-        let log: &'static SinkLog = leak(SinkLog::new());
-        let exec = Builder::new(s, leak(Storage::new()))
-            .config(config(opts, timestamps))
-            .bodies(leak(Bodies {
-                src: leak(Src),
-                sink: leak(Sink(log)),
-            }))
-            .init()?
-            .seal()?;
-        let name = format!(
-            "orin-exec, gpu_timestamps {}",
-            if timestamps { "on" } else { "off" }
-        );
-        measure(
-            exec,
-            name,
-            opts,
-            log,
-            &raw_gpu::expected,
-            (task::SRC, task::SINK),
-        )
-    }
+            /// The executive on the schedule, timestamps on or off, as line `name`.
+            pub(super) fn run(
+                opts: &Options,
+                timestamps: bool,
+                name: String,
+            ) -> Result<Line, Box<dyn std::error::Error>> {
+                let s: &'static Schedule = &SCHEDULE;
+                #[cfg(feature = "sil")]
+                orin_exec_kernels::register_models(
+                    s.tables(),
+                    orin_exec::sil::register_kernel_model,
+                )?;
+                let log: &'static SinkLog = leak(SinkLog::new());
+                let exec = Builder::new(s, leak(Storage::new()))
+                    .config(config(opts, timestamps))
+                    .bodies(leak(Bodies {
+                        src: leak(Src),
+                        sink: leak(Sink(log)),
+                    }))
+                    .init()?
+                    .seal()?;
+                measure(
+                    exec,
+                    name,
+                    opts,
+                    log,
+                    &raw_gpu::expected,
+                    (task::SRC, task::SINK),
+                )
+            }
 
-    pub(super) fn period_ns() -> u64 {
-        SCHEDULE.tables().period_ns
-    }
+            pub(super) fn period_ns() -> u64 {
+                SCHEDULE.tables().period_ns
+            }
+        }
+    };
 }
+
+gpu_pipeline!(
+    gpu_pipeline,
+    bench_schedule,
+    "`gpu_bench`: the GPU engine in stream mode."
+);
+gpu_pipeline!(
+    gpu_graph_pipeline,
+    bench_graph_schedule,
+    "`gpu_bench_graph`: the same pipeline, the GPU engine in graph mode."
+);
 
 mod dla_pipeline {
     use super::*;
@@ -526,6 +561,16 @@ fn ratios(lines: &[Line]) -> Vec<Ratio> {
                     p99: f64::NAN,
                 });
             }
+            if let (Some(x), Some(y)) = (r.gpu_submit_ns_per_frame, b.gpu_submit_ns_per_frame) {
+                out.push(Ratio {
+                    runtime: r.name.clone(),
+                    baseline: b.name.clone(),
+                    metric: "GPU chain submission per frame (mean / raw cuGraphLaunch median)"
+                        .into(),
+                    p50: x / y,
+                    p99: f64::NAN,
+                });
+            }
             if r.enqueue_ns_per_frame.n > 0 && b.enqueue_ns_per_frame.n > 0 {
                 out.push(Ratio {
                     runtime: r.name.clone(),
@@ -551,10 +596,19 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
     let raw_period = opts.period_ns.unwrap_or(gpu_period);
     let mut lines = raw_gpu_lines(opts, raw_period)?;
     let before = sil_threads::totals();
-    lines.push(gpu_pipeline::run(opts, false)?);
-    lines.push(gpu_pipeline::run(opts, true)?);
+    let name = |mode: &str| format!("orin-exec, {mode}");
+    lines.push(gpu_pipeline::run(opts, false, name("gpu_timestamps off"))?);
+    lines.push(gpu_pipeline::run(opts, true, name("gpu_timestamps on"))?);
+    if gpu_graph_pipeline::period_ns() != gpu_period {
+        return Err("schedules/gpu_bench_graph.toml must keep gpu_bench's period".into());
+    }
+    lines.push(gpu_graph_pipeline::run(
+        opts,
+        false,
+        name("graph submission"),
+    )?);
     report.sil_engine_threads =
-        sil_threads::per_frame(before, sil_threads::totals(), 2 * opts.frames);
+        sil_threads::per_frame(before, sil_threads::totals(), 3 * opts.frames);
     report.pipelines.push(Pipeline {
         name: "gpu_bench: CPU src -> GPU preprocess -> GPU postprocess -> CPU sink".into(),
         period_ns: gpu_period,
@@ -669,6 +723,14 @@ pub fn text(r: &Report) -> String {
                 exec
             );
             let _ = writeln!(out, "  {:<44}   ops: {}", "", l.stream_ops_source);
+            if let Some(ns) = l.gpu_submit_ns_per_frame {
+                let what = if l.name.starts_with("orin-exec") {
+                    "host submission per frame of the GPU chain (mean)"
+                } else {
+                    "host time of one cuGraphLaunch (median)"
+                };
+                let _ = writeln!(out, "  {:<44}   {what}: {} us", "", us(ns));
+            }
             if l.name.starts_with("orin-exec") {
                 let _ = writeln!(
                     out,

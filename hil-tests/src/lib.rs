@@ -18,6 +18,12 @@ mod bench_schedule {
     include!(concat!(env!("OUT_DIR"), "/gpu_bench_schedule.rs"));
 }
 
+/// The same pipeline with its GPU engine in graph mode (from `schedules/gpu_bench_graph.toml`).
+#[allow(dead_code, missing_docs)]
+mod bench_graph_schedule {
+    include!(concat!(env!("OUT_DIR"), "/gpu_bench_graph_schedule.rs"));
+}
+
 /// The bench's CPU -> GPU -> DLA -> GPU -> CPU chain tables (from `schedules/dla_bench.toml`).
 #[allow(dead_code, missing_docs)]
 mod dla_schedule {

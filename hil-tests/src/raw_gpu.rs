@@ -15,8 +15,8 @@
 //!   spins on the host-mapped `done` word. 4 driver calls per frame, none between src and sink.
 //! * [`Baseline::Graph`]: one CUDA graph (captured once: the two launches and a
 //!   `cuStreamWriteValue64(done = 1)`, instantiated once) launched per frame after the src with
-//!   one `cuGraphLaunch`; the sink clears `done` before the launch and spins on it. Not on
-//!   `sil` (SIL CUDA has no graphs).
+//!   one `cuGraphLaunch`; the sink clears `done` before the launch and spins on it (on `sil`
+//!   too: SIL CUDA captures launches and stream memory operations into graphs).
 //! * [`Baseline::LaunchSync`]: after the src, the two `cuLaunchKernel`s and
 //!   `cuStreamSynchronize` (3 calls per frame on the critical path).
 //! * [`Baseline::RuntimeShape`]: pre-enqueued like `PreEnqueued`, in the runtime's stream shape
@@ -128,6 +128,9 @@ pub struct Samples {
     /// [`Baseline::RuntimeShape`] only: the host enqueue of each GPU task (wait(s), launch,
     /// write), ns.
     pub task_enqueue_ns: Vec<u64>,
+    /// [`Baseline::Graph`] only: the host time of the `cuGraphLaunch` call alone, ns, per
+    /// frame (what the runtime's graph submission of a frame is compared with).
+    pub launch_ns: Vec<u64>,
 }
 
 /// The postprocess parameters of `schedules/gpu_bench.toml` (the preprocessed image as a score
@@ -208,8 +211,7 @@ impl Drop for HostBuf {
     }
 }
 
-/// An instantiated graph of one frame's work (SIL CUDA has no graphs).
-#[cfg(not(feature = "sil"))]
+/// An instantiated graph of one frame's work.
 struct Graph {
     graph: cu::CUgraph,
     exec: cu::CUgraphExec,
@@ -227,7 +229,6 @@ pub struct RawGpu {
     image: HostBuf,
     detection: HostBuf,
     flags: HostBuf,
-    #[cfg(not(feature = "sil"))]
     graph: Option<Graph>,
     ctx_retained: bool,
 }
@@ -257,7 +258,6 @@ impl RawGpu {
             image: HostBuf::NONE,
             detection: HostBuf::NONE,
             flags: HostBuf::NONE,
-            #[cfg(not(feature = "sil"))]
             graph: None,
             ctx_retained: true,
         };
@@ -455,21 +455,8 @@ impl RawGpu {
         Ok(())
     }
 
-    /// SIL CUDA has no graphs.
-    #[cfg(feature = "sil")]
-    fn graph(&mut self) -> Result<(), Error> {
-        Err("not available on SIL (SIL CUDA has no graphs)".into())
-    }
-
-    /// SIL CUDA has no graphs.
-    #[cfg(feature = "sil")]
-    fn launch_graph(&self) -> Result<(), Error> {
-        Err("not available on SIL (SIL CUDA has no graphs)".into())
-    }
-
     /// Capture one frame's work (the two launches and `done = 1`) into a graph and
     /// instantiate it, once.
-    #[cfg(not(feature = "sil"))]
     fn graph(&mut self) -> Result<(), Error> {
         if self.graph.is_some() {
             return Ok(());
@@ -513,7 +500,6 @@ impl RawGpu {
         }
     }
 
-    #[cfg(not(feature = "sil"))]
     fn launch_graph(&self) -> Result<(), Error> {
         let g = self.graph.as_ref().ok_or("raw baseline: no graph")?;
         // SAFETY: an instantiated graph and a live stream.
@@ -575,6 +561,7 @@ impl RawGpu {
                 self.src(f, &mut scratch);
                 let end_src = os::monotonic_ns();
                 let mut enqueue = 0;
+                let mut launch = None;
                 match baseline {
                     Baseline::PreEnqueued | Baseline::RuntimeShape => {
                         self.flag(GO).store(f + 1, Ordering::Release);
@@ -582,8 +569,11 @@ impl RawGpu {
                     }
                     Baseline::Graph => {
                         self.flag(DONE).store(0, Ordering::Release);
+                        let t = os::monotonic_ns();
                         self.launch_graph()?;
-                        enqueue = os::monotonic_ns() - end_src;
+                        let done = os::monotonic_ns();
+                        launch = Some(done - t);
+                        enqueue = done - end_src;
                         self.spin(DONE, 1, f)?;
                     }
                     Baseline::LaunchSync => {
@@ -614,6 +604,7 @@ impl RawGpu {
                     out.latency_ns.push(start_sink - end_src);
                     out.enqueue_ns.push(enqueue);
                     out.task_enqueue_ns.extend_from_slice(&tasks);
+                    out.launch_ns.extend(launch);
                 }
             }
             Ok(())
@@ -640,7 +631,6 @@ impl Drop for RawGpu {
             // SAFETY: see above.
             let _ = unsafe { cu::cuStreamSynchronize(self.stream) };
         }
-        #[cfg(not(feature = "sil"))]
         if let Some(g) = self.graph.take() {
             // SAFETY: see above.
             let _ = unsafe { cu::cuGraphExecDestroy(g.exec) };

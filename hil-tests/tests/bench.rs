@@ -1,7 +1,7 @@
 //! Smoke test of `hil bench` on the SIL platform: a few frames, every table row and the JSON
 //! are there (the numbers are not judged: it is a benchmark).
 //!
-//! Covers: REQ-RT-015
+//! Covers: REQ-RT-015, REQ-GPU-017
 #![cfg(feature = "sil")]
 
 use std::process::Command;
@@ -21,11 +21,14 @@ fn bench_prints_every_row_and_writes_the_json() {
     for row in [
         "[gpu_bench:",
         "raw launch + synchronize ",
-        "raw CUDA graph per frame                     not available on SIL",
+        "raw CUDA graph per frame ",
         "raw pre-enqueued + busy-poll ",
         "raw runtime shape (3 waits, 2 writes) ",
         "orin-exec, gpu_timestamps off ",
         "orin-exec, gpu_timestamps on ",
+        "orin-exec, graph submission ",
+        "host submission per frame of the GPU chain (mean): ",
+        "host time of one cuGraphLaunch (median): ",
         "submission and CPU",
         "ratios runtime / raw (p50, p99):",
         "[dla_bench:",
@@ -41,9 +44,10 @@ fn bench_prints_every_row_and_writes_the_json() {
         .filter(|l| !l.starts_with("SIL engine threads"))
         .map(|l| l.matches(" wake-ups").count())
         .sum::<usize>();
-    assert_eq!(runtime_wakeups, 3);
+    assert_eq!(runtime_wakeups, 4);
     for baseline in [
         "raw launch + synchronize",
+        "raw CUDA graph per frame",
         "raw pre-enqueued + busy-poll",
         "raw runtime shape",
     ] {
@@ -53,8 +57,17 @@ fn bench_prints_every_row_and_writes_the_json() {
                 l.trim_start().starts_with("orin-exec") && l.contains(&format!("/ {baseline}"))
             })
             .count();
-        assert!(ratios >= 2, "fewer than 2 ratios against `{baseline}`");
+        assert!(ratios >= 3, "fewer than 3 ratios against `{baseline}`");
     }
+    // The graph row's chain submission against the raw graph's `cuGraphLaunch`.
+    assert!(
+        text.lines().any(
+            |l| l.trim_start().starts_with("orin-exec, graph submission")
+                && l.contains("/ raw CUDA graph per frame")
+                && l.contains("GPU chain submission per frame")
+        ),
+        "no chain submission ratio of the graph row"
+    );
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).expect("json written"))
             .expect("json parses");
@@ -64,7 +77,18 @@ fn bench_prints_every_row_and_writes_the_json() {
         .iter()
         .map(|p| p["lines"].as_array().map_or(0, Vec::len))
         .collect();
-    assert_eq!(lines, [6, 2]);
+    assert_eq!(lines, [7, 2]);
+    let graph_row = pipelines[0]["lines"]
+        .as_array()
+        .and_then(|l| {
+            l.iter()
+                .find(|l| l["name"] == "orin-exec, graph submission")
+        })
+        .expect("graph submission row");
+    assert!(
+        graph_row["graph_launches"].as_u64().is_some_and(|n| n > 0),
+        "{graph_row}"
+    );
     for p in pipelines {
         for l in p["lines"].as_array().expect("lines") {
             if l["not_available"].as_str() == Some("") {

@@ -255,6 +255,7 @@ fn register_models_hands_over_the_projects_kernels_only() {
             kind: EngineKind::Gpu,
             instance: 0,
             queue_capacity: 4,
+            graph: false,
         }]),
         buffers: &[],
         tasks: leak(vec![

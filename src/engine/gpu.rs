@@ -221,6 +221,16 @@ impl Gpu {
         check("cuDeviceGetNvSciSyncAttributes", status, context)
     }
 
+    /// The primary context (for graph nodes that name theirs).
+    pub(super) fn raw_context(&self) -> cu::CUcontext {
+        self.context
+    }
+
+    /// A claim on the context: it cannot be closed while the claim lives.
+    pub(super) fn hold(&self) -> Hold {
+        self.keep.hold()
+    }
+
     /// Wait until all work of the context is done.
     pub fn synchronize(&self) -> Result<()> {
         // SAFETY: plain driver call on the current context.
@@ -564,6 +574,11 @@ impl Function {
     pub fn param_count(&self) -> usize {
         self.params.len
     }
+
+    /// The driver handle (valid while this `Function` lives: it holds its module).
+    pub(super) fn raw(&self) -> cu::CUfunction {
+        self.raw
+    }
 }
 
 /// A kernel's parameter values, prepared at init by a [`ParamBuilder`]. Each value is stored
@@ -610,6 +625,22 @@ impl ParamBlock {
         ParamBuilder {
             function,
             block: ParamBlock::empty(),
+        }
+    }
+
+    /// The slot values, if the block fits `function` (else the typed misuse).
+    pub(super) fn values_for(
+        &self,
+        function: &Function,
+        context: Context,
+    ) -> Result<&[u64; MAX_PARAMS]> {
+        if self.fits(function) {
+            Ok(&self.values)
+        } else {
+            Err(Error::Misuse {
+                misuse: Misuse::ParamBlockMismatch,
+                context,
+            })
         }
     }
 
@@ -722,6 +753,11 @@ pub(crate) struct SlotKernel {
 }
 
 impl SlotKernel {
+    /// The kernel (for graph nodes, which take a parameter block).
+    pub(crate) fn function(&self) -> &Function {
+        &self.function
+    }
+
     /// Pair `function` (one pointer parameter) with `memory`'s 8-byte slots.
     pub(crate) fn new(function: Function, memory: &GpuMemory) -> Result<Self> {
         // The builder checks that the kernel takes exactly one pointer.
@@ -770,7 +806,7 @@ impl SlotKernel {
 
 /// How a stream reaches a semaphore.
 #[derive(Debug)]
-enum SemaphoreKind {
+pub(super) enum SemaphoreKind {
     /// Imported NvSciSync object (`sil`, `orin`).
     External(cu::CUexternalSemaphore),
     /// Mapped counter (`rig`): the device address of the host-registered 64-bit counter, and
@@ -843,6 +879,11 @@ impl GpuSemaphore {
                 gpu: gpu.keep.hold(),
             })
         }
+    }
+
+    /// How the GPU reaches it.
+    pub(super) fn kind(&self) -> &SemaphoreKind {
+        &self.kind
     }
 
     /// Release the import or mapping.
@@ -1150,6 +1191,11 @@ impl Stream {
         Context::Engine(self.engine)
     }
 
+    /// The driver handle (valid while this `Stream` lives).
+    pub(super) fn raw(&self) -> cu::CUstream {
+        self.raw
+    }
+
     /// The engine instance this stream is.
     pub fn engine(&self) -> &'static str {
         self.engine
@@ -1308,13 +1354,13 @@ impl Stream {
     }
 }
 
-fn zeroed_wait_params() -> cu::CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS {
+pub(super) fn zeroed_wait_params() -> cu::CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS {
     // SAFETY: an all-zero bit pattern is valid for this plain-data C struct (integers, a
     // union of a pointer and an integer, arrays of integers).
     unsafe { core::mem::zeroed() }
 }
 
-fn zeroed_signal_params() -> cu::CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS {
+pub(super) fn zeroed_signal_params() -> cu::CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS {
     // SAFETY: as in `zeroed_wait_params`.
     unsafe { core::mem::zeroed() }
 }

@@ -15,6 +15,8 @@ pub(crate) mod dla;
 #[cfg(feature = "std")]
 pub mod gpu;
 #[cfg(feature = "std")]
+pub(crate) mod graph;
+#[cfg(feature = "std")]
 mod keep;
 #[cfg(feature = "std")]
 pub(crate) mod nvsci;

@@ -12,6 +12,7 @@ use crate::engine::os::RealtimeStatus;
 use crate::engine::platform::Clock;
 use crate::error::{Context, Error, Holder, Phase, Result, ScheduleFault, Status, Table};
 use crate::exec::board::{Board, RunStatus};
+use crate::exec::graphs::{self, Waits};
 use crate::exec::health::HealthMonitor;
 use crate::exec::plan::FramePlan;
 use crate::exec::runtime::SafeStop;
@@ -122,10 +123,14 @@ impl TaskCounters {
 pub struct SubmitStats {
     /// GPU task submissions.
     pub gpu_tasks: u64,
-    /// Host time spent enqueueing them (runtime code and driver calls), ns.
+    /// Host time spent enqueueing them (runtime code and driver calls), ns. For a
+    /// graph-mode stream: setting the frame's values and launching the graph.
     pub gpu_enqueue_ns: u64,
-    /// Driver stream operations they enqueued (waits, launches, writes).
+    /// Driver stream operations they enqueued (waits, launches, writes; a graph launch
+    /// counts its nodes).
     pub stream_ops: u64,
+    /// Graph launches (`submit = "graph"`: one per graph-mode stream and frame).
+    pub graph_launches: u64,
     /// Dependencies that needed no semaphore wait because the stream already orders them.
     pub waits_elided: u64,
     /// DLA task submissions.
@@ -407,6 +412,7 @@ impl Executive {
                 self.shared.board.publish_fence(id, f, fence.value);
             }
         }
+        self.launch_graphs(f, &plan);
         for i in 0..s.tasks.len() {
             let id = TaskId(i as u16);
             if !plan.planned(s, id) || matches!(self.st.tasks[i].submit, Submit::Cpu) {
@@ -423,7 +429,12 @@ impl Executive {
                 .ledger
                 .fence_for(f)
                 .map(|fence| fence.value);
-            match self.submit(id, f, &plan, value) {
+            let r = match self.graph_outcome(id, f) {
+                Some(true) => value.ok_or(Error::Phase(Phase::TaskNotPlanned)),
+                Some(false) => Err(Error::Phase(Phase::NoGraph)),
+                None => self.submit(id, f, &plan, value),
+            };
+            match r {
                 Ok(v) => self.record(now, f, id.0, Event::Submit, v),
                 Err(_) => {
                     self.st.tasks[i].failed_submit = Some(f);
@@ -493,30 +504,13 @@ impl Executive {
     /// value, once enqueued.
     fn submit(&mut self, id: TaskId, f: u64, plan: &FramePlan, value: Option<u64>) -> Result<u64> {
         let s = self.shared.schedule;
-        let t = s.task(id);
         let noop = plan.skipped(id);
         if let Submit::Dla { device, .. } = self.st.tasks[id.0 as usize].submit {
             self.apply_dla_injection(id, f, device)?;
         }
         let value = value.ok_or(Error::Phase(Phase::TaskNotPlanned))?;
-        // Dependencies planned in their frame (the others are dropped: they order nothing),
-        // less those the task's own in-order stream already orders.
-        let mut waits: heapless::Vec<(TaskId, u64), MAX_WAITS> = heapless::Vec::new();
-        for w in t.waits {
-            if let Some(df) = f.checked_sub(w.lag as u64)
-                && let Some(v) = self.st.tasks[w.task.0 as usize].ledger.fence_for(df)
-            {
-                let v = v.value;
-                if self.ordered_by_stream(id, w.task, w.lag, df) {
-                    self.stats.waits_elided += 1;
-                    continue;
-                }
-                waits.push((w.task, v)).map_err(|_| Error::Capacity {
-                    table: Table::WaitsPerTask,
-                    limit: MAX_WAITS as u32,
-                })?;
-            }
-        }
+        let (waits, elided) = self.frame_waits(id, f)?;
+        self.stats.waits_elided += elided;
         let started = crate::engine::os::monotonic_ns();
         let r = submit_task(&mut self.st, s, id, f, &waits, value, noop);
         let spent = crate::engine::os::monotonic_ns().saturating_sub(started);
@@ -535,22 +529,91 @@ impl Executive {
         r.map(|()| value)
     }
 
+    /// Task `id`'s semaphore waits in frame `f`: its dependencies planned in their frame (the
+    /// others are dropped: they order nothing), less those the task's own in-order stream
+    /// already orders (how many: the second value).
+    fn frame_waits(&self, id: TaskId, f: u64) -> Result<(Waits, u64)> {
+        let mut waits = Waits::new();
+        let mut elided = 0;
+        for w in self.shared.schedule.task(id).waits {
+            if let Some(df) = f.checked_sub(w.lag as u64)
+                && let Some(v) = self.st.tasks[w.task.0 as usize].ledger.fence_for(df)
+            {
+                let v = v.value;
+                if self.ordered_by_stream(id, w.task, w.lag, df) {
+                    elided += 1;
+                    continue;
+                }
+                waits.push((w.task, v)).map_err(|_| Error::Capacity {
+                    table: Table::WaitsPerTask,
+                    limit: MAX_WAITS as u32,
+                })?;
+            }
+        }
+        Ok((waits, elided))
+    }
+
+    /// Launch frame `f`'s work of every graph-mode stream whose operations this frame are
+    /// exactly its graph's (every task planned and not skipped, the same waits); the other
+    /// streams' tasks take the stream path. Errors are recorded per stream (its tasks fail
+    /// their submission, as on the stream path).
+    fn launch_graphs(&mut self, f: u64, plan: &FramePlan) {
+        let s = self.shared.schedule;
+        for k in 0..self.st.streams.len() {
+            let Some(g) = self.st.streams[k].graph.as_ref() else {
+                continue;
+            };
+            let mut frame: heapless::Vec<(u64, Waits), { graphs::MAX_GRAPH_TASKS }> =
+                heapless::Vec::new();
+            let mut elided = 0;
+            let fits = g.tasks().iter().all(|t| {
+                let value = self.shared.board.fence(t.id, f);
+                let waits = self.frame_waits(t.id, f).ok();
+                match (plan.planned(s, t.id) && !plan.skipped(t.id), value, waits) {
+                    (true, Some(value), Some((waits, e))) if t.waits_match(&waits) => {
+                        elided += e;
+                        frame.push((value, waits)).is_ok()
+                    }
+                    _ => false,
+                }
+            });
+            if !fits {
+                continue;
+            }
+            let ops = g.ops();
+            let started = crate::engine::os::monotonic_ns();
+            let r = graphs::launch(&mut self.st, s, k, f, &frame);
+            let spent = crate::engine::os::monotonic_ns().saturating_sub(started);
+            self.stats.gpu_tasks += frame.len() as u64;
+            self.stats.gpu_enqueue_ns += spent;
+            self.stats.stream_ops += ops;
+            self.stats.graph_launches += 1;
+            self.stats.waits_elided += elided;
+            if let Some(g) = self.st.streams[k].graph.as_mut() {
+                g.launched(f, r.is_ok());
+            }
+        }
+    }
+
+    /// Whether GPU task `id`'s frame `f` went out in its stream's graph launch (and whether
+    /// that succeeded); `None`: it takes the stream path.
+    fn graph_outcome(&self, id: TaskId, f: u64) -> Option<bool> {
+        let Submit::Gpu { stream, .. } = self.st.tasks[id.0 as usize].submit else {
+            return None;
+        };
+        self.st.streams.get(stream)?.graph.as_ref()?.outcome(f)
+    }
+
     /// Whether `dep`'s run of frame `dep_frame` is already ordered before `task` by the
     /// stream both are queued on: CUDA streams execute their work in issue order, and `dep`'s
     /// work was issued first (an earlier frame, or earlier in schedule order in this frame)
     /// and issued successfully. Then `task` needs no semaphore wait on it.
     fn ordered_by_stream(&self, task: TaskId, dep: TaskId, lag: u8, dep_frame: u64) -> bool {
         let tasks = &self.st.tasks;
-        let (Some(t), Some(d)) = (tasks.get(task.0 as usize), tasks.get(dep.0 as usize)) else {
-            return false;
-        };
-        let same_stream = matches!(
-            (&t.submit, &d.submit),
-            (Submit::Gpu { stream: a, .. }, Submit::Gpu { stream: b, .. }) if a == b
-        );
-        let issued_first = lag > 0 || dep.0 < task.0;
-        let issued_ok = d.failed_submit.is_none_or(|failed| failed < dep_frame);
-        same_stream && issued_first && issued_ok
+        let issued_ok = tasks
+            .get(dep.0 as usize)
+            .is_some_and(|d| d.failed_submit.is_none_or(|failed| failed < dep_frame));
+        graphs::stream_orders(tasks, task, dep, lag) && issued_ok
     }
 
     /// Driver stream operations one GPU task enqueues: its waits, the two timer stamps when
@@ -995,6 +1058,12 @@ pub(crate) fn release_engines(st: &mut State) -> Result<()> {
             keep(Err(Error::Shutdown {
                 context: Context::Engine(e.stream.engine()),
             }));
+        }
+    }
+    // The graphs name semaphores and kernels released below.
+    for e in st.streams.iter_mut() {
+        if let Some(g) = e.graph.take() {
+            keep(g.destroy());
         }
     }
     // 2. Engine imports of semaphores and buffers, fences.

@@ -30,7 +30,7 @@ pub struct Reaction {
 /// ```
 /// # use orin_exec::table::*;
 /// # use orin_exec::exec::health::HealthMonitor;
-/// # static ENGINES: [EngineDesc; 1] = [EngineDesc { name: "dla0", kind: EngineKind::Dla, instance: 0, queue_capacity: 4 }];
+/// # static ENGINES: [EngineDesc; 1] = [EngineDesc { name: "dla0", kind: EngineKind::Dla, instance: 0, queue_capacity: 4, graph: false }];
 /// # static LOADABLES: [LoadableDesc; 1] = [LoadableDesc { name: "net", onnx_sha256: [0; 32],
 /// #   onnx: &[], loadable: None, inputs: &[], outputs: &[] }];
 /// # static TASKS: [TaskDesc; 1] = [TaskDesc { name: "detector", engine: EngineId(0),

@@ -130,6 +130,7 @@ impl Init {
         self.check_dla_tensors()?;
         self.create_tasks()?;
         self.warm_up()?;
+        crate::exec::graphs::build(&mut self.state, self.s)?;
         Ok(())
     }
 
@@ -163,6 +164,7 @@ impl Init {
                     .push(StreamEntry {
                         engine: EngineId(i as u8),
                         stream,
+                        graph: None,
                     })
                     .map_err(|e| {
                         let _ = e.stream.destroy();

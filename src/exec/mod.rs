@@ -5,6 +5,8 @@ pub mod bind;
 pub mod board;
 #[cfg(feature = "std")]
 pub mod executive;
+#[cfg(feature = "std")]
+mod graphs;
 pub mod health;
 #[cfg(feature = "std")]
 mod init;

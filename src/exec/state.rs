@@ -31,6 +31,8 @@ pub(crate) struct DlaEntry {
 pub(crate) struct StreamEntry {
     pub engine: EngineId,
     pub stream: Stream,
+    /// Graph-mode streams: the per-frame graph (built after the warm-up).
+    pub graph: Option<crate::exec::graphs::StreamGraph>,
 }
 
 pub(crate) enum Submit {

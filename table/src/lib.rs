@@ -20,6 +20,7 @@
 //!     kind: EngineKind::Cpu,
 //!     instance: 0,
 //!     queue_capacity: 4,
+//!     graph: false,
 //! }];
 //! static TASKS: [TaskDesc; 1] = [TaskDesc {
 //!     name: "tick",
@@ -135,6 +136,11 @@ pub struct EngineDesc {
     pub instance: u8,
     /// How many submitted-but-unfinished tasks its queue holds at most.
     pub queue_capacity: u16,
+    /// GPU engines only: the executive submits each frame's work of this stream as one
+    /// CUDA graph, built and instantiated at init, with the frame's semaphore values updated
+    /// before each launch (schedule `submit = "graph"`); `false`: one driver call per
+    /// operation (`submit = "stream"`, the default). Always `false` on other kinds.
+    pub graph: bool,
 }
 
 /// Element type of a tensor buffer.

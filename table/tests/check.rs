@@ -46,6 +46,7 @@ const fn engine(name: &'static str, kind: EngineKind, instance: u8) -> EngineDes
         kind,
         instance,
         queue_capacity: 8,
+        graph: false,
     }
 }
 

@@ -192,6 +192,7 @@ fn tables(spec: &Spec) -> &'static ScheduleTables {
             kind,
             instance: (i % 2) as u8,
             queue_capacity: 32,
+            graph: false,
         })
         .collect();
     let buffers = BUFFERS

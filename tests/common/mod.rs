@@ -59,6 +59,8 @@ pub struct Variant {
     pub check_waits: bool,
     /// Health-monitor table (mode 1, `degraded`, runs only `input`).
     pub health: &'static [HealthRule],
+    /// `gpu0` submits in graph mode (`EngineDesc::graph`).
+    pub gpu_graph: bool,
 }
 
 impl Default for Variant {
@@ -70,6 +72,7 @@ impl Default for Variant {
             period_ns: 10_000_000,
             check_waits: true,
             health: &[],
+            gpu_graph: false,
         }
     }
 }
@@ -87,18 +90,21 @@ pub fn try_schedule(v: Variant) -> Result<&'static Schedule, TableError> {
             kind: EngineKind::Cpu,
             instance: 0,
             queue_capacity: 8,
+            graph: false,
         },
         EngineDesc {
             name: "dla0",
             kind: EngineKind::Dla,
             instance: 0,
             queue_capacity: 4,
+            graph: false,
         },
         EngineDesc {
             name: "gpu0",
             kind: EngineKind::Gpu,
             instance: 0,
             queue_capacity: 4,
+            graph: v.gpu_graph,
         },
     ]);
     let buffers = leak(vec![

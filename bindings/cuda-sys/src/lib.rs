@@ -85,6 +85,16 @@ pub struct CUgraph_st {
 pub struct CUgraphExec_st {
     _opaque: [u8; 0],
 }
+/// Opaque graph node (only used behind [`CUgraphNode`]).
+#[repr(C)]
+pub struct CUgraphNode_st {
+    _opaque: [u8; 0],
+}
+/// Opaque library kernel (only used behind [`CUkernel`]).
+#[repr(C)]
+pub struct CUkern_st {
+    _opaque: [u8; 0],
+}
 
 /// Context handle.
 pub type CUcontext = *mut CUctx_st;
@@ -100,10 +110,16 @@ pub type CUevent = *mut CUevent_st;
 pub type CUexternalMemory = *mut CUextMemory_st;
 /// Imported external semaphore handle.
 pub type CUexternalSemaphore = *mut CUextSemaphore_st;
-/// Graph handle (the benchmark's CUDA-graph baseline; the runtime does not use graphs).
+/// Graph handle (the benchmark's CUDA-graph baseline and the runtime's graph submission).
 pub type CUgraph = *mut CUgraph_st;
 /// Executable (instantiated) graph handle.
 pub type CUgraphExec = *mut CUgraphExec_st;
+/// Node of a graph; valid as long as its graph, and names the same node in every executable
+/// graph instantiated from it (the `hNode` of the `cuGraphExec*SetParams` calls).
+pub type CUgraphNode = *mut CUgraphNode_st;
+/// Library kernel handle (`cuLibrary*` API; only the `kern` field of
+/// [`CUDA_KERNEL_NODE_PARAMS`] names it, and this runtime leaves it NULL).
+pub type CUkernel = *mut CUkern_st;
 
 /// Device UUID (16 bytes); what goes into `NvSciRmGpuId`.
 #[repr(C)]
@@ -184,6 +200,9 @@ cu_result_codes! {
     CUDA_ERROR_JIT_COMPILATION_DISABLED = 223;
     /// Invalid handle.
     CUDA_ERROR_INVALID_HANDLE = 400;
+    /// The resource is not in a state that allows the operation (e.g. a graph node whose
+    /// type does not match the call).
+    CUDA_ERROR_ILLEGAL_STATE = 401;
     /// Named symbol not found (also: SIL CUDA kernel without a model).
     CUDA_ERROR_NOT_FOUND = 500;
     /// Queried work has not completed yet (not an error).
@@ -204,6 +223,14 @@ cu_result_codes! {
     CUDA_ERROR_NOT_PERMITTED = 800;
     /// The operation is not supported on this device/platform.
     CUDA_ERROR_NOT_SUPPORTED = 801;
+    /// The operation is not permitted while the stream is capturing.
+    CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED = 900;
+    /// The capture was invalidated by an earlier error (end it to discard the graph).
+    CUDA_ERROR_STREAM_CAPTURE_INVALIDATED = 901;
+    /// The capture sequence is wrong (e.g. ending a capture that was never begun).
+    CUDA_ERROR_STREAM_CAPTURE_UNMATCHED = 903;
+    /// The capture was begun in another thread.
+    CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD = 908;
     /// A wait timed out.
     CUDA_ERROR_TIMEOUT = 909;
     /// An external device (e.g. the DLA in hybrid mode) reported an error.
@@ -773,6 +800,97 @@ pub struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS {
 }
 
 // ---------------------------------------------------------------------------------------
+// Graphs (explicit construction and per-launch updates)
+// ---------------------------------------------------------------------------------------
+
+/// Parameters of a kernel node (`CUDA_KERNEL_NODE_PARAMS`, which `cuda.h` 12.x defines as
+/// `CUDA_KERNEL_NODE_PARAMS_v2`; the `_v2` node calls take it).
+///
+/// ```
+/// let p = cuda_sys::CUDA_KERNEL_NODE_PARAMS {
+///     func: core::ptr::null_mut(),
+///     gridDimX: 1, gridDimY: 1, gridDimZ: 1,
+///     blockDimX: 64, blockDimY: 1, blockDimZ: 1,
+///     sharedMemBytes: 0,
+///     kernelParams: core::ptr::null_mut(),
+///     extra: core::ptr::null_mut(),
+///     kern: core::ptr::null_mut(),
+///     ctx: core::ptr::null_mut(),
+/// };
+/// assert_eq!(p.blockDimX, 64);
+/// ```
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUDA_KERNEL_NODE_PARAMS {
+    /// Kernel to launch (or NULL and `kern` set).
+    pub func: CUfunction,
+    /// Grid width in blocks.
+    pub gridDimX: c_uint,
+    /// Grid height in blocks.
+    pub gridDimY: c_uint,
+    /// Grid depth in blocks.
+    pub gridDimZ: c_uint,
+    /// Block width in threads.
+    pub blockDimX: c_uint,
+    /// Block height in threads.
+    pub blockDimY: c_uint,
+    /// Block depth in threads.
+    pub blockDimZ: c_uint,
+    /// Dynamic shared memory per block in bytes.
+    pub sharedMemBytes: c_uint,
+    /// One pointer per kernel parameter (copied when the node is added or updated).
+    pub kernelParams: *mut *mut c_void,
+    /// Packed-argument options (`CU_LAUNCH_PARAM_*`), or NULL.
+    pub extra: *mut *mut c_void,
+    /// Library kernel, used only when `func` is NULL.
+    pub kern: CUkernel,
+    /// Context to run in; NULL: the current one.
+    pub ctx: CUcontext,
+}
+
+/// Parameters of a batch memory-operation node (`CUDA_BATCH_MEM_OP_NODE_PARAMS`, which
+/// `cuda.h` 12.2+ defines as `CUDA_BATCH_MEM_OP_NODE_PARAMS_v1`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUDA_BATCH_MEM_OP_NODE_PARAMS {
+    /// Context of the operations (NULL: the current one; UNCONFIRMED that the driver
+    /// accepts NULL here, the runtime passes its context).
+    pub ctx: CUcontext,
+    /// Number of entries in `paramArray`.
+    pub count: c_uint,
+    /// The operations (copied when the node is added or updated).
+    pub paramArray: *mut CUstreamBatchMemOpParams,
+    /// Must be 0.
+    pub flags: c_uint,
+}
+
+/// Parameters of an external-semaphore signal node (`CUDA_EXT_SEM_SIGNAL_NODE_PARAMS`, the
+/// `_v1` struct).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUDA_EXT_SEM_SIGNAL_NODE_PARAMS {
+    /// `numExtSems` semaphores.
+    pub extSemArray: *mut CUexternalSemaphore,
+    /// One signal parameter set per semaphore.
+    pub paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS,
+    /// Number of semaphores.
+    pub numExtSems: c_uint,
+}
+
+/// Parameters of an external-semaphore wait node (`CUDA_EXT_SEM_WAIT_NODE_PARAMS`, the
+/// `_v1` struct).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUDA_EXT_SEM_WAIT_NODE_PARAMS {
+    /// `numExtSems` semaphores.
+    pub extSemArray: *mut CUexternalSemaphore,
+    /// One wait parameter set per semaphore.
+    pub paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS,
+    /// Number of semaphores.
+    pub numExtSems: c_uint,
+}
+
+// ---------------------------------------------------------------------------------------
 // JIT options (documentation and audit only: no call here takes them)
 // ---------------------------------------------------------------------------------------
 
@@ -937,6 +1055,69 @@ unsafe extern "C" {
     pub fn cuGraphExecDestroy(hGraphExec: CUgraphExec) -> CUresult;
     /// Destroys a graph (its executable graphs stay valid).
     pub fn cuGraphDestroy(hGraph: CUgraph) -> CUresult;
+    /// Creates an empty graph; `flags` must be 0.
+    pub fn cuGraphCreate(phGraph: *mut CUgraph, flags: c_uint) -> CUresult;
+    /// Adds a kernel node after `dependencies[0..numDependencies]` (`cuGraphAddKernelNode`
+    /// in `cuda.h` 12.x, which maps the name to this symbol).
+    pub fn cuGraphAddKernelNode_v2(
+        phGraphNode: *mut CUgraphNode,
+        hGraph: CUgraph,
+        dependencies: *const CUgraphNode,
+        numDependencies: usize,
+        nodeParams: *const CUDA_KERNEL_NODE_PARAMS,
+    ) -> CUresult;
+    /// Adds a batch memory-operation node (stream wait/write value operations).
+    pub fn cuGraphAddBatchMemOpNode(
+        phGraphNode: *mut CUgraphNode,
+        hGraph: CUgraph,
+        dependencies: *const CUgraphNode,
+        numDependencies: usize,
+        nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS,
+    ) -> CUresult;
+    /// Adds an external-semaphore wait node.
+    pub fn cuGraphAddExternalSemaphoresWaitNode(
+        phGraphNode: *mut CUgraphNode,
+        hGraph: CUgraph,
+        dependencies: *const CUgraphNode,
+        numDependencies: usize,
+        nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS,
+    ) -> CUresult;
+    /// Adds an external-semaphore signal node.
+    pub fn cuGraphAddExternalSemaphoresSignalNode(
+        phGraphNode: *mut CUgraphNode,
+        hGraph: CUgraph,
+        dependencies: *const CUgraphNode,
+        numDependencies: usize,
+        nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
+    ) -> CUresult;
+    /// Sets a kernel node's parameters in an executable graph, for later launches only
+    /// (`cuGraphExecKernelNodeSetParams` in `cuda.h` 12.x). The function may not change.
+    pub fn cuGraphExecKernelNodeSetParams_v2(
+        hGraphExec: CUgraphExec,
+        hNode: CUgraphNode,
+        nodeParams: *const CUDA_KERNEL_NODE_PARAMS,
+    ) -> CUresult;
+    /// Sets a batch memory-operation node's parameters in an executable graph, for later
+    /// launches only (same count and operation kinds as the node had).
+    pub fn cuGraphExecBatchMemOpNodeSetParams(
+        hGraphExec: CUgraphExec,
+        hNode: CUgraphNode,
+        nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS,
+    ) -> CUresult;
+    /// Sets an external-semaphore wait node's parameters in an executable graph, for later
+    /// launches only (same number of semaphores).
+    pub fn cuGraphExecExternalSemaphoresWaitNodeSetParams(
+        hGraphExec: CUgraphExec,
+        hNode: CUgraphNode,
+        nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS,
+    ) -> CUresult;
+    /// Sets an external-semaphore signal node's parameters in an executable graph, for later
+    /// launches only (same number of semaphores).
+    pub fn cuGraphExecExternalSemaphoresSignalNodeSetParams(
+        hGraphExec: CUgraphExec,
+        hNode: CUgraphNode,
+        nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
+    ) -> CUresult;
     /// Allocates pinned host memory (`CU_MEMHOSTALLOC_*`).
     pub fn cuMemHostAlloc(pp: *mut *mut c_void, bytesize: usize, Flags: c_uint) -> CUresult;
     /// Frees [`cuMemHostAlloc`] memory.
@@ -1188,6 +1369,40 @@ const _: () = {
     assert!(offset_of!(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, params) == 0);
     assert!(offset_of!(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, flags) == 72);
     assert!(offset_of!(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, reserved) == 76);
+
+    assert!(size_of::<CUDA_KERNEL_NODE_PARAMS>() == 72);
+    assert!(align_of::<CUDA_KERNEL_NODE_PARAMS>() == 8);
+    assert!(offset_of!(CUDA_KERNEL_NODE_PARAMS, func) == 0);
+    assert!(offset_of!(CUDA_KERNEL_NODE_PARAMS, gridDimX) == 8);
+    assert!(offset_of!(CUDA_KERNEL_NODE_PARAMS, gridDimY) == 12);
+    assert!(offset_of!(CUDA_KERNEL_NODE_PARAMS, gridDimZ) == 16);
+    assert!(offset_of!(CUDA_KERNEL_NODE_PARAMS, blockDimX) == 20);
+    assert!(offset_of!(CUDA_KERNEL_NODE_PARAMS, blockDimY) == 24);
+    assert!(offset_of!(CUDA_KERNEL_NODE_PARAMS, blockDimZ) == 28);
+    assert!(offset_of!(CUDA_KERNEL_NODE_PARAMS, sharedMemBytes) == 32);
+    assert!(offset_of!(CUDA_KERNEL_NODE_PARAMS, kernelParams) == 40);
+    assert!(offset_of!(CUDA_KERNEL_NODE_PARAMS, extra) == 48);
+    assert!(offset_of!(CUDA_KERNEL_NODE_PARAMS, kern) == 56);
+    assert!(offset_of!(CUDA_KERNEL_NODE_PARAMS, ctx) == 64);
+
+    assert!(size_of::<CUDA_BATCH_MEM_OP_NODE_PARAMS>() == 32);
+    assert!(align_of::<CUDA_BATCH_MEM_OP_NODE_PARAMS>() == 8);
+    assert!(offset_of!(CUDA_BATCH_MEM_OP_NODE_PARAMS, ctx) == 0);
+    assert!(offset_of!(CUDA_BATCH_MEM_OP_NODE_PARAMS, count) == 8);
+    assert!(offset_of!(CUDA_BATCH_MEM_OP_NODE_PARAMS, paramArray) == 16);
+    assert!(offset_of!(CUDA_BATCH_MEM_OP_NODE_PARAMS, flags) == 24);
+
+    assert!(size_of::<CUDA_EXT_SEM_SIGNAL_NODE_PARAMS>() == 24);
+    assert!(align_of::<CUDA_EXT_SEM_SIGNAL_NODE_PARAMS>() == 8);
+    assert!(offset_of!(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS, extSemArray) == 0);
+    assert!(offset_of!(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS, paramsArray) == 8);
+    assert!(offset_of!(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS, numExtSems) == 16);
+
+    assert!(size_of::<CUDA_EXT_SEM_WAIT_NODE_PARAMS>() == 24);
+    assert!(align_of::<CUDA_EXT_SEM_WAIT_NODE_PARAMS>() == 8);
+    assert!(offset_of!(CUDA_EXT_SEM_WAIT_NODE_PARAMS, extSemArray) == 0);
+    assert!(offset_of!(CUDA_EXT_SEM_WAIT_NODE_PARAMS, paramsArray) == 8);
+    assert!(offset_of!(CUDA_EXT_SEM_WAIT_NODE_PARAMS, numExtSems) == 16);
 };
 
 /// Covers: REQ-FND-003

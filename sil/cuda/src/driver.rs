@@ -32,7 +32,7 @@ struct PrimaryCtx {
 }
 static PRIMARY: PrimaryCtx = PrimaryCtx { _byte: 0 };
 
-fn primary_handle() -> CUcontext {
+pub(crate) fn primary_handle() -> CUcontext {
     core::ptr::addr_of!(PRIMARY).cast_mut().cast()
 }
 

@@ -86,6 +86,11 @@ static TABLE: &[(CUresult, &CStr, &CStr)] = &[
         c"invalid resource handle",
     ),
     (
+        CUDA_ERROR_ILLEGAL_STATE,
+        c"CUDA_ERROR_ILLEGAL_STATE",
+        c"the resource is not in a valid state to perform the requested operation",
+    ),
+    (
         CUDA_ERROR_NOT_FOUND,
         c"CUDA_ERROR_NOT_FOUND",
         c"named symbol not found",
@@ -139,6 +144,26 @@ static TABLE: &[(CUresult, &CStr, &CStr)] = &[
         CUDA_ERROR_NOT_SUPPORTED,
         c"CUDA_ERROR_NOT_SUPPORTED",
         c"operation not supported",
+    ),
+    (
+        CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+        c"CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED",
+        c"operation not permitted when stream is capturing",
+    ),
+    (
+        CUDA_ERROR_STREAM_CAPTURE_INVALIDATED,
+        c"CUDA_ERROR_STREAM_CAPTURE_INVALIDATED",
+        c"operation failed due to a previous error during capture",
+    ),
+    (
+        CUDA_ERROR_STREAM_CAPTURE_UNMATCHED,
+        c"CUDA_ERROR_STREAM_CAPTURE_UNMATCHED",
+        c"capture was not ended in the same stream as it began",
+    ),
+    (
+        CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD,
+        c"CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD",
+        c"attempt to terminate a thread-local capture sequence from another thread",
     ),
     (
         CUDA_ERROR_TIMEOUT,

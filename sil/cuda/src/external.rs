@@ -9,6 +9,7 @@ use nvsci_sys::sil::{NvSciBufSilObjGetMemory, NvSciSyncSilObjEngineFence};
 use nvsci_sys::*;
 
 use crate::driver::{DEVICE_UUID, out, require_ctx, require_init};
+use crate::graph::Step;
 use crate::memory;
 use crate::registry::Registry;
 use crate::stream::{Op, ready_stream};
@@ -226,8 +227,8 @@ pub unsafe extern "C" fn cuDestroyExternalSemaphore(extSem: CUexternalSemaphore)
     })())
 }
 
-/// The per-semaphore parameters of the signal and wait calls.
-trait SemParams {
+/// The per-semaphore parameters of the signal and wait calls (and graph nodes).
+pub(crate) trait SemParams {
     /// The flags the call accepts.
     const ALLOWED_FLAGS: c_uint;
     /// The fence pointer and the flags.
@@ -252,9 +253,75 @@ sem_params!(
     CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS => CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC,
 );
 
+/// One semaphore of a signal or wait: the handle must be live (`CUDA_ERROR_INVALID_HANDLE`),
+/// the fence pointer non-NULL and the flags known (`CUDA_ERROR_INVALID_VALUE`). Returns the
+/// imported object and the fence pointer. Allocates nothing.
+pub(crate) fn check_sem<P: SemParams>(
+    h: CUexternalSemaphore,
+    p: &P,
+) -> CuResult<(usize, *mut NvSciSyncFence)> {
+    let sem = EXT_SEMS.get(h as usize).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
+    let (fence, flags) = p.fence_and_flags();
+    if fence.is_null() || flags & !P::ALLOWED_FLAGS != 0 {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    Ok((sem.obj, fence.cast()))
+}
+
+/// The two arrays of a signal or wait (empty for `num` 0); NULL with `num > 0`:
+/// `CUDA_ERROR_INVALID_VALUE`.
+///
+/// # Safety
+/// Both arrays valid for `num` elements when `num > 0` and non-NULL.
+pub(crate) unsafe fn sem_arrays<'a, P>(
+    sems: *const CUexternalSemaphore,
+    params: *const P,
+    num: c_uint,
+) -> CuResult<(&'a [CUexternalSemaphore], &'a [P])> {
+    let n = num as usize;
+    if n == 0 {
+        return Ok((&[], &[]));
+    }
+    if sems.is_null() || params.is_null() {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    // SAFETY: both arrays hold `n` elements (caller contract), non-NULL (checked).
+    Ok(unsafe {
+        (
+            std::slice::from_raw_parts(sems, n),
+            std::slice::from_raw_parts(params, n),
+        )
+    })
+}
+
+/// The operation of one signal of `obj`: reserves the engine's next signal NOW with
+/// `NvSciSyncSilObjEngineFence`, which writes its fence to `*fence`.
+///
+/// # Safety
+/// `obj` is an imported NvSciSync object; `fence` is valid for an `NvSciSyncFence` read and
+/// write.
+pub(crate) unsafe fn signal_op(obj: usize, fence: *mut NvSciSyncFence) -> CuResult<Op> {
+    // SAFETY: caller contract.
+    let r = unsafe { NvSciSyncSilObjEngineFence(obj as NvSciSyncObj, fence) };
+    if r != NvSciError_Success {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    Ok(Op::ExtSignal { obj })
+}
+
+/// The operation of one wait: on a copy of `*fence`, read NOW.
+///
+/// # Safety
+/// `fence` is valid for an `NvSciSyncFence` read.
+pub(crate) unsafe fn wait_op(fence: *const NvSciSyncFence) -> Op {
+    // SAFETY: caller contract (unaligned-safe read).
+    let fence = unsafe { fence.read_unaligned() };
+    Op::ExtWait { fence }
+}
+
 /// The common part of the signal and wait calls: once the stream is ready, validates the
-/// arrays (every handle live, every fence pointer non-NULL, flags known), then enqueues
-/// `op(handle, params)` for each semaphore, in order. `num` 0 is a no-op.
+/// arrays ([`check_sem`] for each), then submits `step(object, fence)` for each semaphore, in
+/// order. `num` 0 is a no-op.
 ///
 /// # Safety
 /// Both arrays valid for `num` elements when `num > 0`.
@@ -263,51 +330,32 @@ unsafe fn enqueue_sems<P: SemParams>(
     params: *const P,
     num: c_uint,
     stream: CUstream,
-    mut op: impl FnMut(CUexternalSemaphore, &P) -> CuResult<Op>,
+    step: impl Fn(usize, usize) -> Step,
 ) -> CuResult<()> {
     let s = ready_stream(stream)?;
-    let n = num as usize;
-    if n == 0 {
-        return Ok(());
-    }
-    if sems.is_null() || params.is_null() {
-        return Err(CUDA_ERROR_INVALID_VALUE);
-    }
-    // SAFETY: both arrays hold `n` elements (caller contract), non-NULL (checked).
-    let (sems, params) = unsafe {
-        (
-            std::slice::from_raw_parts(sems, n),
-            std::slice::from_raw_parts(params, n),
-        )
-    };
+    // SAFETY: forwarded caller contract.
+    let (sems, params) = unsafe { sem_arrays(sems, params, num) }?;
     for (&h, p) in sems.iter().zip(params) {
-        if EXT_SEMS.get(h as usize).is_none() {
-            return Err(CUDA_ERROR_INVALID_HANDLE);
-        }
-        let (fence, flags) = p.fence_and_flags();
-        if fence.is_null() || flags & !P::ALLOWED_FLAGS != 0 {
-            return Err(CUDA_ERROR_INVALID_VALUE);
-        }
+        check_sem(h, p)?;
     }
-    s.enqueue(n, |q| {
-        for (&h, p) in sems.iter().zip(params) {
-            q.push(op(h, p)?);
-        }
-        Ok(())
+    s.submit(sems.len(), |i| {
+        let (obj, fence) = check_sem(sems[i], &params[i])?;
+        Ok(step(obj, fence as usize))
     })
 }
 
-/// Enqueues one signal per semaphore. Each call overwrites `*params[i].nvSciSync.fence` NOW
-/// (at enqueue) with the fence of the value this signal will reach: the engine reserves
-/// its next signal with `NvSciSyncSilObjEngineFence`, which writes the object's primitive
-/// id (the sync-point id, 0 for a semaphore) and the value (the object's threshold + 1).
-/// At execution the worker calls `NvSciSyncSilObjSignalEngine(obj, t)` with the stream
-/// time `t`.
+/// Enqueues one signal per semaphore (while the stream captures: adds one signal node per
+/// semaphore, and the fence is written at each launch of the graph instead). Each call
+/// overwrites `*params[i].nvSciSync.fence` NOW (at enqueue) with the fence of the value this
+/// signal will reach: the engine reserves its next signal with `NvSciSyncSilObjEngineFence`,
+/// which writes the object's primitive id (the sync-point id, 0 for a semaphore) and the value
+/// (the object's threshold + 1). At execution the worker calls
+/// `NvSciSyncSilObjSignalEngine(obj, t)` with the stream time `t`.
 /// `CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC` is accepted (no cache to sync).
 ///
 /// # Safety
 /// Both arrays valid for `numExtSems` elements; each fence pointer valid for an
-/// `NvSciSyncFence` write.
+/// `NvSciSyncFence` write (while capturing: as long as the graph and its executable graphs).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuSignalExternalSemaphoresAsync(
     extSemArray: *const CUexternalSemaphore,
@@ -315,29 +363,19 @@ pub unsafe extern "C" fn cuSignalExternalSemaphoresAsync(
     numExtSems: c_uint,
     stream: CUstream,
 ) -> CUresult {
-    let signal = |h: CUexternalSemaphore, p: &CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS| {
-        let sem = EXT_SEMS.get(h as usize).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
-        // SAFETY: the union's pointer member, non-NULL (validated before).
-        let fence = unsafe { p.params.nvSciSync.fence }.cast::<NvSciSyncFence>();
-        // SAFETY: `obj` is the imported object; `fence` is readable and writable (caller
-        // contract).
-        let r = unsafe { NvSciSyncSilObjEngineFence(sem.obj as NvSciSyncObj, fence) };
-        if r != NvSciError_Success {
-            return Err(CUDA_ERROR_INVALID_VALUE);
-        }
-        Ok(Op::ExtSignal { obj: sem.obj })
-    };
+    let signal = |obj, fence| Step::ExtSignal { obj, fence };
     // SAFETY: forwarded caller contract.
     ret(unsafe { enqueue_sems(extSemArray, paramsArray, numExtSems, stream, signal) })
 }
 
 /// Enqueues one wait per semaphore on a copy of `*params[i].nvSciSync.fence` (read at
-/// enqueue); the worker waits with `NvSciSyncSilFenceWaitEngine` and starts later work no
-/// earlier than the signal's timestamp. `CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC` is
-/// accepted.
+/// enqueue; while the stream captures, at each launch of the graph); the worker waits with
+/// `NvSciSyncSilFenceWaitEngine` and starts later work no earlier than the signal's
+/// timestamp. `CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC` is accepted.
 ///
 /// # Safety
-/// Both arrays valid for `numExtSems` elements; each fence pointer valid for a read.
+/// Both arrays valid for `numExtSems` elements; each fence pointer valid for a read (while
+/// capturing: as long as the graph and its executable graphs).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuWaitExternalSemaphoresAsync(
     extSemArray: *const CUexternalSemaphore,
@@ -345,18 +383,7 @@ pub unsafe extern "C" fn cuWaitExternalSemaphoresAsync(
     numExtSems: c_uint,
     stream: CUstream,
 ) -> CUresult {
-    let wait = |_, p: &CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS| {
-        // SAFETY: the fence pointer is non-NULL and readable (validated before, caller
-        // contract).
-        let fence = unsafe {
-            p.params
-                .nvSciSync
-                .fence
-                .cast::<NvSciSyncFence>()
-                .read_unaligned()
-        };
-        Ok(Op::ExtWait { fence })
-    };
+    let wait = |_, fence| Step::ExtWait { fence };
     // SAFETY: forwarded caller contract.
     ret(unsafe { enqueue_sems(extSemArray, paramsArray, numExtSems, stream, wait) })
 }

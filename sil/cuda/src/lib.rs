@@ -37,6 +37,7 @@ mod driver;
 mod error;
 mod event;
 mod external;
+mod graph;
 mod kernel;
 mod memory;
 mod models;
@@ -111,6 +112,21 @@ fn signatures_match_cuda_sys() {
         external::cuWaitExternalSemaphoresAsync,
         external::cuDestroyExternalSemaphore,
         external::cuDeviceGetNvSciSyncAttributes,
+        graph::cuGraphCreate,
+        graph::cuGraphDestroy,
+        graph::cuGraphAddKernelNode_v2,
+        graph::cuGraphAddBatchMemOpNode,
+        graph::cuGraphAddExternalSemaphoresWaitNode,
+        graph::cuGraphAddExternalSemaphoresSignalNode,
+        graph::cuGraphInstantiateWithFlags,
+        graph::cuGraphLaunch,
+        graph::cuGraphExecDestroy,
+        graph::cuGraphExecKernelNodeSetParams_v2,
+        graph::cuGraphExecBatchMemOpNodeSetParams,
+        graph::cuGraphExecExternalSemaphoresWaitNodeSetParams,
+        graph::cuGraphExecExternalSemaphoresSignalNodeSetParams,
+        graph::cuStreamBeginCapture_v2,
+        graph::cuStreamEndCapture,
         error::cuGetErrorName,
         error::cuGetErrorString,
     );

@@ -9,6 +9,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 /// The next handle value (shared by every table, so handles of different kinds differ too).
 static NEXT: AtomicUsize = AtomicUsize::new(0x5110_0000);
 
+/// A new handle value, for objects that live inside another one (graph nodes).
+pub(crate) fn new_handle() -> usize {
+    NEXT.fetch_add(0x10, Ordering::Relaxed)
+}
+
 /// The live objects of one kind.
 pub(crate) struct Registry<T> {
     items: Mutex<Vec<(usize, Arc<T>)>>,
@@ -28,7 +33,7 @@ impl<T> Registry<T> {
 
     /// Adds an object and returns its new handle value.
     pub(crate) fn insert(&self, item: Arc<T>) -> usize {
-        let h = NEXT.fetch_add(0x10, Ordering::Relaxed);
+        let h = new_handle();
         self.lock().push((h, item));
         h
     }

@@ -34,6 +34,7 @@ use sil_common::usage::{ThreadMeter, ThreadTotals};
 
 use crate::driver::{attribute, out, require_ctx, require_init};
 use crate::event::Event;
+use crate::graph::{Capture, Graph, Step};
 use crate::kernel::{self, Args, Shape};
 use crate::memory;
 use crate::module::{FUNCTIONS, Function};
@@ -85,6 +86,7 @@ impl WaitCond {
 }
 
 /// One stream operation.
+#[derive(Clone)]
 pub(crate) enum Op {
     /// A kernel launch: the function (with its model), its raw arguments, its shape, its
     /// execution time.
@@ -119,6 +121,8 @@ struct Queued {
 
 struct State {
     queue: VecDeque<Queued>,
+    /// `cuStreamBeginCapture` was called: work goes into this graph instead of the queue.
+    capture: Option<Capture>,
     /// The worker executes an operation it popped.
     running: bool,
     /// First error of an operation; every later call on the stream returns it.
@@ -211,6 +215,12 @@ impl Stream {
         if st.shutdown {
             return Err(CUDA_ERROR_INVALID_HANDLE);
         }
+        if let Some(c) = st.capture.as_mut() {
+            // Work this SIL cannot capture (an event record, a graph launch) invalidates the
+            // capture, as an unsupported operation does in the driver.
+            c.invalidate();
+            return Err(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+        }
         if st.queue.len() + n > QUEUE_CAPACITY {
             return Err(CUDA_ERROR_OUT_OF_MEMORY);
         }
@@ -222,6 +232,71 @@ impl Stream {
         drop(st);
         self.work.notify_one();
         r
+    }
+
+    /// Submits `n` steps (`step(i)` makes step `i`): enqueues their operations in order, or,
+    /// while the stream captures, appends them to the capture graph (one node each, each after
+    /// the previous one) without running anything.
+    pub(crate) fn submit(
+        &self,
+        n: usize,
+        mut step: impl FnMut(usize) -> CuResult<Step>,
+    ) -> CuResult<()> {
+        {
+            let mut st = self.lock();
+            if let Some(c) = st.capture.as_mut() {
+                for i in 0..n {
+                    c.append(step(i)?)?;
+                }
+                return Ok(());
+            }
+        }
+        self.enqueue(n, |q| {
+            for i in 0..n {
+                q.push(step(i)?.op()?);
+            }
+            Ok(())
+        })
+    }
+
+    /// Starts capturing into a new graph; a stream that already captures is
+    /// `CUDA_ERROR_ILLEGAL_STATE`.
+    pub(crate) fn begin_capture(&self, mode: CUstreamCaptureMode) -> CuResult<()> {
+        let mut st = self.lock();
+        if let Some(e) = st.sticky {
+            return Err(e);
+        }
+        if st.capture.is_some() {
+            return Err(CUDA_ERROR_ILLEGAL_STATE);
+        }
+        st.capture = Some(Capture::new(mode));
+        Ok(())
+    }
+
+    /// Ends the capture and returns its graph (see [`Capture::end`]); a stream that does not
+    /// capture is `CUDA_ERROR_ILLEGAL_STATE`.
+    pub(crate) fn end_capture(&self) -> CuResult<Arc<Graph>> {
+        let mut st = self.lock();
+        let c = st.capture.take().ok_or(CUDA_ERROR_ILLEGAL_STATE)?;
+        match c.check_thread() {
+            Ok(()) => c.end(),
+            Err(e) => {
+                st.capture = Some(c);
+                Err(e)
+            }
+        }
+    }
+
+    /// While capturing: invalidates the capture and returns
+    /// `CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED` (a synchronize or query of a capturing stream).
+    fn refuse_if_capturing(&self) -> CuResult<()> {
+        match self.lock().capture.as_mut() {
+            Some(c) => {
+                c.invalidate();
+                Err(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED)
+            }
+            None => Ok(()),
+        }
     }
 
     fn query(&self) -> CuResult<()> {
@@ -538,6 +613,7 @@ pub unsafe extern "C" fn cuStreamCreate(phStream: *mut CUstream, Flags: c_uint) 
         let s = Arc::new(Stream {
             st: Mutex::new(State {
                 queue: VecDeque::with_capacity(QUEUE_CAPACITY),
+                capture: None,
                 running: false,
                 sticky: None,
                 shutdown: false,
@@ -589,7 +665,8 @@ pub unsafe extern "C" fn cuStreamDestroy_v2(hStream: CUstream) -> CUresult {
 }
 
 /// Blocks until the stream is idle (no timeout, like the real driver); returns its sticky
-/// error if it has one.
+/// error if it has one. A capturing stream: `CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED`, and the
+/// capture is invalidated.
 ///
 /// # Safety
 /// Always safe to call.
@@ -597,11 +674,15 @@ pub unsafe extern "C" fn cuStreamDestroy_v2(hStream: CUstream) -> CUresult {
 pub unsafe extern "C" fn cuStreamSynchronize(hStream: CUstream) -> CUresult {
     ret((|| {
         require_init()?;
-        stream_of(hStream)?.synchronize()
+        let s = stream_of(hStream)?;
+        s.refuse_if_capturing()?;
+        s.synchronize()
     })())
 }
 
 /// The sticky error, else `CUDA_ERROR_NOT_READY` while operations are pending, else success.
+/// A capturing stream: `CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED`, and the capture is
+/// invalidated.
 ///
 /// # Safety
 /// Always safe to call.
@@ -609,7 +690,9 @@ pub unsafe extern "C" fn cuStreamSynchronize(hStream: CUstream) -> CUresult {
 pub unsafe extern "C" fn cuStreamQuery(hStream: CUstream) -> CUresult {
     ret((|| {
         require_init()?;
-        stream_of(hStream)?.query()
+        let s = stream_of(hStream)?;
+        s.refuse_if_capturing()?;
+        s.query()
     })())
 }
 
@@ -628,9 +711,62 @@ fn launch_dims_ok(grid: [c_uint; 3], block: [c_uint; 3], shared: c_uint) -> bool
         && u64::from(shared) <= lim(8)
 }
 
-/// Enqueues a kernel: its arguments are decoded now (by its model's parameter kinds) and its
-/// execution time drawn now; the worker runs the model. `extra` must be NULL; grid and block
-/// dimensions must be non-zero and within the device limits.
+/// A validated kernel launch: the function, its decoded arguments and its shape; what
+/// `cuLaunchKernel` enqueues and what a graph's kernel node holds.
+#[derive(Clone)]
+pub(crate) struct KernelLaunch {
+    func: Arc<Function>,
+    args: Args,
+    shape: Shape,
+}
+
+impl KernelLaunch {
+    /// Checks a launch of `func` (`extra` must be NULL; grid and block dimensions non-zero
+    /// and within the device limits) and decodes its arguments by its model's parameter
+    /// kinds. Allocates nothing.
+    ///
+    /// # Safety
+    /// `kernel_params` must hold one valid pointer per kernel parameter (see `cuda.h`).
+    pub(crate) unsafe fn new(
+        func: Arc<Function>,
+        grid: [c_uint; 3],
+        block: [c_uint; 3],
+        shared: c_uint,
+        kernel_params: *mut *mut c_void,
+        extra: *mut *mut c_void,
+    ) -> CuResult<KernelLaunch> {
+        if !extra.is_null() || !launch_dims_ok(grid, block, shared) {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        // SAFETY: forwarded caller contract.
+        let args = unsafe { kernel::decode(func.reg.model.params(), kernel_params) }?;
+        Ok(KernelLaunch {
+            func,
+            args,
+            shape: Shape { grid, block },
+        })
+    }
+
+    /// The stream operation of one launch; its execution time is drawn now (enqueue order).
+    pub(crate) fn op(&self) -> Op {
+        Op::Kernel {
+            func: self.func.clone(),
+            args: self.args,
+            shape: self.shape,
+            dur_ns: self.func.sample_ns(),
+        }
+    }
+}
+
+/// The function behind a handle, `CUDA_ERROR_INVALID_HANDLE` if it is not live.
+pub(crate) fn function_of(f: CUfunction) -> CuResult<Arc<Function>> {
+    FUNCTIONS.get(f as usize).ok_or(CUDA_ERROR_INVALID_HANDLE)
+}
+
+/// Enqueues a kernel (or, while the stream captures, adds a kernel node): its arguments are
+/// decoded now (by its model's parameter kinds) and its execution time drawn now; the worker
+/// runs the model. `extra` must be NULL; grid and block dimensions must be non-zero and within
+/// the device limits.
 ///
 /// # Safety
 /// `kernelParams` must hold one valid pointer per kernel parameter (see `cuda.h`).
@@ -650,40 +786,28 @@ pub unsafe extern "C" fn cuLaunchKernel(
 ) -> CUresult {
     ret((|| {
         require_init()?;
-        let func = FUNCTIONS.get(f as usize).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
+        let func = function_of(f)?;
         let s = stream_of(hStream)?;
         s.sticky()?;
-        if !extra.is_null()
-            || !launch_dims_ok(
+        // SAFETY: forwarded caller contract.
+        let k = unsafe {
+            KernelLaunch::new(
+                func,
                 [gridDimX, gridDimY, gridDimZ],
                 [blockDimX, blockDimY, blockDimZ],
                 sharedMemBytes,
+                kernelParams,
+                extra,
             )
-        {
-            return Err(CUDA_ERROR_INVALID_VALUE);
-        }
-        // SAFETY: forwarded caller contract.
-        let args = unsafe { kernel::decode(func.reg.model.params(), kernelParams) }?;
-        let shape = Shape {
-            grid: [gridDimX, gridDimY, gridDimZ],
-            block: [blockDimX, blockDimY, blockDimZ],
-        };
-        s.enqueue(1, |q| {
-            let dur_ns = func.sample_ns();
-            q.push(Op::Kernel {
-                func,
-                args,
-                shape,
-                dur_ns,
-            });
-            Ok(())
-        })
+        }?;
+        let mut k = Some(k);
+        s.submit(1, |_| k.take().map(Step::Kernel).ok_or(CUDA_ERROR_UNKNOWN))
     })())
 }
 
 /// A stream memory operation.
-#[derive(Clone, Copy)]
-enum MemOp {
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MemOp {
     /// `cuStreamWaitValue*`.
     Wait,
     /// `cuStreamWriteValue*`.
@@ -691,9 +815,9 @@ enum MemOp {
 }
 
 impl MemOp {
-    /// Enqueues the operation on the 32-bit (or, `wide`, 64-bit) value at `addr`: once the
-    /// stream is ready, the flags are checked; `addr` must be non-zero and aligned to the
-    /// operand size.
+    /// Enqueues the operation on the 32-bit (or, `wide`, 64-bit) value at `addr` (or, while
+    /// the stream captures, adds it as a node): once the stream is ready, checked by
+    /// [`MemOp::op`].
     fn enqueue(
         self,
         hStream: CUstream,
@@ -703,6 +827,21 @@ impl MemOp {
         wide: bool,
     ) -> CuResult<()> {
         let s = ready_stream(hStream)?;
+        let op = self.op(addr, value, flags, wide)?;
+        let mut op = Some(op);
+        s.submit(1, |_| op.take().map(Step::Op).ok_or(CUDA_ERROR_UNKNOWN))
+    }
+
+    /// The stream operation on the 32-bit (or, `wide`, 64-bit) value at `addr`: the flags are
+    /// checked (NOR and FLUSH waits: `CUDA_ERROR_NOT_SUPPORTED`); `addr` must be non-zero and
+    /// aligned to the operand size.
+    pub(crate) fn op(
+        self,
+        addr: CUdeviceptr,
+        value: u64,
+        flags: c_uint,
+        wide: bool,
+    ) -> CuResult<Op> {
         let op = match self {
             MemOp::Wait => {
                 if flags & CU_STREAM_WAIT_VALUE_FLUSH.0 != 0 {
@@ -733,10 +872,7 @@ impl MemOp {
         if addr == 0 || !addr.is_multiple_of(size) {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        s.enqueue(1, |q| {
-            q.push(op);
-            Ok(())
-        })
+        Ok(op)
     }
 }
 

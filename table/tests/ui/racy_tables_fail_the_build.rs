@@ -40,12 +40,14 @@ static TABLES: ScheduleTables = ScheduleTables {
             kind: EngineKind::Cpu,
             instance: 0,
             queue_capacity: 4,
+            graph: false,
         },
         EngineDesc {
             name: "cpu1",
             kind: EngineKind::Cpu,
             instance: 1,
             queue_capacity: 4,
+            graph: false,
         },
     ],
     buffers: &[BufferDesc {

@@ -333,12 +333,14 @@ impl Emitter<'_> {
             let (name, kind) = (lit_str(&e.name), ident(e.kind.variant()));
             let (instance, capacity) =
                 (num(u64::from(e.instance)), num(u64::from(e.queue_capacity)));
+            let graph = e.graph;
             quote! {
                 EngineDesc {
                     name: #name,
                     kind: EngineKind::#kind,
                     instance: #instance,
                     queue_capacity: #capacity,
+                    graph: #graph,
                 }
             }
         });

@@ -133,6 +133,8 @@ pub(crate) struct Engine {
     pub queue_capacity: u16,
     /// How CPU threads wait for its tasks (`cpu_wait`; `None`: block).
     pub cpu_wait: Option<CpuWaitSpec>,
+    /// GPU engines: each frame's work goes out as one CUDA graph (`submit = "graph"`).
+    pub graph: bool,
     pub span: Span,
     pub capacity_span: Option<Span>,
 }
@@ -262,6 +264,37 @@ pub(crate) enum CpuWaitSpec {
 }
 
 /// Reads a `cpu_wait` value.
+/// An engine's `submit` (`"stream"` or `"graph"`): `Some(true)` for graph submission. Only
+/// a GPU engine has a choice; anywhere else the key is refused.
+fn parse_submit(p: &mut Parser, n: &Node, kind: Kind, what: &str) -> Option<bool> {
+    let mode = p.ok(read::string(&p.src, n, &format!("`submit` of {what}")))?;
+    if kind != Kind::Gpu {
+        p.err(
+            &n.span,
+            format!(
+                "`submit` of {what}: only GPU engines choose how their work is submitted, this is a {} engine",
+                kind.upper()
+            ),
+        )
+        .notes
+        .push("remove `submit`, or move the engine to `engines.gpu`".into());
+        return None;
+    }
+    match mode {
+        "stream" => Some(false),
+        "graph" => Some(true),
+        other => {
+            p.err(
+                &n.span,
+                format!("`submit` of {what}: unknown mode `{other}`"),
+            )
+            .notes
+            .push("write `submit = \"stream\"` (the default) or `submit = \"graph\"`".into());
+            None
+        }
+    }
+}
+
 fn parse_cpu_wait(p: &mut Parser, n: &Node, what: &str) -> Option<CpuWaitSpec> {
     let help = "write `cpu_wait = \"block\"`, `\"spin\"` or `{ spin_around = \"50us\" }`";
     if let Value::Str(s) = &n.value {
@@ -1091,9 +1124,18 @@ fn parse_engines(p: &mut Parser, n: Option<&Node>, profile: Option<Profile>) -> 
             let cpu_wait = ef
                 .value("cpu_wait")
                 .and_then(|n| parse_cpu_wait(p, n, &what));
+            let graph = ef
+                .value("submit")
+                .and_then(|n| parse_submit(p, n, kind, &what));
             p.unknown(
                 &ef,
-                &["name", kind.instance_key(), "queue_capacity", "cpu_wait"],
+                &[
+                    "name",
+                    kind.instance_key(),
+                    "queue_capacity",
+                    "cpu_wait",
+                    "submit",
+                ],
                 &what,
             );
             let (Some(instance), Some(queue_capacity)) = (instance, capacity) else {
@@ -1151,6 +1193,7 @@ fn parse_engines(p: &mut Parser, n: Option<&Node>, profile: Option<Profile>) -> 
                 instance,
                 queue_capacity,
                 cpu_wait,
+                graph: graph.unwrap_or(false),
                 span: name_node.span.clone(),
                 capacity_span: capacity_node.map(|n| n.span.clone()),
             });

@@ -595,3 +595,37 @@ fn cpu_wait_resolves_per_task_from_the_task_its_engine_and_the_timeline() {
         assert!(e.contains(needle) && e.contains("schedule.toml:69:"), "{e}");
     }
 }
+
+/// Covers: REQ-SCH-016
+#[test]
+fn submit_mode_goes_into_the_engine_table() {
+    let opts = Options {
+        package_dir: Some(aeb_package_dir()),
+        ..options()
+    };
+    let engines = |text: &str| {
+        let src = render_str(&docs_example_path(), text, &opts)
+            .unwrap_or_else(|d| panic!("{d}"))
+            .source;
+        let start = src.find("static ENGINES").expect("ENGINES");
+        src[start..start + src[start..].find("];").expect("end")].to_owned()
+    };
+    let stream = engines(&docs_example());
+    let graph = engines(&edited(
+        &docs_example(),
+        &[(
+            r#"gpu = [{ name = "gpu0", stream = 0 }]"#,
+            r#"gpu = [{ name = "gpu0", stream = 0, submit = "graph" }]"#,
+        )],
+    ));
+    let kinds = stream.matches("EngineDesc {").count();
+    assert!(kinds >= 3, "{stream}");
+    assert_eq!(stream.matches("graph: false").count(), kinds, "{stream}");
+    assert_eq!(graph.matches("graph: false").count(), kinds - 1, "{graph}");
+    // The one `true` is the GPU engine's.
+    let gpu = &graph[graph.find("kind: EngineKind::Gpu").expect("gpu")..];
+    assert!(
+        gpu[..gpu.find('}').expect("end")].contains("graph: true"),
+        "{graph}"
+    );
+}

@@ -1082,3 +1082,48 @@ fn manifest_kinds_that_disagree_with_the_cubin_are_rejected() {
         &["parameter 2 of kernel `scale` is 4 bytes in the cubin (offset 16)"],
     );
 }
+
+/// Covers: REQ-SCH-016
+#[test]
+fn submit_is_a_gpu_engine_choice_of_stream_or_graph() {
+    let fx = Fixture::new();
+    let body = gpu_task("g1", &[]);
+    let gpu = "{ name = \"gpu0\", stream = 0 }";
+    for mode in ["stream", "graph"] {
+        fx.ok(&with_header(&body).replace(
+            gpu,
+            &format!("{{ name = \"gpu0\", stream = 0, submit = \"{mode}\" }}"),
+        ));
+    }
+    fx.rejects(
+        &with_header(&body).replace(gpu, "{ name = \"gpu0\", stream = 0, submit = \"batch\" }"),
+        &[
+            "`submit` of engine `gpu0`: unknown mode `batch`",
+            "write `submit = \"stream\"` (the default) or `submit = \"graph\"`",
+        ],
+    );
+    for (from, to, name, kind) in [
+        (
+            "{ name = \"cpu0\" }",
+            "{ name = \"cpu0\", submit = \"graph\" }",
+            "cpu0",
+            "CPU",
+        ),
+        (
+            "{ name = \"dla0\", core = 0 }",
+            "{ name = \"dla0\", core = 0, submit = \"graph\" }",
+            "dla0",
+            "DLA",
+        ),
+    ] {
+        fx.rejects(
+            &with_header(&body).replace(from, to),
+            &[
+                &format!(
+                    "`submit` of engine `{name}`: only GPU engines choose how their work is submitted, this is a {kind} engine"
+                ),
+                "remove `submit`, or move the engine to `engines.gpu`",
+            ],
+        );
+    }
+}

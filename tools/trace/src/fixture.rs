@@ -10,12 +10,14 @@ static ENGINES: [EngineDesc; 2] = [
         kind: EngineKind::Cpu,
         instance: 0,
         queue_capacity: 4,
+        graph: false,
     },
     EngineDesc {
         name: "cpu1",
         kind: EngineKind::Cpu,
         instance: 1,
         queue_capacity: 4,
+        graph: false,
     },
 ];
 
