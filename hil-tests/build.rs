@@ -2,6 +2,8 @@
 //!
 //! * `$OUT_DIR/gpu_bench_schedule.rs`: `schedules/gpu_bench.toml`, the GPU-only pipeline of
 //!   `hil bench`;
+//! * `$OUT_DIR/gpu_bench_spin_schedule.rs`: `schedules/gpu_bench_spin.toml`, the same with
+//!   `cpu_wait = "spin"` on the GPU engine;
 //! * `$OUT_DIR/gpu_bench_graph_schedule.rs`: `schedules/gpu_bench_graph.toml`, the same with
 //!   its GPU engine in graph mode;
 //! * `$OUT_DIR/dla_bench_schedule.rs`: `schedules/dla_bench.toml`, the CPU → GPU → DLA → GPU →
@@ -17,7 +19,12 @@ fn main() {
     println!("cargo::rerun-if-changed=build.rs");
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
     let options = Options::default();
-    for name in ["gpu_bench", "gpu_bench_graph", "dla_bench"] {
+    for name in [
+        "gpu_bench",
+        "gpu_bench_graph",
+        "gpu_bench_spin",
+        "dla_bench",
+    ] {
         let toml = format!("schedules/{name}.toml");
         println!("cargo::rerun-if-changed={toml}");
         generate(

@@ -474,6 +474,11 @@ gpu_pipeline!(
     "`gpu_bench`: the GPU engine in stream mode."
 );
 gpu_pipeline!(
+    gpu_spin_pipeline,
+    bench_spin_schedule,
+    "`gpu_bench_spin`: the same pipeline, `cpu_wait = \"spin\"` on the GPU engine."
+);
+gpu_pipeline!(
     gpu_graph_pipeline,
     bench_graph_schedule,
     "`gpu_bench_graph`: the same pipeline, the GPU engine in graph mode."
@@ -599,16 +604,18 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
     let name = |mode: &str| format!("orin-exec, {mode}");
     lines.push(gpu_pipeline::run(opts, false, name("gpu_timestamps off"))?);
     lines.push(gpu_pipeline::run(opts, true, name("gpu_timestamps on"))?);
-    if gpu_graph_pipeline::period_ns() != gpu_period {
-        return Err("schedules/gpu_bench_graph.toml must keep gpu_bench's period".into());
+    if gpu_graph_pipeline::period_ns() != gpu_period || gpu_spin_pipeline::period_ns() != gpu_period
+    {
+        return Err("schedules/gpu_bench_{graph,spin}.toml must keep gpu_bench's period".into());
     }
+    lines.push(gpu_spin_pipeline::run(opts, false, name("cpu_wait spin"))?);
     lines.push(gpu_graph_pipeline::run(
         opts,
         false,
         name("graph submission"),
     )?);
     report.sil_engine_threads =
-        sil_threads::per_frame(before, sil_threads::totals(), 3 * opts.frames);
+        sil_threads::per_frame(before, sil_threads::totals(), 4 * opts.frames);
     report.pipelines.push(Pipeline {
         name: "gpu_bench: CPU src -> GPU preprocess -> GPU postprocess -> CPU sink".into(),
         period_ns: gpu_period,

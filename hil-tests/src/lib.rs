@@ -18,6 +18,13 @@ mod bench_schedule {
     include!(concat!(env!("OUT_DIR"), "/gpu_bench_schedule.rs"));
 }
 
+/// The same pipeline with `cpu_wait = "spin"` on its GPU engine (from
+/// `schedules/gpu_bench_spin.toml`).
+#[allow(dead_code, missing_docs)]
+mod bench_spin_schedule {
+    include!(concat!(env!("OUT_DIR"), "/gpu_bench_spin_schedule.rs"));
+}
+
 /// The same pipeline with its GPU engine in graph mode (from `schedules/gpu_bench_graph.toml`).
 #[allow(dead_code, missing_docs)]
 mod bench_graph_schedule {
