@@ -48,7 +48,8 @@ pub mod perfetto;
 mod summary;
 
 pub use file::{
-    Drainer, END_MAGIC, MAGIC, MAGIC_V1, RECORD_BYTES, TraceFile, read_file, read_trace,
+    Drainer, END_MAGIC, MAGIC, MAGIC_V1, RECORD_BYTES, TraceFile, TraceReader, read_file,
+    read_trace,
 };
 pub use perfetto::chrome_json;
 pub use summary::{
