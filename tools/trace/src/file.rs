@@ -268,7 +268,8 @@ impl TraceReader {
 
     /// Read a trace from `input`; `name` names it in errors.
     pub fn new(mut input: Box<dyn Read>, name: &str) -> io::Result<TraceReader> {
-        let fail = |what: String| io::Error::new(io::ErrorKind::InvalidData, format!("{name}: {what}"));
+        let fail =
+            |what: String| io::Error::new(io::ErrorKind::InvalidData, format!("{name}: {what}"));
         let mut magic = [0u8; 8];
         let got = read_full(&mut input, &mut magic)?;
         let magic = &magic[..got];
@@ -281,7 +282,9 @@ impl TraceReader {
         } else if magic == MAGIC_V1 {
             false
         } else if MAGIC.starts_with(magic) {
-            return Err(fail(format!("trace file cut inside its magic ({got} bytes)")));
+            return Err(fail(format!(
+                "trace file cut inside its magic ({got} bytes)"
+            )));
         } else {
             return Err(fail("not an orin-exec trace file (bad magic)".into()));
         };
@@ -397,10 +400,7 @@ impl TraceReader {
     }
 
     fn fail(&self, what: String) -> io::Error {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("{}: {what}", self.path),
-        )
+        io::Error::new(io::ErrorKind::InvalidData, format!("{}: {what}", self.path))
     }
 }
 

@@ -45,6 +45,7 @@ use orin_exec::table::{EngineKind, Schedule, TimelineEntry};
 pub mod analysis;
 mod file;
 pub mod perfetto;
+pub mod quantiles;
 mod summary;
 
 pub use file::{
@@ -53,7 +54,8 @@ pub use file::{
 };
 pub use perfetto::chrome_json;
 pub use summary::{
-    Execution, ReleaseSummary, TaskSummary, executions, percentile, summarize, summary_table,
+    Execution, ReleaseSummary, Summarizer, TaskSummary, executions, percentile, summarize,
+    summary_table,
 };
 
 /// What a trace file says about the schedule it was recorded with, so reports need nothing
