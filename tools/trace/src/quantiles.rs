@@ -253,7 +253,11 @@ mod tests {
                     0 => {
                         3_000_000
                             + (r % 2_000_000) as i64
-                            + if r % 97 == 0 { (r >> 40) as i64 } else { 0 }
+                            + if r.is_multiple_of(97) {
+                                (r >> 40) as i64
+                            } else {
+                                0
+                            }
                     }
                     // Small values (exact buckets) and zero.
                     1 => (r % 3000) as i64,
