@@ -79,6 +79,7 @@ cp loadables/manifest.toml loadables/aeb_detector.toml loadables/aeb_detector.on
     "$out/artifacts/loadables/"
 cp examples/aeb/schedule.toml "$out/artifacts/schedules/aeb.toml"
 cp hil-tests/schedules/gpu_bench.toml "$out/artifacts/schedules/gpu_bench.toml"
+cp hil-tests/schedules/dla_bench.toml "$out/artifacts/schedules/dla_bench.toml"
 cp hil-tests/run.sh "$out/run.sh"
 chmod +x "$out/run.sh"
 cp hil-tests/README.md "$out/README.md"
@@ -100,7 +101,7 @@ dirty=$( (git status --porcelain 2>/dev/null || true) | wc -l)
     echo
     echo "Embedded in both binaries: the cubins above (hash-checked against the manifest at"
     echo "build time and again at init), the DLA network aeb_detector.onnx (the SIL DLA runs it), and the"
-    echo "schedules aeb (examples/aeb/schedule.toml) and gpu_bench (hil-tests/schedules)."
+    echo "schedules aeb (examples/aeb/schedule.toml), gpu_bench and dla_bench (hil-tests/schedules)."
 } >"$out/BUILD-INFO.txt"
 
 (cd "$out" && find . -type f ! -name SHA256SUMS | sort | xargs sha256sum >SHA256SUMS)

@@ -40,7 +40,7 @@ run() {
 run platform
 run b2b --trials 20 --seed 3 --max-elements 65536 --out "$out/b2b"
 run scenario aeb --frames "$frames" --out "$out/scenario"
-run overhead --frames 200 --iterations 400 --blocks 4 --out "$out/overhead"
+run bench --frames 200 --json "$out/bench/bench.json"
 # The rig's outputs equal SIL's: compare with a SIL virtual-clock run of the same frames.
 echo "== SIL reference (virtual clock)"
 (cd "$root" && CARGO_TARGET_DIR=$target cargo run --release --locked -q -p hil-tests -- \

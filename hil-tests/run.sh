@@ -8,7 +8,8 @@
 #   platform     hil platform: libraries, GPU, SM, driver, real-time permissions, cubin hashes
 #   nvidia-smi   nvidia-smi -q (SKIP where nvidia-smi is missing)
 #   b2b          back-to-back: every kernel vs its reference model (RESULTS_DIR/b2b/b2b.json)
-#   overhead     GPU timestamp overhead benchmark (RESULTS_DIR/overhead/overhead.{txt,json})
+#   bench        hil bench: raw driver baselines vs the runtime (RESULTS_DIR/bench.log and
+#                RESULTS_DIR/bench/bench.json); fails only on a wrong detection or an error
 #   sanitizer    compute-sanitizer --tool memcheck on a short b2b run (SKIP without it / on --sil)
 #   scenario     the AEB scenario, 10,000 frames in real time (RESULTS_DIR/scenario/)
 #   compare      the scenario's per-frame outputs vs the bundled SIL reference run (exact)
@@ -25,13 +26,13 @@
 #   --pack DIR      after every step, write DIR/hil-results.tar.gz (all of RESULTS_DIR) and
 #                   DIR/summary.txt, so a run cut off by a time limit still leaves its results
 # Environment: HIL_SCENARIO_ARGS (extra `hil scenario` arguments, e.g. --virtual-clock on
-# --sil), HIL_OVERHEAD_ARGS (extra `hil overhead` arguments).
+# --sil), HIL_BENCH_ARGS (extra `hil bench` arguments, e.g. --frames 200).
 #
 # Exit status: 0 if every step run passed (or was skipped), 1 otherwise.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 [ $# -ge 1 ] || usage
 case $1 in -h | --help) usage ;; esac
 results=$1
@@ -50,7 +51,7 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-all=(platform nvidia-smi b2b overhead sanitizer scenario compare projects)
+all=(platform nvidia-smi b2b bench sanitizer scenario compare projects)
 [ ${#steps[@]} -gt 0 ] || steps=("${all[@]}")
 for s in "${steps[@]}"; do
     case " ${all[*]} " in *" $s "*) ;; *) echo "run.sh: unknown step $s" >&2; exit 2 ;; esac
@@ -124,7 +125,7 @@ summary() {
         [ -f "$results/b2b.log" ] && grep -E '^\s+\[(PASS|FAIL)\]|FAILURE' "$results/b2b.log"
         [ -f "$results/scenario.log" ] && grep -E '^\[(PASS|FAIL)\]|sha256|^decisions' "$results/scenario.log"
         [ -f "$results/compare.log" ] && grep -E '^(IDENTICAL|DIFFERENT)|^  [AB]:' "$results/compare.log"
-        [ -f "$results/overhead.log" ] && grep -E '^\[|on - off' "$results/overhead.log"
+        [ -f "$results/bench.log" ] && grep -E '^\[|^  (raw|orin-exec)|^    orin-exec' "$results/bench.log"
         [ -f "$results/sanitizer.log" ] && grep -E 'ERROR SUMMARY' "$results/sanitizer.log"
     } >"$f"
     if [ -n "$pack" ]; then
@@ -147,9 +148,10 @@ for s in "${steps[@]}"; do
         fi
         ;;
     b2b) step b2b 600 "$hil" b2b --trials "$trials" --seed "$seed" --out "$results/b2b" ;;
-    overhead)
+    bench)
+        mkdir -p "$results/bench"
         # shellcheck disable=SC2086
-        step overhead 600 "$hil" overhead --out "$results/overhead" ${HIL_OVERHEAD_ARGS:-}
+        step bench 600 "$hil" bench --json "$results/bench/bench.json" ${HIL_BENCH_ARGS:-}
         ;;
     sanitizer)
         if [ "$mode" = sil ]; then

@@ -51,6 +51,7 @@ static TABLES: ScheduleTables = ScheduleTables {
     cubins: &[],
     loadables: &[],
     timeline: &[],
+    cpu_waits: &[],
 };
 static SCHEDULE: Schedule = match Schedule::check(&TABLES) {
     Ok(s) => s,

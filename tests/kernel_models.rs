@@ -11,43 +11,11 @@ use orin_exec::Error;
 use orin_exec::engine::cpu::CpuCtx;
 use orin_exec::error::{Context, ModelStatus, ParamMismatch, RegisterFault};
 use orin_exec::exec::{Builder, Config, CpuTask, TaskFault};
-use orin_exec::kernel_model::{KernelModel, Launch, ModelError, ParamKind, read, write};
+use orin_exec::kernel_model::{KernelModel, Launch, ModelError, ParamKind};
 use orin_exec::table::*;
 
-/// The user's kernel: `scale_index_i32(const int32_t* in, int32_t* out, int32_t k,
-/// uint32_t n)`, `out[i] = in[i] * k + i`.
-const KERNEL: &str = "scale_index_i32";
-const N: u32 = 1000;
-const K: i32 = -3;
-
-#[repr(C, align(128))]
-struct Aligned<T: ?Sized>(T);
-
-static SM87: &Aligned<[u8]> = &Aligned(*include_bytes!("fixtures/user_kernel.sm_87.cubin"));
-static SM90: &Aligned<[u8]> = &Aligned(*include_bytes!("fixtures/user_kernel.sm_90.cubin"));
-
-/// The user's reference model of the kernel.
-struct ScaleIndex;
-
-impl KernelModel for ScaleIndex {
-    fn params(&self) -> &[ParamKind] {
-        &[
-            ParamKind::DevPtr,
-            ParamKind::DevPtr,
-            ParamKind::I32,
-            ParamKind::U32,
-        ]
-    }
-
-    fn launch(&self, l: &mut Launch<'_>) -> Result<(), ModelError> {
-        let (k, n) = (l.i32(2)?, l.u32(3)? as usize);
-        let (input, out) = l.buffers((read::<i32>(0, n), write::<i32>(1, n)))?;
-        for (i, (o, x)) in out.iter_mut().zip(input).enumerate() {
-            *o = x.wrapping_mul(k).wrapping_add(i as i32);
-        }
-        Ok(())
-    }
-}
+mod user_kernel;
+use user_kernel::{K, KERNEL, N, Produce, SCALE_INDEX, leak, user_cubin};
 
 /// A model that declares three parameters where the cubin has four.
 struct ThreeParams;
@@ -62,36 +30,7 @@ impl KernelModel for ThreeParams {
     }
 }
 
-static SCALE_INDEX: ScaleIndex = ScaleIndex;
 static THREE_PARAMS: ThreeParams = ThreeParams;
-
-fn leak<T>(v: Vec<T>) -> &'static [T] {
-    Vec::leak(v)
-}
-
-fn sha256(bytes: &[u8]) -> [u8; 32] {
-    use sha2::Digest;
-    sha2::Sha256::digest(bytes).into()
-}
-
-/// The user's cubin (both SMs).
-fn user_cubin() -> &'static CubinDesc {
-    Box::leak(Box::new(CubinDesc {
-        name: "user",
-        variants: leak(vec![
-            CubinVariant {
-                sm: 87,
-                sha256: sha256(&SM87.0),
-                image: &SM87.0,
-            },
-            CubinVariant {
-                sm: 90,
-                sha256: sha256(&SM90.0),
-                image: &SM90.0,
-            },
-        ]),
-    }))
-}
 
 const IN: BufferId = BufferId(0);
 const OUT: BufferId = BufferId(1);
@@ -184,6 +123,7 @@ fn schedule(cubin: &'static CubinDesc, params: Vec<Param>) -> &'static Schedule 
         cubins: leak(vec![*cubin]),
         loadables: &[],
         timeline: &[],
+        cpu_waits: &[],
     }));
     Box::leak(Box::new(Schedule::check(tables).expect("valid tables")))
 }
@@ -195,19 +135,6 @@ fn right_params() -> Vec<Param> {
         Param::I32(K),
         Param::U32(N),
     ]
-}
-
-/// `in[i] = 13 f + 7 i - 300` in frame `f`.
-struct Produce;
-
-impl CpuTask for Produce {
-    fn run(&mut self, ctx: &CpuCtx<'_>) -> Result<(), TaskFault> {
-        let f = ctx.frame() as i32;
-        for (i, v) in ctx.write_as::<i32>(IN)?.iter_mut().enumerate() {
-            *v = 13 * f + 7 * i as i32 - 300;
-        }
-        Ok(())
-    }
 }
 
 static GOOD: AtomicU64 = AtomicU64::new(0);
@@ -241,7 +168,7 @@ fn init(s: &'static Schedule) -> Result<orin_exec::exec::Initialized, Error> {
         realtime_priority: None,
         ..Config::default()
     })
-    .bind(PRODUCE, Box::leak(Box::new(Produce)))
+    .bind(PRODUCE, Box::leak(Box::new(Produce(IN))))
     .bind(VERIFY, Box::leak(Box::new(Verify)))
     .init()
 }

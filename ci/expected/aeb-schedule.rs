@@ -126,6 +126,7 @@ static TABLES: ScheduleTables = ScheduleTables {
     cubins: &CUBINS,
     loadables: &LOADABLES,
     timeline: &TIMELINE,
+    cpu_waits: &CPU_WAITS,
 };
 
 /// The validated schedule `aeb`: `Schedule::check` re-runs the table checks at compile time (a failure is a build error with its message).
@@ -593,6 +594,17 @@ static TIMELINE: [TimelineEntry; 8] = [
         latest_finish_ns: 17_666_500,
         slack_ns: 2_333_500,
     },
+];
+
+static CPU_WAITS: [CpuWait; 8] = [
+    CpuWait::Block,
+    CpuWait::Block,
+    CpuWait::Block,
+    CpuWait::Block,
+    CpuWait::Block,
+    CpuWait::Block,
+    CpuWait::Block,
+    CpuWait::Block,
 ];
 
 /// The runtime's static storage, sized to this schedule: 8 tasks, 7 buffers with 8 copies in all, 2 CPU workers, and a trace ring of 2048 records (64 frames of at most 24 records).

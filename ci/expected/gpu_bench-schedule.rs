@@ -97,6 +97,7 @@ static TABLES: ScheduleTables = ScheduleTables {
     cubins: &CUBINS,
     loadables: &LOADABLES,
     timeline: &TIMELINE,
+    cpu_waits: &CPU_WAITS,
 };
 
 /// The validated schedule `gpu_bench`: `Schedule::check` re-runs the table checks at compile time (a failure is a build error with its message).
@@ -345,6 +346,13 @@ static TIMELINE: [TimelineEntry; 4] = [
         latest_finish_ns: 2_000_000,
         slack_ns: 2_000_000,
     },
+];
+
+static CPU_WAITS: [CpuWait; 4] = [
+    CpuWait::Block,
+    CpuWait::Block,
+    CpuWait::Block,
+    CpuWait::Block,
 ];
 
 /// The runtime's static storage, sized to this schedule: 4 tasks, 3 buffers with 4 copies in all, 2 CPU workers, and a trace ring of 1024 records (64 frames of at most 15 records).

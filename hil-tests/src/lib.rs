@@ -5,24 +5,32 @@
 //!   summary, the Perfetto view and a digest of every frame's outputs;
 //! * [`outputs`]: the per-frame outputs file and the exact comparison of two runs;
 //! * [`b2b`]: back-to-back tests of every kernel (GPU vs reference model);
-//! * [`overhead`]: the cost of the GPU timestamps (on vs off, alternating blocks).
+//! * [`bench`]: the runtime against hand-written driver code ([`raw_gpu`]) in one process.
 //!
 //! The AEB application is the demo's own library crate (`aeb`: schedule, task bodies,
 //! scenario): there is one copy of the application.
 
 use ::aeb::{app, scenario, tasks};
 
-/// The overhead benchmark's schedule tables (from `schedules/gpu_bench.toml`).
+/// The bench's GPU pipeline tables (from `schedules/gpu_bench.toml`).
 #[allow(dead_code, missing_docs)]
 mod bench_schedule {
     include!(concat!(env!("OUT_DIR"), "/gpu_bench_schedule.rs"));
 }
 
+/// The bench's CPU -> GPU -> DLA -> GPU -> CPU chain tables (from `schedules/dla_bench.toml`).
+#[allow(dead_code, missing_docs)]
+mod dla_schedule {
+    include!(concat!(env!("OUT_DIR"), "/dla_bench_schedule.rs"));
+}
+
 pub mod aeb;
 pub mod b2b;
+pub mod bench;
 pub mod outputs;
-pub mod overhead;
 pub mod pinned;
+pub mod raw_dla;
+pub mod raw_gpu;
 pub mod rng;
 pub mod stats;
 

@@ -269,6 +269,7 @@ fn register_models_hands_over_the_projects_kernels_only() {
         cubins,
         loadables: &[],
         timeline: &[],
+        cpu_waits: &[],
     }));
     let mut seen = Vec::new();
     let n = register_models(

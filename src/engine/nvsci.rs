@@ -454,6 +454,32 @@ impl CpuWaitContext {
         Ok(Waited::Reached)
     }
 
+    /// Wait up to `timeout_us` for the fence, spinning without yielding the CPU
+    /// (`NvSciSyncFenceWaitWithMode` with `BusyNoYield`, NvSciSync 2.8): the completion is
+    /// seen at once, at the cost of the CPU time spun.
+    pub fn wait_spinning(
+        &mut self,
+        fence: &RawFence,
+        timeout_us: u64,
+        context: Context,
+    ) -> Result<Waited> {
+        let timeout = timeout_us.min(ns::NvSciSyncFenceMaxTimeout as u64) as i64;
+        // SAFETY: valid fence and context; this context waits on one fence at a time (&mut self).
+        let status = unsafe {
+            ns::NvSciSyncFenceWaitWithMode(
+                &fence.0,
+                self.raw,
+                timeout,
+                ns::NvSciSyncWaitMode_BusyNoYield,
+            )
+        };
+        if status == ns::NvSciError_Timeout {
+            return Ok(Waited::TimedOut);
+        }
+        check("NvSciSyncFenceWaitWithMode", status, context)?;
+        Ok(Waited::Reached)
+    }
+
     /// Free the context.
     pub fn free(self) {
         // SAFETY: allocated by NvSciSyncCpuWaitContextAlloc, freed once.

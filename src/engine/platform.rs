@@ -199,6 +199,30 @@ pub(super) fn sil_counter(
     sil::counter(obj, context)
 }
 
+/// Tell the SIL that a real device writes the semaphore's counter without notifying anybody
+/// (`rig`: the GPU signals through the mapped counter), so CPU waits watch it (yielding
+/// between reads, as NVIDIA documents for semaphore waits) instead of sleeping until notified.
+#[cfg(any(platform = "sil", platform = "rig"))]
+pub(crate) fn mark_device_written(
+    obj: &crate::engine::nvsci::SyncObj,
+    context: Context,
+) -> Result<()> {
+    // SAFETY: live object.
+    let status = unsafe { nvsci_sys::sil::NvSciSyncSilObjSetDeviceWritten(obj.raw()) };
+    crate::engine::nvsci::check("NvSciSyncSilObjSetDeviceWritten", status, context)
+}
+
+/// Not on `orin`: the real NvSciSync knows its primitives.
+#[cfg(not(any(platform = "sil", platform = "rig")))]
+pub(crate) fn mark_device_written(
+    _obj: &crate::engine::nvsci::SyncObj,
+    _context: Context,
+) -> Result<()> {
+    Err(crate::error::Error::Platform(
+        crate::error::PlatformFact::CountersOnlyOnRig,
+    ))
+}
+
 /// Not on `orin`: the GPU imports NvSciSync objects there.
 #[cfg(not(any(platform = "sil", platform = "rig")))]
 pub(super) fn sil_counter(

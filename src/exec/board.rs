@@ -23,6 +23,8 @@ pub const PLAN_HISTORY: usize = 256;
 
 /// Three words of one frame.
 type Slot = SeqLock<3>;
+/// A CPU result: start, end, status bits, time spun waiting.
+type ResultSlot = SeqLock<4>;
 
 bitflags::bitflags! {
     /// What happened in one CPU task run.
@@ -50,13 +52,15 @@ pub struct CpuResult {
     pub end_ns: u64,
     /// What happened.
     pub status: RunStatus,
+    /// CPU time its worker spent spinning while waiting for its dependencies, ns.
+    pub spin_ns: u64,
 }
 
 /// One task's slots, per recent frame: the fence value its signal produces, its CPU result,
 /// and an injected overrun.
 pub struct TaskRow {
     fences: [Slot; FENCE_HISTORY],
-    results: [Slot; FENCE_HISTORY],
+    results: [ResultSlot; FENCE_HISTORY],
     injections: [Slot; FENCE_HISTORY],
 }
 
@@ -71,7 +75,7 @@ impl TaskRow {
     pub const fn new() -> Self {
         TaskRow {
             fences: [const { Slot::new() }; FENCE_HISTORY],
-            results: [const { Slot::new() }; FENCE_HISTORY],
+            results: [const { ResultSlot::new() }; FENCE_HISTORY],
             injections: [const { Slot::new() }; FENCE_HISTORY],
         }
     }
@@ -164,19 +168,21 @@ impl<'a> Board<'a> {
     /// Record a CPU task's result (by its worker, before signalling).
     pub fn record_result(&self, task: TaskId, frame: u64, r: CpuResult) {
         if let Some(row) = self.row(task) {
-            row.results[Self::index(frame)].write(frame, [r.start_ns, r.end_ns, r.status.bits()]);
+            row.results[Self::index(frame)]
+                .write(frame, [r.start_ns, r.end_ns, r.status.bits(), r.spin_ns]);
         }
     }
 
     /// A CPU task's result.
     pub fn result(&self, task: TaskId, frame: u64) -> Option<CpuResult> {
-        self.row(task)?.results[Self::index(frame)]
-            .read(frame)
-            .map(|[start_ns, end_ns, status]| CpuResult {
+        self.row(task)?.results[Self::index(frame)].read(frame).map(
+            |[start_ns, end_ns, status, spin_ns]| CpuResult {
                 start_ns,
                 end_ns,
                 status: RunStatus::from_bits_truncate(status),
-            })
+                spin_ns,
+            },
+        )
     }
 
     /// Fault injection: make `task` run `extra_ns` longer in `frame` (the first injection of a
@@ -261,6 +267,7 @@ mod tests {
             start_ns: 10,
             end_ns: 20,
             status: RunStatus::SKIPPED | RunStatus::MISSED,
+            spin_ns: 5,
         };
         board.record_result(TaskId(2), 4, r);
         board.release(4);
@@ -393,6 +400,7 @@ mod loom_models {
             start_ns: frame,
             end_ns: frame + 1,
             status: RunStatus::SKIPPED,
+            spin_ns: frame + 2,
         }
     }
 

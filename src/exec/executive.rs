@@ -17,6 +17,7 @@ use crate::exec::health::HealthMonitor;
 use crate::exec::plan::FramePlan;
 use crate::exec::runtime::SafeStop;
 use crate::exec::state::{Stamps, State, Submit};
+use crate::exec::wait::{Until, wait_for};
 use crate::exec::worker::{Shared, TaskFault};
 use crate::limits::{FENCE_HISTORY, MAX_COPIES, MAX_WAITS};
 use crate::table::{Action, BufferId, FaultKind, ModeId, Schedule, TaskId};
@@ -97,6 +98,10 @@ pub struct TaskCounters {
     pub errors: u64,
     /// Runs skipped by the health monitor.
     pub skipped: u64,
+    /// CPU time spent spinning on its behalf (its `cpu_wait` policy): by the executive
+    /// waiting for its completion and, for a CPU task, by its worker waiting for its
+    /// dependencies, ns.
+    pub spin_ns: u64,
 }
 
 impl TaskCounters {
@@ -108,7 +113,26 @@ impl TaskCounters {
         timeouts: 0,
         errors: 0,
         skipped: 0,
+        spin_ns: 0,
     };
+}
+
+/// What the executive's accelerator submissions cost, cumulative since seal
+/// ([`Executive::submit_stats`]). The benchmark divides these by the raw driver calls.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SubmitStats {
+    /// GPU task submissions.
+    pub gpu_tasks: u64,
+    /// Host time spent enqueueing them (runtime code and driver calls), ns.
+    pub gpu_enqueue_ns: u64,
+    /// Driver stream operations they enqueued (waits, launches, writes).
+    pub stream_ops: u64,
+    /// Dependencies that needed no semaphore wait because the stream already orders them.
+    pub waits_elided: u64,
+    /// DLA task submissions.
+    pub dla_tasks: u64,
+    /// Host time spent enqueueing them, ns.
+    pub dla_enqueue_ns: u64,
 }
 
 /// The sealed, running runtime.
@@ -129,6 +153,7 @@ pub struct Executive {
     realtime: Option<RealtimeStatus>,
     faults_in_frame: u32,
     recent: heapless::Deque<FaultRecord, 16>,
+    stats: SubmitStats,
 }
 
 /// What seal hands the executive.
@@ -173,6 +198,7 @@ impl Executive {
             realtime,
             faults_in_frame: 0,
             recent: heapless::Deque::new(),
+            stats: SubmitStats::default(),
         }
     }
 
@@ -471,19 +497,70 @@ impl Executive {
             .board
             .fence(id, f)
             .ok_or(Error::Phase(Phase::TaskNotPlanned))?;
-        // Dependencies planned in their frame (the others are dropped: they order nothing).
+        // Dependencies planned in their frame (the others are dropped: they order nothing),
+        // less those the task's own in-order stream already orders.
         let mut waits: heapless::Vec<(TaskId, u64), MAX_WAITS> = heapless::Vec::new();
         for w in t.waits {
             if let Some(df) = f.checked_sub(w.lag as u64)
                 && let Some(v) = self.shared.board.fence(w.task, df)
             {
+                if self.ordered_by_stream(id, w.task, w.lag, df) {
+                    self.stats.waits_elided += 1;
+                    continue;
+                }
                 waits.push((w.task, v)).map_err(|_| Error::Capacity {
                     table: Table::WaitsPerTask,
                     limit: MAX_WAITS as u32,
                 })?;
             }
         }
-        submit_task(&mut self.st, s, id, f, &waits, value, noop)
+        let started = crate::engine::os::monotonic_ns();
+        let r = submit_task(&mut self.st, s, id, f, &waits, value, noop);
+        let spent = crate::engine::os::monotonic_ns().saturating_sub(started);
+        match self.st.tasks[id.0 as usize].submit {
+            Submit::Gpu { .. } => {
+                self.stats.gpu_tasks += 1;
+                self.stats.gpu_enqueue_ns += spent;
+                self.stats.stream_ops += self.stream_ops(&waits, noop);
+            }
+            Submit::Dla { .. } => {
+                self.stats.dla_tasks += 1;
+                self.stats.dla_enqueue_ns += spent;
+            }
+            Submit::Cpu => {}
+        }
+        r
+    }
+
+    /// Whether `dep`'s run of frame `dep_frame` is already ordered before `task` by the
+    /// stream both are queued on: CUDA streams execute their work in issue order, and `dep`'s
+    /// work was issued first (an earlier frame, or earlier in schedule order in this frame)
+    /// and issued successfully. Then `task` needs no semaphore wait on it.
+    fn ordered_by_stream(&self, task: TaskId, dep: TaskId, lag: u8, dep_frame: u64) -> bool {
+        let tasks = &self.st.tasks;
+        let (Some(t), Some(d)) = (tasks.get(task.0 as usize), tasks.get(dep.0 as usize)) else {
+            return false;
+        };
+        let same_stream = matches!(
+            (&t.submit, &d.submit),
+            (Submit::Gpu { stream: a, .. }, Submit::Gpu { stream: b, .. }) if a == b
+        );
+        let issued_first = lag > 0 || dep.0 < task.0;
+        let issued_ok = d.failed_submit.is_none_or(|failed| failed < dep_frame);
+        same_stream && issued_first && issued_ok
+    }
+
+    /// Driver stream operations one GPU task enqueues: its waits, the two timer stamps when
+    /// they are on, the launch unless it is a no-op, and the signal.
+    fn stream_ops(&self, waits: &[(TaskId, u64)], noop: bool) -> u64 {
+        let stamps = if self.st.stamps.is_some() { 2 } else { 0 };
+        waits.len() as u64 + stamps + u64::from(!noop) + 1
+    }
+
+    /// What the executive's submissions cost since seal (host time measured around each
+    /// accelerator task's enqueue, on the real clock in every mode).
+    pub fn submit_stats(&self) -> SubmitStats {
+        self.stats
     }
 
     /// Wait for every task of frame `f` (in schedule order, each until its deadline), record
@@ -508,7 +585,7 @@ impl Executive {
                 self.fault(f, id, FaultKind::EngineError, deadline);
                 continue;
             }
-            let reached = self.wait_task(id, value, deadline)?;
+            let reached = self.wait_task(id, value, release, deadline)?;
             if !reached {
                 self.counters[i].timeouts += 1;
                 self.fault(f, id, FaultKind::FenceTimeout, deadline);
@@ -556,11 +633,16 @@ impl Executive {
         Ok(())
     }
 
-    fn wait_task(&mut self, id: TaskId, value: u64, deadline: u64) -> Result<bool> {
-        let context = Context::Task(self.shared.schedule.task(id).name);
-        let timeout_us = match self.clock {
-            Clock::Virtual => self.shared.virtual_wait_cap_us,
-            Clock::Real => deadline.saturating_sub(self.clock.now_ns()) / 1000,
+    /// Wait for task `id` of the frame released at `release` to reach `value`, by its
+    /// deadline, following the task's CPU wait policy; the time spun is counted.
+    fn wait_task(&mut self, id: TaskId, value: u64, release: u64, deadline: u64) -> Result<bool> {
+        let s = self.shared.schedule;
+        let context = Context::Task(s.task(id).name);
+        let until = Until {
+            clock: self.clock,
+            release_ns: release,
+            limit_ns: deadline,
+            virtual_cap_us: self.shared.virtual_wait_cap_us,
         };
         let State {
             tasks, sems, wait, ..
@@ -568,7 +650,9 @@ impl Executive {
         let rt = &mut tasks[id.0 as usize];
         sems[id.0 as usize].fence_at(value, &mut rt.monitor, context)?;
         let wait = wait.as_mut().ok_or(Error::Phase(Phase::NoWaitContext))?;
-        Ok(wait.wait(&rt.monitor, timeout_us, context)? == Waited::Reached)
+        let r = wait_for(wait, &rt.monitor, s.cpu_wait(id), until, context)?;
+        self.counters[id.0 as usize].spin_ns += r.spun_ns;
+        Ok(r.reached)
     }
 
     /// Start, end and CPU status of a completed task.
@@ -583,6 +667,7 @@ impl Executive {
                     .board
                     .result(id, f)
                     .ok_or(Error::Phase(Phase::CpuResultMissing))?;
+                self.counters[id.0 as usize].spin_ns += r.spin_ns;
                 Ok((r.start_ns, r.end_ns, r.status))
             }
             Submit::Dla { .. } => {

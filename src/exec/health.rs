@@ -44,7 +44,7 @@ pub struct Reaction {
 /// # static TABLES: ScheduleTables = ScheduleTables { name: "s", profile: "sil", period_ns: 10,
 /// #   minor_frames_ns: &[0], lookahead: 1, engines: &ENGINES, buffers: &[], tasks: &TASKS,
 /// #   modes: &[ModeDesc { name: "normal" }, ModeDesc { name: "degraded" }], health: &HEALTH,
-/// #   cubins: &[], loadables: &LOADABLES, timeline: &[] };
+/// #   cubins: &[], loadables: &LOADABLES, timeline: &[], cpu_waits: &[] };
 /// # static S: Schedule = match Schedule::check(&TABLES) { Ok(s) => s, Err(e) => panic!("{}", e.message()) };
 /// let mut counts = [[0; 5]; 1];
 /// let mut hm = HealthMonitor::new(&mut counts);

@@ -538,6 +538,10 @@ impl Init {
                         GpuSyncMode::External => GpuSemaphore::import(gpu, &sem, context)?,
                         GpuSyncMode::Counter => GpuSemaphore::map_counter(gpu, &sem, context)?,
                     });
+                    // The real GPU writes the mapped counter of the semaphores it signals.
+                    if GPU_SYNC == GpuSyncMode::Counter && kind == EngineKind::Gpu {
+                        crate::engine::platform::mark_device_written(&sem, context)?;
+                    }
                 }
                 rt.submit = self.submission(id)?;
                 Ok(())

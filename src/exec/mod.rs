@@ -14,6 +14,7 @@ pub mod runtime;
 #[cfg(feature = "std")]
 mod state;
 #[cfg(feature = "std")]
+mod wait;
 pub mod worker;
 
 #[cfg(feature = "std")]
@@ -21,7 +22,7 @@ pub use crate::engine::cpu::{Buf, BufMut};
 #[cfg(feature = "std")]
 pub use bind::{BodySet, TaskContext};
 #[cfg(feature = "std")]
-pub use executive::{Executive, FaultRecord, FrameReport, Injection, TaskCounters};
+pub use executive::{Executive, FaultRecord, FrameReport, Injection, SubmitStats, TaskCounters};
 #[cfg(feature = "std")]
 pub use runtime::{Builder, Config, Initialized, SafeStop, Storage};
 #[cfg(feature = "std")]

@@ -14,6 +14,7 @@ use crate::engine::platform::{self, Clock};
 use crate::error::{Context, Error, Phase, Result, ScheduleFault};
 use crate::exec::board::{Board, CpuResult, RunStatus};
 use crate::exec::state::copy_index;
+use crate::exec::wait::{Until, WaitResult, wait_for};
 use crate::mem::AccessLedger;
 use crate::table::{BufferId, Schedule, TaskId};
 use crate::trace::{Event, Record, TraceLog};
@@ -142,15 +143,35 @@ impl Gate<'_> {
         self.sems.get(task.0 as usize)?.as_ref()
     }
 
-    fn reached(&self, task: TaskId, value: u64, timeout_us: u64) -> Result<bool> {
+    /// Whether `task` has reached `value` (checked, never waited for).
+    fn reached(&self, task: TaskId, value: u64) -> Result<bool> {
         let context = Context::Semaphore(self.shared.schedule.task(task).name);
+        let mut fence = self.fence.borrow_mut();
+        self.fence_of(task, value, &mut fence, context)?;
+        Ok(self.wait.borrow_mut().wait(&fence, 0, context)? == Waited::Reached)
+    }
+
+    /// Wait for `task` to reach `value` following its CPU wait policy, within `until`.
+    fn wait(&self, task: TaskId, value: u64, until: Until) -> Result<WaitResult> {
+        let context = Context::Semaphore(self.shared.schedule.task(task).name);
+        let mut fence = self.fence.borrow_mut();
+        self.fence_of(task, value, &mut fence, context)?;
+        let policy = self.shared.schedule.cpu_wait(task);
+        wait_for(&mut self.wait.borrow_mut(), &fence, policy, until, context)
+    }
+
+    fn fence_of(
+        &self,
+        task: TaskId,
+        value: u64,
+        fence: &mut RawFence,
+        context: Context,
+    ) -> Result<()> {
         let sem = self.sem(task).ok_or(Error::BadSchedule {
             fault: ScheduleFault::NoSemaphoreForDependency,
             context,
         })?;
-        let mut fence = self.fence.borrow_mut();
-        sem.fence_at(value, &mut fence, context)?;
-        Ok(self.wait.borrow_mut().wait(&fence, timeout_us, context)? == Waited::Reached)
+        sem.fence_at(value, fence, context)
     }
 }
 
@@ -175,7 +196,7 @@ impl AccessGate for Gate<'_> {
             let Some(value) = self.shared.board.fence(pre.task, frame) else {
                 continue;
             };
-            if !self.reached(pre.task, value, 0)? {
+            if !self.reached(pre.task, value)? {
                 self.refused.set(true);
                 let engine = s.engines.get(s.task(pre.task).engine.0 as usize);
                 return Err(Error::BufferBusy {
@@ -290,6 +311,7 @@ impl Worker {
                 RunStatus::empty()
             };
             let mut ready_at = release + desc.release_ns;
+            let mut spin_ns = 0;
             // Dependencies are waited for until the latest start that still meets the
             // deadline at WCET: a task whose inputs are late still gets its WCET to react
             // (e.g. to brake) before its deadline.
@@ -303,13 +325,18 @@ impl Worker {
                 let Some(value) = shared.board.fence(w.task, dep_frame) else {
                     continue;
                 };
-                let timeout_us = if virtual_clock {
-                    shared.virtual_wait_cap_us
-                } else {
-                    latest_start.saturating_sub(shared.clock.now_ns()) / 1000
+                let until = Until {
+                    clock: shared.clock,
+                    release_ns: release,
+                    limit_ns: latest_start,
+                    virtual_cap_us: shared.virtual_wait_cap_us,
                 };
                 let gate = make_gate(shared, frame, self.sems, &mut self.wait, &mut self.fence);
-                match gate.reached(w.task, value, timeout_us) {
+                let waited = gate.wait(w.task, value, until).map(|r| {
+                    spin_ns += r.spun_ns;
+                    r.reached
+                });
+                match waited {
                     Ok(true) => {
                         if virtual_clock && let Some(ts) = self.signal_time(w.task, value) {
                             ready_at = ready_at.max(ts);
@@ -376,6 +403,7 @@ impl Worker {
                     start_ns: start,
                     end_ns: end,
                     status: status_bits,
+                    spin_ns,
                 },
             );
             let event = if status_bits.contains(RunStatus::SKIPPED) {

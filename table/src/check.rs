@@ -7,8 +7,8 @@
 //! [`MAX_TASKS`]; per-buffer sets are fixed arrays, hence [`MAX_BUFFERS`].
 
 use crate::{
-    Action, BufferId, BufferKind, CubinId, EngineId, EngineKind, FaultScope, LoadableId, ModeId,
-    ModeMask, Param, Schedule, ScheduleTables, TableError, TaskDesc, TaskId, Work,
+    Action, BufferId, BufferKind, CpuWait, CubinId, EngineId, EngineKind, FaultScope, LoadableId,
+    ModeId, ModeMask, Param, Schedule, ScheduleTables, TableError, TaskDesc, TaskId, Work,
 };
 
 /// Most tasks a schedule may have (task sets are 64-bit masks, here and in the runtime).
@@ -75,6 +75,7 @@ impl Schedule {
     ///     cubins: &[],
     ///     loadables: &[],
     ///     timeline: &[],
+    ///     cpu_waits: &[],
     /// };
     /// pub static SCHEDULE: Schedule = match Schedule::check(&TABLES) {
     ///     Ok(s) => s,
@@ -108,6 +109,7 @@ impl Schedule {
     ///     cubins: &[],
     ///     loadables: &[],
     ///     timeline: &[],
+    ///     cpu_waits: &[],
     /// };
     /// assert_eq!(Schedule::check(&NO_MODE), Err(TableError::ModeCount { count: 0 }));
     /// ```
@@ -123,6 +125,7 @@ impl Schedule {
         }
         check!(health(tables));
         check!(timeline_entries(tables));
+        check!(cpu_waits(tables));
         let users = users(tables);
         // Modes with the same task set have the same races and timeline.
         let mut sets = [0u64; MAX_MODES];
@@ -423,6 +426,23 @@ const fn health(s: &ScheduleTables) -> Result {
             return Err(TableError::HealthModeOutOfRange { rule: r, mode });
         }
         r += 1;
+    }
+    Ok(())
+}
+
+const fn cpu_waits(s: &ScheduleTables) -> Result {
+    let n = s.cpu_waits.len();
+    if n != 0 && n != s.tasks.len() {
+        return Err(TableError::CpuWaitOutOfRange { entry: n });
+    }
+    let mut k = 0;
+    while k < n {
+        if let CpuWait::Spin { from_ns, until_ns } = s.cpu_waits[k]
+            && from_ns > until_ns
+        {
+            return Err(TableError::CpuWaitOutOfRange { entry: k });
+        }
+        k += 1;
     }
     Ok(())
 }

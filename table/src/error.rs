@@ -200,6 +200,12 @@ pub enum TableError {
         /// Its mode id.
         mode: ModeId,
     },
+    /// `cpu_waits` is neither empty nor one entry per task, or a spin window ends before it
+    /// starts.
+    CpuWaitOutOfRange {
+        /// Position of the entry in `cpu_waits` (its length when the length is wrong).
+        entry: usize,
+    },
     /// Two tasks of a frame touch a buffer, at least one writes it, and neither a chain of
     /// same-frame waits nor the FIFO order of an engine orders them.
     RaceWithinFrame {
@@ -308,6 +314,9 @@ impl TableError {
             }
             TableError::TimelineOutOfRange { .. } => {
                 "a timeline entry names a task or mode that does not exist"
+            }
+            TableError::CpuWaitOutOfRange { .. } => {
+                "a CPU wait policy is out of range (one per task; a spin window that ends before it starts)"
             }
             TableError::RaceWithinFrame { .. } => {
                 "buffer race within a frame: two tasks touch a buffer, one writes, and nothing orders them"
@@ -453,6 +462,10 @@ impl fmt::Display for TableError {
                 f,
                 "timeline entry {entry} names task {} in mode {}, one of which does not exist",
                 task.0, mode.0
+            ),
+            TableError::CpuWaitOutOfRange { entry } => write!(
+                f,
+                "cpu_waits entry {entry}: give one policy per task, each spin window starting no later than it ends"
             ),
             TableError::RaceWithinFrame {
                 buffer_name,

@@ -48,6 +48,7 @@
 //!     cubins: &[],
 //!     loadables: &[],
 //!     timeline: &[],
+//!     cpu_waits: &[],
 //! };
 //! static SCHEDULE: Schedule = match Schedule::check(&TABLES) {
 //!     Ok(s) => s,
@@ -480,6 +481,33 @@ pub struct TimelineEntry {
     pub slack_ns: u64,
 }
 
+/// How a CPU thread waits for a task's completion fence (the executive monitoring it, or a CPU
+/// task depending on it), on the real clock. The schedule sets it per engine or per task
+/// (`cpu_wait`); the virtual clock always blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum CpuWait {
+    /// Sleep until the signal wakes the waiter (no CPU used while waiting).
+    Block,
+    /// Spin without yielding between `from_ns` and `until_ns` after the frame's release
+    /// (`0..u64::MAX`: the whole wait), sleeping before and after the window: the
+    /// completion is seen as soon as it happens, at the cost of the CPU time spun.
+    Spin {
+        /// Window start, relative to the frame's release.
+        from_ns: u64,
+        /// Window end, relative to the frame's release.
+        until_ns: u64,
+    },
+}
+
+impl CpuWait {
+    /// Spin for the whole wait.
+    pub const ALWAYS_SPIN: CpuWait = CpuWait::Spin {
+        from_ns: 0,
+        until_ns: u64::MAX,
+    };
+}
+
 /// The tables of a schedule, as plain data: what the generator emits. The runtime takes them
 /// only as a [`Schedule`], made by [`Schedule::check`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -510,6 +538,9 @@ pub struct ScheduleTables {
     pub loadables: &'static [LoadableDesc],
     /// The validator's worst-case timeline.
     pub timeline: &'static [TimelineEntry],
+    /// How CPU threads wait for each task's completion (indexed by task; empty: every task
+    /// [`CpuWait::Block`]).
+    pub cpu_waits: &'static [CpuWait],
 }
 
 impl ScheduleTables {
@@ -550,6 +581,14 @@ impl ScheduleTables {
         &self.tasks[id.0 as usize]
     }
 
+    /// How CPU threads wait for the task's completion.
+    pub fn cpu_wait(&self, id: TaskId) -> CpuWait {
+        self.cpu_waits
+            .get(id.0 as usize)
+            .copied()
+            .unwrap_or(CpuWait::Block)
+    }
+
     /// The first health rule matching a fault of `task`, if any.
     pub fn health_rule(&self, fault: FaultKind, task: TaskId) -> Option<&HealthRule> {
         let engine = self.tasks.get(task.0 as usize).map(|t| t.engine);
@@ -572,7 +611,7 @@ impl ScheduleTables {
 /// # static TABLES: ScheduleTables = ScheduleTables { name: "s", profile: "sil",
 /// #   period_ns: 1, minor_frames_ns: &[0], lookahead: 0, engines: &[], buffers: &[],
 /// #   tasks: &[], modes: &[ModeDesc { name: "m" }], health: &[], cubins: &[],
-/// #   loadables: &[], timeline: &[] };
+/// #   loadables: &[], timeline: &[], cpu_waits: &[] };
 /// // error[E0451]: field `tables` of struct `Schedule` is private
 /// static FORGED: Schedule = Schedule { tables: &TABLES };
 /// ```

@@ -153,6 +153,7 @@ const fn tables(tasks: &'static [TaskDesc]) -> ScheduleTables {
         cubins: &CUBINS,
         loadables: &LOADABLES,
         timeline: &[],
+        cpu_waits: &[],
     }
 }
 
@@ -1070,4 +1071,47 @@ fn lagged_waits_do_not_delay_a_frame_that_fits_the_period() {
             ..
         })
     ));
+}
+
+/// Covers: REQ-SCH-015
+#[test]
+fn cpu_waits_are_one_per_task_with_ordered_windows() {
+    let spin = CpuWait::Spin {
+        from_ns: 10,
+        until_ns: 20,
+    };
+    let ok: &'static [CpuWait] =
+        Box::leak(Box::new([spin, CpuWait::Block, CpuWait::ALWAYS_SPIN, spin]));
+    let s = check(ScheduleTables {
+        cpu_waits: ok,
+        ..PIPELINE
+    })
+    .expect("one per task");
+    assert_eq!(s.cpu_wait(TaskId(2)), CpuWait::ALWAYS_SPIN);
+    assert_eq!(
+        check(PIPELINE).expect("none").cpu_wait(TaskId(2)),
+        CpuWait::Block
+    );
+    let short: &'static [CpuWait] = Box::leak(Box::new([spin]));
+    assert_eq!(
+        check(ScheduleTables {
+            cpu_waits: short,
+            ..PIPELINE
+        })
+        .err(),
+        Some(TableError::CpuWaitOutOfRange { entry: 1 })
+    );
+    let backwards = CpuWait::Spin {
+        from_ns: 20,
+        until_ns: 10,
+    };
+    let bad: &'static [CpuWait] = Box::leak(Box::new([spin, spin, backwards, spin]));
+    assert_eq!(
+        check(ScheduleTables {
+            cpu_waits: bad,
+            ..PIPELINE
+        })
+        .err(),
+        Some(TableError::CpuWaitOutOfRange { entry: 2 })
+    );
 }

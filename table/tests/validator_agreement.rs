@@ -262,6 +262,7 @@ fn tables(spec: &Spec) -> &'static ScheduleTables {
         cubins: &CUBINS,
         loadables: &[],
         timeline: &[],
+        cpu_waits: &[],
     }))
 }
 

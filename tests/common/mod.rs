@@ -295,6 +295,7 @@ pub fn try_schedule(v: Variant) -> Result<&'static Schedule, TableError> {
         cubins,
         loadables,
         timeline: &[],
+        cpu_waits: &[],
     }));
     let s: &'static Schedule = Box::leak(Box::new(Schedule::check(tables)?));
     // SIL CUDA runs the models the application registers: here the project's own.

@@ -75,6 +75,16 @@ pub struct CUextMemory_st {
 pub struct CUextSemaphore_st {
     _opaque: [u8; 0],
 }
+/// Opaque graph (only used behind [`CUgraph`]).
+#[repr(C)]
+pub struct CUgraph_st {
+    _opaque: [u8; 0],
+}
+/// Opaque executable graph (only used behind [`CUgraphExec`]).
+#[repr(C)]
+pub struct CUgraphExec_st {
+    _opaque: [u8; 0],
+}
 
 /// Context handle.
 pub type CUcontext = *mut CUctx_st;
@@ -90,6 +100,10 @@ pub type CUevent = *mut CUevent_st;
 pub type CUexternalMemory = *mut CUextMemory_st;
 /// Imported external semaphore handle.
 pub type CUexternalSemaphore = *mut CUextSemaphore_st;
+/// Graph handle (the benchmark's CUDA-graph baseline; the runtime does not use graphs).
+pub type CUgraph = *mut CUgraph_st;
+/// Executable (instantiated) graph handle.
+pub type CUgraphExec = *mut CUgraphExec_st;
 
 /// Device UUID (16 bytes); what goes into `NvSciRmGpuId`.
 #[repr(C)]
@@ -300,6 +314,18 @@ pub const CU_EVENT_BLOCKING_SYNC: CUevent_flags = CUevent_flags(1);
 pub const CU_EVENT_DISABLE_TIMING: CUevent_flags = CUevent_flags(2);
 /// Interprocess event (needs `CU_EVENT_DISABLE_TIMING`).
 pub const CU_EVENT_INTERPROCESS: CUevent_flags = CUevent_flags(4);
+
+/// `mode` of [`cuStreamBeginCapture_v2`] (C enum): which other threads' unsafe calls a
+/// capture forbids.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct CUstreamCaptureMode(pub u32);
+/// Unsafe calls are forbidden in every thread while any global-mode capture is active.
+pub const CU_STREAM_CAPTURE_MODE_GLOBAL: CUstreamCaptureMode = CUstreamCaptureMode(0);
+/// Unsafe calls are forbidden in the capturing thread only.
+pub const CU_STREAM_CAPTURE_MODE_THREAD_LOCAL: CUstreamCaptureMode = CUstreamCaptureMode(1);
+/// No call is forbidden (the caller keeps the capture consistent).
+pub const CU_STREAM_CAPTURE_MODE_RELAXED: CUstreamCaptureMode = CUstreamCaptureMode(2);
 
 /// `flags` of the wait-value calls (C enum).
 #[repr(transparent)]
@@ -893,6 +919,24 @@ unsafe extern "C" {
         value: cuuint64_t,
         flags: c_uint,
     ) -> CUresult;
+    /// Starts capturing the work enqueued on `hStream` into a graph instead of running it
+    /// (`cuStreamBeginCapture` in `cuda.h` 12.x).
+    pub fn cuStreamBeginCapture_v2(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult;
+    /// Ends a capture begun on `hStream` and returns the graph (NULL if it was invalidated).
+    pub fn cuStreamEndCapture(hStream: CUstream, phGraph: *mut CUgraph) -> CUresult;
+    /// Instantiates a graph into an executable graph (`flags`: `CUDA_GRAPH_INSTANTIATE_FLAG_*`,
+    /// 0 for none).
+    pub fn cuGraphInstantiateWithFlags(
+        phGraphExec: *mut CUgraphExec,
+        hGraph: CUgraph,
+        flags: c_ulonglong,
+    ) -> CUresult;
+    /// Enqueues an executable graph on a stream.
+    pub fn cuGraphLaunch(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult;
+    /// Destroys an executable graph.
+    pub fn cuGraphExecDestroy(hGraphExec: CUgraphExec) -> CUresult;
+    /// Destroys a graph (its executable graphs stay valid).
+    pub fn cuGraphDestroy(hGraph: CUgraph) -> CUresult;
     /// Allocates pinned host memory (`CU_MEMHOSTALLOC_*`).
     pub fn cuMemHostAlloc(pp: *mut *mut c_void, bytesize: usize, Flags: c_uint) -> CUresult;
     /// Frees [`cuMemHostAlloc`] memory.

@@ -68,7 +68,32 @@ pub const CU_SIL_KERNEL_MODEL_KINDS_DISAGREE: c_int = 3;
 /// The cubin does not export the kernel.
 pub const CU_SIL_KERNEL_MODEL_NOT_IN_CUBIN: c_int = 4;
 
+/// What the SIL CUDA stream worker threads used, summed over every worker the library
+/// started (exited ones included), for `cuSilGetThreadStats` (40 bytes). Each worker adds its
+/// figures whenever its stream goes idle and when it exits, so after `cuStreamSynchronize`
+/// the sums include all work done so far.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct cuSilThreadStats {
+    /// In: `sizeof(cuSilThreadStats)` (at least 40); out: the bytes the library wrote (40).
+    pub size: u32,
+    /// Worker threads started.
+    pub threads: u32,
+    /// Their thread CPU time (`CLOCK_THREAD_CPUTIME_ID`), in ns.
+    pub cpuNs: u64,
+    /// The part of `cpuNs` spent running kernel models, in ns.
+    pub computeNs: u64,
+    /// Times they woke from a wait (voluntary context switches).
+    pub wakeups: u64,
+    /// Stream operations they executed (kernels, memory operations, semaphores, events).
+    pub ops: u64,
+}
+
 unsafe extern "C" {
+    /// Copies the stream workers' totals into `*stats` (set `stats->size` first). NULL or
+    /// a `size` below 40: `CUDA_ERROR_INVALID_VALUE`, nothing written. Works before `cuInit`.
+    pub fn cuSilGetThreadStats(stats: *mut cuSilThreadStats) -> CUresult;
+
     /// Sets the timing model of a kernel (default: fixed 20 µs).
     pub fn cuSilSetKernelTimingModel(f: CUfunction, model: *const cuSilTimingModel) -> CUresult;
 
@@ -137,4 +162,11 @@ const _: () = {
     assert!(offset_of!(cuSilTimingModel, binUpperNs) == 24);
     assert!(offset_of!(cuSilTimingModel, binWeights) == 32);
     assert!(offset_of!(cuSilTimingModel, seed) == 40);
+
+    assert!(size_of::<cuSilThreadStats>() == 40);
+    assert!(offset_of!(cuSilThreadStats, threads) == 4);
+    assert!(offset_of!(cuSilThreadStats, cpuNs) == 8);
+    assert!(offset_of!(cuSilThreadStats, computeNs) == 16);
+    assert!(offset_of!(cuSilThreadStats, wakeups) == 24);
+    assert!(offset_of!(cuSilThreadStats, ops) == 32);
 };

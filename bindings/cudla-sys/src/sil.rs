@@ -62,7 +62,31 @@ pub struct cudlaSilFault {
     pub extraDelayNs: u64,
 }
 
+/// What the SIL DLA worker threads used, summed over every worker the library started
+/// (exited ones included), for `cudlaSilGetThreadStats` (40 bytes; the layout of CUDA's
+/// `cuSilThreadStats`). A worker adds its figures whenever its queue runs empty (before
+/// that task's EOF is signalled) and when it exits.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct cudlaSilThreadStats {
+    /// In: `sizeof(cudlaSilThreadStats)` (at least 40); out: the bytes written (40).
+    pub size: u32,
+    /// Worker threads started (one per device handle).
+    pub threads: u32,
+    /// Their thread CPU time (`CLOCK_THREAD_CPUTIME_ID`), in ns.
+    pub cpuNs: u64,
+    /// The part of `cpuNs` spent running networks (and diagnostics), in ns.
+    pub computeNs: u64,
+    /// Times they woke from a wait (voluntary context switches).
+    pub wakeups: u64,
+    /// Tasks (and event-only submissions) they executed.
+    pub ops: u64,
+}
+
 unsafe extern "C" {
+    /// Copies the DLA workers' totals into `*stats` (set `stats->size` first). NULL or a
+    /// `size` below 40: `cudlaErrorInvalidParam`, nothing written.
+    pub fn cudlaSilGetThreadStats(stats: *mut cudlaSilThreadStats) -> cudlaStatus;
     /// Number of SIL DLA devices (before the first device; env `CUDLA_SIL_DEVICE_COUNT`;
     /// default 2).
     pub fn cudlaSilSetDeviceCount(count: u64) -> cudlaStatus;
@@ -98,4 +122,11 @@ const _: () = {
     assert!(offset_of!(cudlaSilFault, skipTasks) == 8);
     assert!(offset_of!(cudlaSilFault, count) == 16);
     assert!(offset_of!(cudlaSilFault, extraDelayNs) == 24);
+
+    assert!(size_of::<cudlaSilThreadStats>() == 40);
+    assert!(offset_of!(cudlaSilThreadStats, threads) == 4);
+    assert!(offset_of!(cudlaSilThreadStats, cpuNs) == 8);
+    assert!(offset_of!(cudlaSilThreadStats, computeNs) == 16);
+    assert!(offset_of!(cudlaSilThreadStats, wakeups) == 24);
+    assert!(offset_of!(cudlaSilThreadStats, ops) == 32);
 };

@@ -21,6 +21,14 @@ unsafe extern "C" {
     /// The 64-bit counter of a semaphore object (alone in its own 4 KiB page for the life
     /// of the object). A sync point has no such counter: `NvSciError_NotSupported`.
     pub fn NvSciSyncSilObjGetCounter(obj: NvSciSyncObj, counter: *mut *mut u64) -> NvSciError;
+    /// Marks a semaphore whose counter a real device writes without telling the SIL (the
+    /// `rig` GPU): its Default/BusyWithYield CPU waits and engine waits then spin with
+    /// `sched_yield` between reads instead of sleeping until notified. Sync point:
+    /// `NvSciError_NotSupported`; unknown object: `NvSciError_BadParameter`.
+    pub fn NvSciSyncSilObjSetDeviceWritten(obj: NvSciSyncObj) -> NvSciError;
+    /// Wakes every SIL wait in progress so it re-checks its condition and abort flag (call
+    /// it after setting the abort flag of an `...Abortable` wait). Always success.
+    pub fn NvSciSyncSilWakeWaiters() -> NvSciError;
     /// An engine signals: +1 (a sync point wraps at 32 bits), records `timestampNs` for the
     /// new value, wakes waiters. No permission check.
     pub fn NvSciSyncSilObjSignalEngine(obj: NvSciSyncObj, timestampNs: u64) -> NvSciError;
@@ -40,13 +48,33 @@ unsafe extern "C" {
         timeoutUs: i64,
         reachedAtNs: *mut u64,
     ) -> NvSciError;
+    /// [`NvSciSyncSilFenceWaitEngine`] that also ends with `NvSciError_InterruptedCall`
+    /// once `*abort` (read atomically; NULL: none) is non-zero and the value is not reached;
+    /// [`NvSciSyncSilWakeWaiters`] wakes it to look.
+    pub fn NvSciSyncSilFenceWaitEngineAbortable(
+        fence: *const NvSciSyncFence,
+        timeoutUs: i64,
+        abort: *const u32,
+        reachedAtNs: *mut u64,
+    ) -> NvSciError;
     /// Waits until `*counter >= value` (`mode` 0, cyclic 64-bit compare) or
-    /// `*counter == value` (`mode` 1), on any address.
+    /// `*counter == value` (`mode` 1), on any address (a SIL counter sleeps until a change
+    /// wakes it; other addresses are polled every 50 µs).
     pub fn NvSciSyncSilCounterWait(
         counter: *const u64,
         value: u64,
         mode: u32,
         timeoutUs: i64,
+        reachedAtNs: *mut u64,
+    ) -> NvSciError;
+    /// [`NvSciSyncSilCounterWait`] with an abort flag, as
+    /// [`NvSciSyncSilFenceWaitEngineAbortable`].
+    pub fn NvSciSyncSilCounterWaitAbortable(
+        counter: *const u64,
+        value: u64,
+        mode: u32,
+        timeoutUs: i64,
+        abort: *const u32,
         reachedAtNs: *mut u64,
     ) -> NvSciError;
     /// Nanosecond timestamp of the signal that produced `value` (last 512 values kept).

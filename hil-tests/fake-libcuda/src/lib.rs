@@ -28,3 +28,25 @@ extern "C" fn register_project_models() {
 #[used]
 #[unsafe(link_section = ".init_array")]
 static REGISTER_AT_LOAD: extern "C" fn() = register_project_models;
+
+/// SIL CUDA has no graphs; the `rig` build of `hil bench` links the graph calls (its CUDA-graph
+/// baseline), so the double exports them, each answering `CUDA_ERROR_NOT_SUPPORTED` (the bench
+/// then prints that baseline as not available).
+macro_rules! not_supported {
+    ($($name:ident($($arg:ident: $ty:ty),*);)*) => {$(
+        #[unsafe(no_mangle)]
+        extern "C" fn $name($($arg: $ty),*) -> u32 {
+            let _ = ($($arg,)*);
+            801 // CUDA_ERROR_NOT_SUPPORTED
+        }
+    )*};
+}
+
+not_supported! {
+    cuStreamBeginCapture_v2(stream: *mut u8, mode: u32);
+    cuStreamEndCapture(stream: *mut u8, graph: *mut *mut u8);
+    cuGraphInstantiateWithFlags(exec: *mut *mut u8, graph: *mut u8, flags: u64);
+    cuGraphLaunch(exec: *mut u8, stream: *mut u8);
+    cuGraphExecDestroy(exec: *mut u8);
+    cuGraphDestroy(graph: *mut u8);
+}

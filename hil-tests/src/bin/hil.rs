@@ -5,7 +5,7 @@
 //! hil scenario aeb --frames N --out DIR         the AEB scenario with evidence and outputs
 //! hil compare A_DIR B_DIR                       exact comparison of two scenario outputs
 //! hil b2b --trials N --seed S --out DIR         kernels vs reference models
-//! hil overhead --frames N --out DIR             cost of the GPU timestamps
+//! hil bench [--frames N] [--period P] [--json FILE]  the runtime against raw driver code
 //! ```
 //!
 //! Exit status: 0 pass, 1 a pass criterion failed (or outputs differ), 2 an error.
@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use hil_tests::{aeb, b2b, outputs, overhead};
+use hil_tests::{aeb, b2b, bench, outputs};
 use orin_exec::engine::report::PlatformReport;
 use orin_exec_trace as export;
 
@@ -22,7 +22,7 @@ use orin_exec_trace as export;
 #[command(
     name = "hil",
     version,
-    about = "orin-exec HIL tests: AEB scenario, GPU back-to-back tests, timestamp overhead"
+    about = "orin-exec HIL tests: AEB scenario, GPU back-to-back tests, the benchmark against raw driver code"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -92,24 +92,49 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
-    /// Measure the cost of the GPU timestamps (on vs off, alternating blocks).
-    Overhead {
-        /// Pipeline frames per mode.
+    /// Benchmark: raw driver baselines and the runtime on the same pipelines, in one process
+    /// (min/p50/p99/p99.9/max and ratios; never fails on a ratio).
+    Bench {
+        /// Measured frames per run.
         #[arg(long, default_value_t = 2000)]
         frames: u64,
-        /// Stream iterations per mode.
-        #[arg(long, default_value_t = 4000)]
-        iterations: u64,
-        /// Blocks (half on, half off; order on, off, off, on, ...).
-        #[arg(long, default_value_t = 8)]
-        blocks: u32,
-        /// SCHED_FIFO priority of the executive and the CPU workers (0: do not ask).
-        #[arg(long, default_value_t = 10)]
+        /// Frames before them that are not counted.
+        #[arg(long, default_value_t = 20)]
+        warmup: u64,
+        /// Period of the raw gpu_bench baselines (e.g. `4ms`, `500us`; default: the
+        /// schedule's); the executive runs at its schedule's period.
+        #[arg(long, value_parser = parse_period)]
+        period: Option<u64>,
+        /// SCHED_FIFO priority of the executive and the CPU workers (0: do not ask, as on
+        /// the rig).
+        #[arg(long, default_value_t = 0)]
         realtime_priority: i32,
-        /// Output directory (overhead.json, overhead.txt).
+        /// Write every number as JSON to this file.
         #[arg(long)]
-        out: PathBuf,
+        json: Option<PathBuf>,
     },
+}
+
+/// `4ms`, `500us`, `4000000ns` or a plain number of ns.
+fn parse_period(s: &str) -> Result<u64, String> {
+    let (num, scale) = if let Some(v) = s.strip_suffix("ms") {
+        (v, 1_000_000.0)
+    } else if let Some(v) = s.strip_suffix("us") {
+        (v, 1_000.0)
+    } else if let Some(v) = s.strip_suffix("ns") {
+        (v, 1.0)
+    } else {
+        (s, 1.0)
+    };
+    let v: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a period: write e.g. `4ms`, `500us` or `4000000ns`"))?;
+    let ns = v * scale;
+    if !(100_000.0..=10e9).contains(&ns) {
+        return Err(format!("period `{s}` is outside 100us..10s"));
+    }
+    Ok(ns as u64)
 }
 
 fn priority(p: i32) -> Option<i32> {
@@ -282,26 +307,26 @@ fn run(cli: Cli) -> Result<ExitCode, Box<dyn std::error::Error>> {
                 ExitCode::from(1)
             })
         }
-        Command::Overhead {
+        Command::Bench {
             frames,
-            iterations,
-            blocks,
+            warmup,
+            period,
             realtime_priority,
-            out,
+            json,
         } => {
-            let r = overhead::run(&overhead::Options {
+            let r = bench::run(&bench::Options {
                 frames,
-                iterations,
-                blocks,
+                warmup,
+                period_ns: period,
                 realtime_priority: priority(realtime_priority),
-                ..overhead::Options::default()
             })?;
-            let text = overhead::text(&r);
-            print!("{text}");
-            write_json(&out.join("overhead.json"), &r)?;
-            export::write_file(&out.join("overhead.txt"), text.as_bytes())?;
-            // A benchmark: it fails only if the pipeline computed wrong outputs.
-            Ok(if r.pipeline_wrong_outputs == 0 {
+            print!("{}", bench::text(&r));
+            if let Some(path) = json {
+                write_json(&path, &r)?;
+                println!("json: {}", path.display());
+            }
+            // A benchmark: it fails only on a wrong detection (errors exit 2 above).
+            Ok(if r.wrong_outputs() == 0 {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::from(1)

@@ -3,9 +3,10 @@
 //! Every SIL library of one process uses the same [`clock`], so timestamps written by the SIL
 //! cuDLA, the SIL CUDA and the SIL NvSciSync are comparable, and a test can switch the whole
 //! process to virtual time. [`timing`] holds the execution-time models behind the
-//! `*SilSetTimingModel` extension calls, [`rng`] their seeded generator, and [`wait`] the
-//! poll-and-sleep waiting that SIL semaphores need (a real GPU writes counters without
-//! notifying anybody).
+//! `*SilSetTimingModel` extension calls, [`rng`] their seeded generator, [`wait`] the
+//! notified waiting of SIL semaphores (and the yielding spin for counters a real GPU writes
+//! without notifying anybody), and [`usage`] the CPU time and wake-ups of SIL engine
+//! threads.
 //!
 //! The rest is machinery the SIL libraries would otherwise each write again: [`handle`]
 //! (the generic handle-table types; every library keeps its own `static` table), [`ffi`]
@@ -21,6 +22,7 @@ pub mod handle;
 pub mod list_api;
 pub mod rng;
 pub mod timing;
+pub mod usage;
 pub mod wait;
 
 /// Compile-time proof that every listed definition has exactly the signature its `-sys`

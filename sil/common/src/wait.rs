@@ -1,23 +1,22 @@
-//! Waiting for a condition that may change without a notification.
+//! Waiting for a condition that SIL code changes and then announces.
 //!
-//! A [`Notifier`] wakes waiters when SIL code changes state; waiters also re-check the
-//! condition at least every [`POLL_NS`], because a real GPU (the `rig` platform) writes
-//! semaphore counters in host memory without telling anybody.
+//! A [`Notifier`] wakes its waiters when SIL code changes state; a waiter sleeps until it is
+//! notified or its timeout passes, with no fixed nap in between, so a blocked waiter costs no
+//! CPU. Conditions that change without a notification (a counter a real GPU writes on the
+//! `rig` platform) are watched with [`yield_until`] instead.
 //!
 //! ```
-//! use sil_common::wait::{Notifier, WaitOutcome};
+//! use sil_common::wait::{Notifier, WaitOutcome, yield_until};
 //! let n = Notifier::new();
 //! assert_eq!(n.wait_until(|| true, 0), WaitOutcome::Ready);
 //! assert_eq!(n.wait_until(|| false, 1_000), WaitOutcome::TimedOut);
+//! assert_eq!(yield_until(|| false, 1_000), WaitOutcome::TimedOut);
 //! ```
 
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
 use crate::clock::real_ns;
-
-/// Longest sleep between two checks of the condition.
-pub const POLL_NS: u64 = 50_000;
 
 /// Result of a wait.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,6 +28,10 @@ pub enum WaitOutcome {
 }
 
 /// A generation counter with a condition variable.
+///
+/// A waiter checks its condition with the notifier's lock held and sleeps atomically with
+/// releasing it, and [`notify`](Self::notify) takes the same lock: a change made before
+/// `notify` is never missed, so no periodic re-check is needed.
 #[derive(Debug, Default)]
 pub struct Notifier {
     generation: Mutex<u64>,
@@ -44,7 +47,8 @@ impl Notifier {
         }
     }
 
-    /// Wake every waiter so it re-checks its condition.
+    /// Wake every waiter so it re-checks its condition. Call it after every change of state
+    /// that a waiter's condition reads.
     pub fn notify(&self) {
         let mut g = self.generation.lock().unwrap_or_else(|e| e.into_inner());
         *g = g.wrapping_add(1);
@@ -52,7 +56,8 @@ impl Notifier {
     }
 
     /// Wait until `ready()` holds or `timeout_ns` of real time passed (`u64::MAX` = forever).
-    /// Never allocates.
+    /// Sleeps until notified (or the timeout): `ready` must only read state whose every
+    /// change is followed by [`notify`](Self::notify). Never allocates.
     pub fn wait_until(&self, mut ready: impl FnMut() -> bool, timeout_ns: u64) -> WaitOutcome {
         let deadline = real_ns().saturating_add(timeout_ns);
         let mut g = self.generation.lock().unwrap_or_else(|e| e.into_inner());
@@ -60,15 +65,37 @@ impl Notifier {
             if ready() {
                 return WaitOutcome::Ready;
             }
+            if deadline == u64::MAX {
+                g = self.changed.wait(g).unwrap_or_else(|e| e.into_inner());
+                continue;
+            }
             let now = real_ns();
             if now >= deadline {
                 return WaitOutcome::TimedOut;
             }
-            let nap = (deadline - now).min(POLL_NS);
-            g = match self.changed.wait_timeout(g, Duration::from_nanos(nap)) {
+            g = match self
+                .changed
+                .wait_timeout(g, Duration::from_nanos(deadline - now))
+            {
                 Ok((g, _)) => g,
                 Err(e) => e.into_inner().0,
             };
         }
+    }
+}
+
+/// Spins until `ready()` holds or `timeout_ns` of real time passed (`u64::MAX` = forever),
+/// yielding the processor (`sched_yield`) between two checks: the way to watch memory that
+/// changes without a notification (NvSciSync's `BusyWithYield`). Never allocates.
+pub fn yield_until(mut ready: impl FnMut() -> bool, timeout_ns: u64) -> WaitOutcome {
+    let deadline = real_ns().saturating_add(timeout_ns);
+    loop {
+        if ready() {
+            return WaitOutcome::Ready;
+        }
+        if deadline != u64::MAX && real_ns() >= deadline {
+            return WaitOutcome::TimedOut;
+        }
+        std::thread::yield_now();
     }
 }

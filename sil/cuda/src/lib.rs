@@ -139,6 +139,10 @@ fn signatures_match_cuda_sys() {
         cuda_sys::sil::cuSilLaunchGetTime,
         kernel::cuSilLaunchGetTime,
     ];
+    let _ = [
+        cuda_sys::sil::cuSilGetThreadStats,
+        stream::cuSilGetThreadStats,
+    ];
 }
 
 /// Public constants a test or tool may want to read.

@@ -4,21 +4,32 @@
 //! Nothing here allocates after `cuStreamCreate`: the queue is a `VecDeque` created with
 //! [`QUEUE_CAPACITY`] and never grows, operations are plain values (an event operation holds
 //! a counted reference), and waiting uses futex-based locks and condition variables.
+//!
+//! A worker blocks without polling: on its queue, and in the NvSciSync SIL's abortable
+//! waits, which a signal or counter write wakes and `cuStreamDestroy` interrupts (abort
+//! flag + `NvSciSyncSilWakeWaiters`). Only waits on memory that is not a SIL semaphore
+//! counter (32-bit, AND, plain memory) poll, since nothing announces writes to it. Each
+//! worker accounts its CPU time, kernel-model time, wake-ups and operations
+//! (`cuSilGetThreadStats`).
 
 use core::ffi::{c_uint, c_void};
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use cuda_sys::*;
 use nvsci_sys::sil::{
-    NvSciSyncSilCounterWait, NvSciSyncSilCounterWritten, NvSciSyncSilFenceWaitEngine,
-    NvSciSyncSilObjSignalEngine,
+    NvSciSyncSilCounterWait, NvSciSyncSilCounterWaitAbortable, NvSciSyncSilCounterWritten,
+    NvSciSyncSilFenceWaitEngineAbortable, NvSciSyncSilObjSignalEngine, NvSciSyncSilWakeWaiters,
 };
-use nvsci_sys::{NvSciError_Success, NvSciError_Timeout, NvSciSyncFence, NvSciSyncObj};
+use nvsci_sys::{
+    NvSciError, NvSciError_InterruptedCall, NvSciError_Success, NvSciError_Timeout, NvSciSyncFence,
+    NvSciSyncObj,
+};
 use sil_common::clock;
+use sil_common::usage::{ThreadMeter, ThreadTotals};
 
 use crate::driver::{attribute, out, require_ctx, require_init};
 use crate::event::Event;
@@ -30,10 +41,11 @@ use crate::{CuResult, ret};
 
 /// Operations a stream holds at most (queued, not counting the one executing).
 pub(crate) const QUEUE_CAPACITY: usize = 256;
-/// Longest single engine-side wait before the worker re-checks for `cuStreamDestroy`.
-const WAIT_SLICE_US: i64 = 1_000;
-/// Poll period of waits the NvSciSync SIL cannot do (32-bit, AND).
+/// Poll period of waits the NvSciSync SIL cannot do (32-bit, AND): nothing announces
+/// writes to that memory (sil/README.md, "Stream memory operations").
 const POLL: Duration = Duration::from_micros(50);
+/// What every stream worker used, exited ones included (`cuSilGetThreadStats`).
+pub(crate) static TOTALS: ThreadTotals = ThreadTotals::new();
 /// Sticky error of a stream destroyed while an operation waited (and of the events it
 /// discards).
 const DESTROYED: CUresult = CUDA_ERROR_INVALID_HANDLE;
@@ -119,8 +131,9 @@ pub(crate) struct Stream {
     work: Condvar,
     /// Synchronizers wait here for the stream to become idle.
     idle: Condvar,
-    /// Waits give up (the stream is being destroyed).
-    abort: AtomicBool,
+    /// Non-zero: waits give up (the stream is being destroyed). A `u32` because the
+    /// NvSciSync SIL's abortable waits read it through the C ABI.
+    abort: AtomicU32,
     worker: Mutex<Option<JoinHandle<()>>>,
 }
 
@@ -231,18 +244,31 @@ impl Stream {
         }
     }
 
-    /// Repeats `attempt(timeout_us)` until it reports the reached timestamp; once the stream
-    /// is being destroyed, one last non-blocking attempt, then [`DESTROYED`].
-    fn wait_loop(&self, mut attempt: impl FnMut(i64) -> CuResult<Option<u64>>) -> CuResult<u64> {
-        loop {
-            let aborting = self.abort.load(Ordering::Acquire);
-            if let Some(ts) = attempt(if aborting { 0 } else { WAIT_SLICE_US })? {
-                return Ok(ts);
-            }
-            if aborting {
-                return Err(DESTROYED);
-            }
+    /// Whether the stream is being destroyed.
+    fn aborting(&self) -> bool {
+        self.abort.load(Ordering::Acquire) != 0
+    }
+
+    /// Runs `attempt(timeout_us, abort)`, which waits without a timeout (`-1`) until it
+    /// reports the reached timestamp or `cuStreamDestroy` interrupts it through the abort
+    /// flag; then one last non-blocking attempt (`0`, no flag), else [`DESTROYED`].
+    fn wait_abortable(
+        &self,
+        mut attempt: impl FnMut(i64, *const u32) -> CuResult<Option<u64>>,
+    ) -> CuResult<u64> {
+        if let Some(ts) = attempt(-1, self.abort.as_ptr())? {
+            return Ok(ts);
         }
+        attempt(0, core::ptr::null())?.ok_or(DESTROYED)
+    }
+}
+
+/// An engine wait's status: the timestamp, `None` when interrupted or timed out.
+fn waited(r: NvSciError, ts: u64) -> CuResult<Option<u64>> {
+    match r {
+        NvSciError_Success => Ok(Some(ts)),
+        NvSciError_Timeout | NvSciError_InterruptedCall => Ok(None),
+        _ => Err(CUDA_ERROR_LAUNCH_FAILED),
     }
 }
 
@@ -253,6 +279,8 @@ impl Stream {
 fn worker(s: Arc<Stream>) {
     // The stream clock ("free at") used in virtual time.
     let mut clock_ns = 0u64;
+    // Dropped on exit, which adds this thread's last figures to the totals.
+    let mut meter = ThreadMeter::start(&TOTALS);
     loop {
         let (q, sticky) = {
             let mut st = s.lock();
@@ -272,8 +300,14 @@ fn worker(s: Arc<Stream>) {
                 discard(q.op, e);
                 Ok(())
             }
-            None => execute(&s, q.op, q.enq_ns, &mut clock_ns),
+            None => execute(&s, q.op, q.enq_ns, &mut clock_ns, &mut meter),
         };
+        meter.op();
+        // Publish before going idle, so the totals are complete once a synchronize
+        // returns (two system calls per idle period, not per operation).
+        if s.lock().queue.is_empty() {
+            meter.publish();
+        }
         let mut st = s.lock();
         st.running = false;
         if let Err(e) = result {
@@ -310,7 +344,13 @@ fn after_wait(enq_ns: u64, clock_ns: u64, reached: u64) -> u64 {
     }
 }
 
-fn execute(s: &Stream, op: Op, enq_ns: u64, clock_ns: &mut u64) -> CuResult<()> {
+fn execute(
+    s: &Stream,
+    op: Op,
+    enq_ns: u64,
+    clock_ns: &mut u64,
+    meter: &mut ThreadMeter,
+) -> CuResult<()> {
     match op {
         Op::Kernel {
             func,
@@ -320,7 +360,7 @@ fn execute(s: &Stream, op: Op, enq_ns: u64, clock_ns: &mut u64) -> CuResult<()> 
         } => {
             let start = start_of(enq_ns, *clock_ns);
             let end = start.saturating_add(dur_ns);
-            kernel::run(&func.reg, &args, shape, start)?;
+            meter.compute(|| kernel::run(&func.reg, &args, shape, start))?;
             clock::sleep_until(end);
             *clock_ns = end;
         }
@@ -349,15 +389,14 @@ fn execute(s: &Stream, op: Op, enq_ns: u64, clock_ns: &mut u64) -> CuResult<()> 
             *clock_ns = ts;
         }
         Op::ExtWait { fence } => {
-            let reached = s.wait_loop(|timeout_us| {
+            let reached = s.wait_abortable(|timeout_us, abort| {
                 let mut ts = 0u64;
-                // SAFETY: `fence` is a local copy; `ts` is writable.
-                let r = unsafe { NvSciSyncSilFenceWaitEngine(&fence, timeout_us, &mut ts) };
-                match r {
-                    NvSciError_Success => Ok(Some(ts)),
-                    NvSciError_Timeout => Ok(None),
-                    _ => Err(CUDA_ERROR_LAUNCH_FAILED),
-                }
+                // SAFETY: `fence` is a local copy; `abort` is NULL or the stream's flag,
+                // alive for the wait; `ts` is writable.
+                let r = unsafe {
+                    NvSciSyncSilFenceWaitEngineAbortable(&fence, timeout_us, abort, &mut ts)
+                };
+                waited(r, ts)
             })?;
             *clock_ns = after_wait(enq_ns, *clock_ns, reached);
         }
@@ -406,34 +445,33 @@ fn wait_value(s: &Stream, addr: u64, value: u64, cond: WaitCond, wide: bool) -> 
     memory::check_access(&memory::read(), addr, size, size, false)?;
     if wide && cond != WaitCond::And {
         let mode = u32::from(cond == WaitCond::Eq);
-        return s.wait_loop(|timeout_us| {
+        return s.wait_abortable(|timeout_us, abort| {
             let mut ts = 0u64;
-            // SAFETY: `addr` is 8-aligned and in known memory; `ts` is writable.
+            // SAFETY: `addr` is 8-aligned and in known memory; `abort` is NULL or the
+            // stream's flag, alive for the wait; `ts` is writable.
             let r = unsafe {
-                NvSciSyncSilCounterWait(
+                NvSciSyncSilCounterWaitAbortable(
                     addr as usize as *const u64,
                     value,
                     mode,
                     timeout_us,
+                    abort,
                     &mut ts,
                 )
             };
-            match r {
-                NvSciError_Success => Ok(Some(ts)),
-                NvSciError_Timeout => Ok(None),
-                _ => Err(CUDA_ERROR_LAUNCH_FAILED),
-            }
+            waited(r, ts)
         });
     }
-    s.wait_loop(|timeout_us| {
-        let deadline = clock::real_ns().saturating_add(timeout_us as u64 * 1_000);
+    // Polled: nothing announces a write of this memory (see [`POLL`]); the abort flag is
+    // seen within one period.
+    s.wait_abortable(|timeout_us, _| {
         loop {
             // SAFETY: aligned (checked at enqueue) and in known memory (checked above).
             let cur = unsafe { load(addr, wide) };
             if cond.holds(cur, value, wide) {
                 return Ok(Some(polled_timestamp(addr)));
             }
-            if clock::real_ns() >= deadline {
+            if timeout_us == 0 || s.aborting() {
                 return Ok(None);
             }
             std::thread::sleep(POLL);
@@ -502,7 +540,7 @@ pub unsafe extern "C" fn cuStreamCreate(phStream: *mut CUstream, Flags: c_uint) 
             }),
             work: Condvar::new(),
             idle: Condvar::new(),
-            abort: AtomicBool::new(false),
+            abort: AtomicU32::new(0),
             worker: Mutex::new(None),
         });
         let w = s.clone();
@@ -535,8 +573,11 @@ pub unsafe extern "C" fn cuStreamDestroy_v2(hStream: CUstream) -> CUresult {
             .remove(hStream as usize)
             .ok_or(CUDA_ERROR_INVALID_HANDLE)?;
         s.lock().shutdown = true;
-        s.abort.store(true, Ordering::Release);
+        s.abort.store(1, Ordering::Release);
         s.work.notify_all();
+        // Wakes a worker asleep in an NvSciSync wait to see the flag.
+        // SAFETY: no arguments.
+        let _ = unsafe { NvSciSyncSilWakeWaiters() };
         let jh = s.worker.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(jh) = jh {
             let _ = jh.join();
@@ -758,6 +799,47 @@ pub unsafe extern "C" fn cuStreamWriteValue64_v2(
     flags: c_uint,
 ) -> CUresult {
     ret(MemOp::Write.enqueue(stream, addr, value, flags, true))
+}
+
+/// Copies what the stream workers used (summed over every worker started, exited ones
+/// included) into `*stats`, whose `size` the caller sets to `sizeof(cuSilThreadStats)`;
+/// `size` comes back as the bytes written. NULL, misaligned or a `size` below 40:
+/// `CUDA_ERROR_INVALID_VALUE`, nothing written. Works before `cuInit`.
+///
+/// ```c
+/// cuSilThreadStats st = { .size = sizeof st };
+/// cuStreamSynchronize(s);
+/// cuSilGetThreadStats(&st);   /* st.cpuNs - st.computeNs: the workers' own overhead */
+/// ```
+///
+/// # Safety
+/// `stats` is NULL or readable and writable for `stats->size` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuSilGetThreadStats(
+    stats: *mut cuda_sys::sil::cuSilThreadStats,
+) -> CUresult {
+    use cuda_sys::sil::cuSilThreadStats;
+    const SIZE: u32 = core::mem::size_of::<cuSilThreadStats>() as u32;
+    ret((|| {
+        if stats.is_null() || !stats.is_aligned() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        // SAFETY: non-NULL and aligned; the caller passes a readable struct (its `size`).
+        if unsafe { stats.read().size } < SIZE {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let t = TOTALS.snapshot();
+        let v = cuSilThreadStats {
+            size: SIZE,
+            threads: u32::try_from(t.threads).unwrap_or(u32::MAX),
+            cpuNs: t.cpu_ns,
+            computeNs: t.compute_ns,
+            wakeups: t.wakeups,
+            ops: t.ops,
+        };
+        // SAFETY: checked non-NULL, aligned and at least `SIZE` bytes per the caller.
+        unsafe { out(stats, v) }
+    })())
 }
 
 #[cfg(test)]

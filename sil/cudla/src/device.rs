@@ -577,6 +577,11 @@ impl Ring {
         true
     }
 
+    /// Whether no task is queued.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
     /// Removes the oldest entry.
     pub(crate) fn pop(&mut self) -> Option<Entry> {
         if self.len == 0 {
@@ -607,8 +612,9 @@ pub(crate) struct Device {
     pub state: Mutex<DevState>,
     /// Task queue.
     pub queue: Queue,
-    /// Set by `cudlaDestroyDevice`.
-    pub stop: AtomicBool,
+    /// Non-zero once `cudlaDestroyDevice` was called (a `u32`: the NvSciSync SIL's
+    /// abortable waits read it through the C ABI).
+    pub stop: AtomicU32,
     /// Execution-time sampler.
     pub sampler: Mutex<TimingSampler>,
     /// Task timeout in ms.
@@ -643,7 +649,7 @@ impl Device {
                 ring: Mutex::new(Ring::new(QUEUE_CAPACITY)),
                 cv: Condvar::new(),
             },
-            stop: AtomicBool::new(false),
+            stop: AtomicU32::new(0),
             sampler: Mutex::new(TimingSampler::new(
                 TimingModel::Fixed(DEFAULT_EXEC_NS),
                 DEFAULT_SEED,
@@ -656,6 +662,11 @@ impl Device {
         }
     }
 
+    /// Whether the device is being destroyed.
+    pub(crate) fn stopping(&self) -> bool {
+        self.stop.load(Ordering::Acquire) != 0
+    }
+
     /// Latches an asynchronous error.
     pub(crate) fn set_error(&self, s: cudlaStatus) {
         self.last_error.store(s.0, Ordering::Release);
@@ -663,11 +674,13 @@ impl Device {
 
     /// Stops the worker and waits for it (never blocks on a hung task).
     pub(crate) fn shutdown(&self) {
-        self.stop.store(true, Ordering::Release);
+        self.stop.store(1, Ordering::Release);
         {
             let _g = lock(&self.queue.ring);
             self.queue.cv.notify_all();
         }
+        // A worker asleep in a pre-fence wait sees the flag once woken.
+        nvsci::wake_waiters();
         let handle = lock(&self.worker).take();
         if let Some(h) = handle
             && h.thread().id() != std::thread::current().id()

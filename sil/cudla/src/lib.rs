@@ -855,3 +855,45 @@ pub unsafe extern "C" fn cudlaSilClearFaults(dev: cudlaDevHandle) -> cudlaStatus
         cudlaSuccess
     })
 }
+
+/// Copies what the DLA workers used (summed over every worker started, exited ones
+/// included) into `*stats`, whose `size` the caller sets to `sizeof(cudlaSilThreadStats)`;
+/// `size` comes back as the bytes written. NULL, misaligned or a `size` below 40:
+/// `cudlaErrorInvalidParam`, nothing written.
+///
+/// ```c
+/// cudlaSilThreadStats st = { .size = sizeof st };
+/// cudlaSilGetThreadStats(&st);   /* st.cpuNs - st.computeNs: the workers' own overhead */
+/// ```
+///
+/// # Safety
+/// `stats` is NULL or readable and writable for `stats->size` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cudlaSilGetThreadStats(
+    stats: *mut cudla_sys::sil::cudlaSilThreadStats,
+) -> cudlaStatus {
+    use cudla_sys::sil::cudlaSilThreadStats;
+    const SIZE: u32 = core::mem::size_of::<cudlaSilThreadStats>() as u32;
+    guard(|| {
+        if stats.is_null() || !stats.is_aligned() {
+            return cudlaErrorInvalidParam;
+        }
+        // SAFETY: non-NULL and aligned; the caller passes a readable struct (its `size`).
+        if unsafe { stats.read().size } < SIZE {
+            return cudlaErrorInvalidParam;
+        }
+        let t = worker::TOTALS.snapshot();
+        // SAFETY: checked non-NULL, aligned and at least `SIZE` bytes per the caller.
+        unsafe {
+            stats.write(cudlaSilThreadStats {
+                size: SIZE,
+                threads: u32::try_from(t.threads).unwrap_or(u32::MAX),
+                cpuNs: t.cpu_ns,
+                computeNs: t.compute_ns,
+                wakeups: t.wakeups,
+                ops: t.ops,
+            })
+        };
+        cudlaSuccess
+    })
+}

@@ -33,8 +33,6 @@ pub const MAX_TIMEOUT_MS: u32 = 1_000_000;
 pub const DEFAULT_EXEC_NS: u64 = 2_000_000;
 /// Seed of the default timing model.
 pub const DEFAULT_SEED: u64 = 0;
-/// Slice of a pre-fence wait between two checks of the stop flag, in µs.
-pub const FENCE_POLL_US: i64 = 5_000;
 /// Required alignment of imported memory (DLA rule: 32 bytes).
 pub const DLA_ADDR_ALIGN: usize = 32;
 /// First device handle value (handles are never-reused tokens, not addresses).

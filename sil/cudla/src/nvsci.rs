@@ -6,11 +6,13 @@
 //! at load time.
 
 use core::ffi::c_void;
+use std::sync::atomic::AtomicU32;
 
 use cudla_sys::{cudlaErrorInvalidParam, cudlaErrorNvSci, cudlaStatus};
 use nvsci_sys::sil::{
     NvSciBufSilObjGetMemory, NvSciSilClockAdvanceTo, NvSciSilClockNowNs,
-    NvSciSyncSilFenceWaitEngine, NvSciSyncSilObjEngineFence, NvSciSyncSilObjSignalEngine,
+    NvSciSyncSilFenceWaitEngineAbortable, NvSciSyncSilObjEngineFence, NvSciSyncSilObjSignalEngine,
+    NvSciSyncSilWakeWaiters,
 };
 use nvsci_sys::{
     NvSciBufAttrKey, NvSciBufAttrKeyValuePair, NvSciBufAttrListGetAttrs, NvSciBufObj,
@@ -45,6 +47,12 @@ fn check(e: NvSciError) -> Result<(), cudlaStatus> {
 pub(crate) fn now_ns() -> u64 {
     // SAFETY: no arguments; the SIL NvSciSync clock is always available.
     unsafe { NvSciSilClockNowNs() }
+}
+
+/// Wakes every NvSciSync SIL wait so it re-checks its abort flag.
+pub(crate) fn wake_waiters() {
+    // SAFETY: no arguments.
+    let _ = unsafe { NvSciSyncSilWakeWaiters() };
 }
 
 /// Whether the process-wide SIL clock is virtual.
@@ -201,11 +209,15 @@ impl OwnedFence {
         check(unsafe { NvSciSyncFenceDupChecked(src, &mut self.0) })
     }
 
-    /// Engine-side wait with a timeout in µs; on success the reached timestamp.
-    pub(crate) fn wait_engine(&self, timeout_us: i64) -> Result<u64, NvSciError> {
+    /// Engine-side wait without a timeout that sleeps until the fence is reached (the
+    /// reached timestamp) or `abort` is set and the waiters are woken
+    /// ([`wake_waiters`]; `NvSciError_InterruptedCall`).
+    pub(crate) fn wait_engine(&self, abort: &AtomicU32) -> Result<u64, NvSciError> {
         let mut ts = 0u64;
-        // SAFETY: `self.0` is a fence we own (valid or cleared); `ts` is a valid local.
-        let e = unsafe { NvSciSyncSilFenceWaitEngine(&self.0, timeout_us, &mut ts) };
+        // SAFETY: `self.0` is a fence we own (valid or cleared); `abort` outlives the call
+        // and is only accessed atomically; `ts` is a valid local.
+        let e =
+            unsafe { NvSciSyncSilFenceWaitEngineAbortable(&self.0, -1, abort.as_ptr(), &mut ts) };
         if e == NvSciError_Success {
             Ok(ts)
         } else {

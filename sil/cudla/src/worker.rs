@@ -9,7 +9,8 @@ use cudla_sys::{
     cudlaErrorDlaErrEngineTimeout, cudlaErrorDlaErrInvalidInput, cudlaErrorDlaErrInvalidPreAction,
     cudlaStatus,
 };
-use nvsci_sys::NvSciError_Timeout;
+use nvsci_sys::NvSciError_InterruptedCall;
+use sil_common::usage::{ThreadMeter, ThreadTotals};
 use sil_onnx::dla;
 
 use crate::device::{Device, Entry, EntryKind, lock};
@@ -18,11 +19,14 @@ use crate::limits::*;
 use crate::nvsci;
 use crate::stats::{self, TaskTiming};
 
+/// What every DLA worker used, exited ones included (`cudlaSilGetThreadStats`).
+pub(crate) static TOTALS: ThreadTotals = ThreadTotals::new();
+
 /// Sleeps (real time) until `deadline` on the SIL clock, waking early on stop.
 /// Returns `false` when the device is being destroyed.
 fn pause_until(dev: &Device, deadline: u64) -> bool {
     loop {
-        if dev.stop.load(Ordering::Acquire) {
+        if dev.stopping() {
             return false;
         }
         let now = nvsci::now_ns();
@@ -31,7 +35,7 @@ fn pause_until(dev: &Device, deadline: u64) -> bool {
         }
         let nap = (deadline - now).min(50_000_000);
         let g = lock(&dev.queue.ring);
-        if dev.stop.load(Ordering::Acquire) {
+        if dev.stopping() {
             return false;
         }
         let _ = dev.queue.cv.wait_timeout(g, Duration::from_nanos(nap));
@@ -42,14 +46,14 @@ fn pause_until(dev: &Device, deadline: u64) -> bool {
 /// it every [`VIRTUAL_POLL`] of real time. Returns `false` when the device is being destroyed.
 fn await_virtual(dev: &Device, deadline: u64) -> bool {
     loop {
-        if dev.stop.load(Ordering::Acquire) {
+        if dev.stopping() {
             return false;
         }
         if nvsci::now_ns() >= deadline {
             return true;
         }
         let g = lock(&dev.queue.ring);
-        if dev.stop.load(Ordering::Acquire) {
+        if dev.stopping() {
             return false;
         }
         let _ = dev.queue.cv.wait_timeout(g, VIRTUAL_POLL);
@@ -60,7 +64,7 @@ fn await_virtual(dev: &Device, deadline: u64) -> bool {
 fn next(dev: &Device) -> Option<Entry> {
     let mut g = lock(&dev.queue.ring);
     loop {
-        if dev.stop.load(Ordering::Acquire) {
+        if dev.stopping() {
             return None;
         }
         if let Some(e) = g.pop() {
@@ -174,7 +178,10 @@ fn run_diagnostics(dev: &Device, entry: &Entry, timing: &TaskTiming) -> Result<(
 /// The worker thread body.
 pub(crate) fn run(dev: Arc<Device>) {
     let mut free_at = 0u64;
+    // Dropped on exit, which adds this thread's last figures to the totals.
+    let mut meter = ThreadMeter::start(&TOTALS);
     while let Some(mut entry) = next(&dev) {
+        meter.op();
         let virt = nvsci::clock_is_virtual();
 
         // Replaced event-only signals: reached in FIFO order, no work.
@@ -185,31 +192,21 @@ pub(crate) fn run(dev: Arc<Device>) {
                 nvsci::now_ns()
             };
             free_at = free_at.max(at);
+            publish_if_idle(&dev, &mut meter);
             signal(&entry, true, at);
             signal(&entry, false, at);
             finish(&dev, entry);
             continue;
         }
 
-        // 1. Pre-fences (re-checking the stop flag between slices).
+        // 1. Pre-fences: asleep until reached, or woken by `cudlaDestroyDevice`.
         let mut reached = 0u64;
         let mut status = cudla_sys::cudlaSuccess;
         for w in &mut entry.waits[..entry.n_waits] {
-            loop {
-                if dev.stop.load(Ordering::Acquire) {
-                    return;
-                }
-                match w.wait_engine(FENCE_POLL_US) {
-                    Ok(ts) => {
-                        reached = reached.max(ts);
-                        break;
-                    }
-                    Err(e) if e == NvSciError_Timeout => continue,
-                    Err(_) => {
-                        status = cudlaErrorDlaErrInvalidPreAction;
-                        break;
-                    }
-                }
+            match w.wait_engine(&dev.stop) {
+                Ok(ts) => reached = reached.max(ts),
+                Err(e) if e == NvSciError_InterruptedCall => return,
+                Err(_) => status = cudlaErrorDlaErrInvalidPreAction,
             }
             w.clear();
         }
@@ -252,10 +249,10 @@ pub(crate) fn run(dev: Arc<Device>) {
 
         // 4. Execute (a timed-out task writes nothing).
         if !entry.noop && status.is_success() {
-            let r = match entry.kind {
+            let r = meter.compute(|| match entry.kind {
                 EntryKind::Diagnostics => run_diagnostics(&dev, &entry, &timing),
                 _ => run_network(&entry, &timing),
-            };
+            });
             if let Err(e) = r {
                 status = e;
             }
@@ -279,8 +276,18 @@ pub(crate) fn run(dev: Arc<Device>) {
         } else if entry.fault.async_status != 0 {
             dev.set_error(cudlaStatus(entry.fault.async_status));
         }
+        publish_if_idle(&dev, &mut meter);
         signal(&entry, false, stamp);
         finish(&dev, entry);
+    }
+}
+
+/// When no task is queued behind the one ending, adds the thread's figures to the totals
+/// before its EOF is signalled, so they include all work once the application sees the
+/// last fence (two system calls per idle period, not per task).
+fn publish_if_idle(dev: &Device, meter: &mut ThreadMeter) {
+    if lock(&dev.queue.ring).is_empty() {
+        meter.publish();
     }
 }
 

@@ -847,9 +847,12 @@ pub unsafe extern "C" fn NvSciSyncFenceWait(
     unsafe { fence_wait(syncFence, context, timeoutUs, NvSciSyncWaitMode_Default) }
 }
 
-/// [`NvSciSyncFenceWait`] with a strategy: Default and BusyWithYield sleep (polling the
-/// counter at least every 50 µs), BusyNoYield spins, Blocking is `UnsupportedConfig`
-/// (semaphores do not support it), other values `BadParameter`.
+/// [`NvSciSyncFenceWait`] with a strategy. On a semaphore, Default and BusyWithYield
+/// sleep until a signal or counter write wakes them (no polling), or, on an object marked
+/// `NvSciSyncSilObjSetDeviceWritten`, spin with `sched_yield` between reads; BusyNoYield
+/// spins; Blocking is `UnsupportedConfig` (semaphores do not support it). On a sync point,
+/// Default and Blocking sleep until signalled, the busy modes are `UnsupportedConfig`.
+/// Other values: `BadParameter`.
 ///
 /// # Safety
 /// `syncFence` is NULL or readable.

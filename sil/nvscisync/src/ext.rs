@@ -1,26 +1,61 @@
 //! The SIL-only extension calls (`nvsci-sys::sil`, docs/architecture.md "SIL extension
 //! calls").
 
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::time::Duration;
 
 use nvsci_sys::{
-    NvSciError, NvSciError_BadParameter, NvSciError_InvalidState, NvSciError_NotSupported,
-    NvSciError_Overflow, NvSciError_Success, NvSciError_Timeout, NvSciSyncFence, NvSciSyncObj,
+    NvSciError, NvSciError_BadParameter, NvSciError_InterruptedCall, NvSciError_InvalidState,
+    NvSciError_NotSupported, NvSciError_Overflow, NvSciError_Success, NvSciError_Timeout,
+    NvSciSyncFence, NvSciSyncObj,
 };
 use sil_common::clock;
-use sil_common::wait::Notifier;
 
 use crate::api::set_fence;
 use crate::attr::Prim;
 use crate::fence::{self, Decoded};
 use crate::ffi::{self, STATUS};
-use crate::obj::{Cmp, ObjCore, Strategy, wait_counter};
+use crate::obj::{Abort, Cmp, ObjCore, Strategy, Waited, aborted, wake_all};
 use crate::registry::{handle_of, state};
 
 const BAD: NvSciError = NvSciError_BadParameter;
 
-/// Never notified: waits on addresses that are not SIL counters only poll.
-static POLL_ONLY: Notifier = Notifier::new();
+/// Poll period of a wait on an address that is not a SIL counter: nothing announces a
+/// write to plain memory, so such a wait re-reads it (the one polled wait of the SIL;
+/// sil/README.md, deviations).
+const PLAIN_POLL: Duration = Duration::from_micros(50);
+
+/// The abort flag behind a C pointer: NULL is none, a misaligned pointer `BadParameter`.
+///
+/// # Safety
+/// `abort` is NULL or points to a `uint32_t` that stays valid for the wait and is only
+/// accessed atomically meanwhile.
+unsafe fn abort_flag<'a>(abort: *const u32) -> Result<Abort<'a>, NvSciError> {
+    if abort.is_null() {
+        return Ok(None);
+    }
+    if !abort.is_aligned() {
+        return Err(BAD);
+    }
+    // SAFETY: non-NULL and aligned; the caller keeps it valid and atomic for the wait.
+    Ok(Some(unsafe { AtomicU32::from_ptr(abort.cast_mut()) }))
+}
+
+/// The status of an ended engine wait, writing the timestamp on success.
+///
+/// # Safety
+/// `reachedAtNs` is NULL or writable.
+unsafe fn wait_status(r: Result<u64, Waited>, reachedAtNs: *mut u64) -> NvSciError {
+    match r {
+        Ok(ts) => {
+            // SAFETY: the caller passes NULL or a writable pointer.
+            unsafe { ffi::write(reachedAtNs, ts) };
+            NvSciError_Success
+        }
+        Err(Waited::Aborted) => NvSciError_InterruptedCall,
+        Err(_) => NvSciError_Timeout,
+    }
+}
 
 /// The SIL clock in ns (`CLOCK_MONOTONIC` unless virtual time is on).
 #[unsafe(no_mangle)]
@@ -71,6 +106,41 @@ pub unsafe extern "C" fn NvSciSyncSilObjGetCounter(
     let p = core.counter_ptr();
     // SAFETY: the caller passes NULL or a writable pointer (NULL is refused).
     unsafe { STATUS.write(counter, p) }
+}
+
+/// Marks a semaphore object whose counter a real device (the `rig` platform's GPU, through
+/// the host-registered counter page) writes without telling the SIL. From then on its
+/// Default and BusyWithYield CPU waits and the SIL engines' waits watch the counter by
+/// spinning with `sched_yield` between reads (nvscisync.h, `NvSciSyncFenceWaitWithMode`:
+/// BusyWithYield, the semaphores' default, polls with processor yielding), never with a
+/// fixed nap; BusyNoYield keeps spinning. Waiters already asleep switch at once. Idempotent.
+/// An unknown object: `BadParameter`; a sync point (no counter anybody may write):
+/// `NotSupported`.
+///
+/// ```c
+/// uint64_t *counter;
+/// NvSciSyncSilObjGetCounter(obj, &counter);   /* host-register it, hand it to the GPU */
+/// NvSciSyncSilObjSetDeviceWritten(obj);       /* CPU waits now see the GPU's writes */
+/// ```
+#[unsafe(no_mangle)]
+pub extern "C" fn NvSciSyncSilObjSetDeviceWritten(obj: NvSciSyncObj) -> NvSciError {
+    let Some(core) = state().obj(handle_of(obj)).cloned() else {
+        return BAD;
+    };
+    if core.prim() != Prim::Semaphore64 {
+        return NvSciError_NotSupported;
+    }
+    core.set_device_written();
+    NvSciError_Success
+}
+
+/// Wakes every SIL wait in progress so it re-checks its condition and its abort flag: an
+/// engine sets the abort flag of its `...Abortable` wait, then calls this (stream destroy,
+/// device close). Always `Success`.
+#[unsafe(no_mangle)]
+pub extern "C" fn NvSciSyncSilWakeWaiters() -> NvSciError {
+    wake_all();
+    NvSciError_Success
 }
 
 /// An engine signals: +1 (a sync point wraps at 32 bits and its threshold follows a
@@ -126,7 +196,7 @@ pub extern "C" fn NvSciSyncSilCounterWritten(counter: *const u64, timestampNs: u
 
 /// Engine-side fence wait, no CPU-permission check. On success `*reachedAtNs` (if not
 /// NULL) is the timestamp recorded for the fence value (the SIL clock when none was
-/// recorded; 0 for a cleared fence).
+/// recorded; 0 for a cleared fence). Sleeps until a signal reaches the value (no polling).
 ///
 /// # Safety
 /// `fence` is NULL or readable; `reachedAtNs` is NULL or writable.
@@ -136,8 +206,34 @@ pub unsafe extern "C" fn NvSciSyncSilFenceWaitEngine(
     timeoutUs: i64,
     reachedAtNs: *mut u64,
 ) -> NvSciError {
+    // SAFETY: forwarded caller guarantees; no abort flag.
+    unsafe {
+        NvSciSyncSilFenceWaitEngineAbortable(fence, timeoutUs, core::ptr::null(), reachedAtNs)
+    }
+}
+
+/// [`NvSciSyncSilFenceWaitEngine`] that also ends, with `NvSciError_InterruptedCall`, once
+/// `*abort` (a `uint32_t` read atomically; NULL: none) is non-zero and the fence is not
+/// reached: the engine sets the flag, then calls [`NvSciSyncSilWakeWaiters`] to wake the
+/// wait at once. A misaligned `abort`: `BadParameter`.
+///
+/// # Safety
+/// `fence` is NULL or readable; `abort` is NULL or valid for the whole wait (accessed
+/// atomically); `reachedAtNs` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncSilFenceWaitEngineAbortable(
+    fence: *const NvSciSyncFence,
+    timeoutUs: i64,
+    abort: *const u32,
+    reachedAtNs: *mut u64,
+) -> NvSciError {
     let timeout = match ffi::timeout_ns(timeoutUs) {
         Ok(t) => t,
+        Err(e) => return e,
+    };
+    // SAFETY: forwarded caller guarantee.
+    let abort = match unsafe { abort_flag(abort) } {
+        Ok(a) => a,
         Err(e) => return e,
     };
     // SAFETY: the caller passes NULL or a readable fence (NULL is refused).
@@ -159,20 +255,16 @@ pub unsafe extern "C" fn NvSciSyncSilFenceWaitEngine(
     if f.prim_id != core.prim_id || f.value > core.mask() {
         return NvSciError_Overflow;
     }
-    match core.wait(f.value, timeout, Strategy::Sleep) {
-        Some(ts) => {
-            // SAFETY: the caller passes NULL or a writable pointer.
-            unsafe { ffi::write(reachedAtNs, ts) };
-            NvSciError_Success
-        }
-        None => NvSciError_Timeout,
-    }
+    let r = core.wait_cmp(f.value, core.cmp(), timeout, Strategy::Sleep, abort);
+    // SAFETY: the caller passes NULL or a writable pointer.
+    unsafe { wait_status(r, reachedAtNs) }
 }
 
 /// Waits until `*counter >= value` (mode 0, cyclic: `(int64_t)(*counter - value) >= 0`)
-/// or `*counter == value` (mode 1). A SIL counter also wakes on its signals and reports
-/// the recorded timestamp of `value`; any other address is polled and reports the SIL
-/// clock when the value was seen. `reachedAtNs` may be NULL.
+/// or `*counter == value` (mode 1). A SIL counter sleeps until a change of it wakes the
+/// wait (no polling) and reports the recorded timestamp of `value`; any other address is
+/// polled every 50 µs (nothing announces writes to plain memory) and reports the SIL clock
+/// when the value was seen. `reachedAtNs` may be NULL.
 ///
 /// # Safety
 /// `counter` is NULL or an 8-byte aligned address readable for the whole wait (accessed
@@ -185,9 +277,45 @@ pub unsafe extern "C" fn NvSciSyncSilCounterWait(
     timeoutUs: i64,
     reachedAtNs: *mut u64,
 ) -> NvSciError {
+    // SAFETY: forwarded caller guarantees; no abort flag.
+    unsafe {
+        NvSciSyncSilCounterWaitAbortable(
+            counter,
+            value,
+            mode,
+            timeoutUs,
+            core::ptr::null(),
+            reachedAtNs,
+        )
+    }
+}
+
+/// [`NvSciSyncSilCounterWait`] that also ends, with `NvSciError_InterruptedCall`, once
+/// `*abort` (a `uint32_t` read atomically; NULL: none) is non-zero and the value is not
+/// reached ([`NvSciSyncSilWakeWaiters`] wakes a sleeping wait to see it; a polled one sees
+/// it within its poll period). A misaligned `abort`: `BadParameter`.
+///
+/// # Safety
+/// `counter` is NULL or an 8-byte aligned address readable for the whole wait (accessed
+/// atomically); `abort` is NULL or valid for the whole wait (accessed atomically);
+/// `reachedAtNs` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn NvSciSyncSilCounterWaitAbortable(
+    counter: *const u64,
+    value: u64,
+    mode: u32,
+    timeoutUs: i64,
+    abort: *const u32,
+    reachedAtNs: *mut u64,
+) -> NvSciError {
     if !ffi::usable(counter) {
         return BAD;
     }
+    // SAFETY: forwarded caller guarantee.
+    let abort = match unsafe { abort_flag(abort) } {
+        Ok(a) => a,
+        Err(e) => return e,
+    };
     let cmp = match mode {
         0 => Cmp::Geq,
         1 => Cmp::Eq,
@@ -203,23 +331,41 @@ pub unsafe extern "C" fn NvSciSyncSilCounterWait(
             .get(&counter.addr())
             .and_then(|id| st.core(*id).cloned())
     };
-    let reached = match sil {
-        Some(core) => core.wait_cmp(value, cmp, timeout, Strategy::Sleep),
+    let r = match sil {
+        Some(core) => core.wait_cmp(value, cmp, timeout, Strategy::Sleep, abort),
         None => {
             // SAFETY: non-NULL and aligned; the caller guarantees the address stays
             // readable for the wait and is only accessed atomically meanwhile.
             let atomic = unsafe { AtomicU64::from_ptr(counter.cast_mut()) };
-            wait_counter(atomic, value, cmp, timeout, &POLL_ONLY, Strategy::Sleep)
-                .then(clock::now_ns)
+            poll_plain(atomic, value, cmp, timeout, abort)
         }
     };
-    match reached {
-        Some(ts) => {
-            // SAFETY: the caller passes NULL or a writable pointer.
-            unsafe { ffi::write(reachedAtNs, ts) };
-            NvSciError_Success
+    // SAFETY: the caller passes NULL or a writable pointer.
+    unsafe { wait_status(r, reachedAtNs) }
+}
+
+/// A wait on plain memory: re-reads it every [`PLAIN_POLL`] (see there); `Ok(SIL clock)`
+/// when the value was seen.
+fn poll_plain(
+    atomic: &AtomicU64,
+    value: u64,
+    cmp: Cmp,
+    timeout_ns: u64,
+    abort: Abort<'_>,
+) -> Result<u64, Waited> {
+    let deadline = clock::real_ns().saturating_add(timeout_ns);
+    loop {
+        if cmp.holds(atomic.load(Ordering::Acquire), value) {
+            return Ok(clock::now_ns());
         }
-        None => NvSciError_Timeout,
+        if aborted(abort) {
+            return Err(Waited::Aborted);
+        }
+        let now = clock::real_ns();
+        if now >= deadline {
+            return Err(Waited::TimedOut);
+        }
+        std::thread::sleep(PLAIN_POLL.min(Duration::from_nanos(deadline - now)));
     }
 }
 

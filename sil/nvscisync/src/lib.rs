@@ -118,4 +118,20 @@ fn signatures_match_nvsci_sys() {
         nvsci_sys::sil::NvSciSyncSilObjGetSignalTimestamp,
         ext::NvSciSyncSilObjGetSignalTimestamp,
     ];
+    let _ = [
+        nvsci_sys::sil::NvSciSyncSilObjSetDeviceWritten as unsafe extern "C" fn(_) -> _,
+        ext::NvSciSyncSilObjSetDeviceWritten,
+    ];
+    let _ = [
+        nvsci_sys::sil::NvSciSyncSilWakeWaiters as unsafe extern "C" fn() -> _,
+        ext::NvSciSyncSilWakeWaiters,
+    ];
+    let _ = [
+        nvsci_sys::sil::NvSciSyncSilFenceWaitEngineAbortable,
+        ext::NvSciSyncSilFenceWaitEngineAbortable,
+    ];
+    let _ = [
+        nvsci_sys::sil::NvSciSyncSilCounterWaitAbortable,
+        ext::NvSciSyncSilCounterWaitAbortable,
+    ];
 }

@@ -3,12 +3,18 @@
 //!
 //! Everything an object needs in the steady state (counter page, ring, notifier) is
 //! allocated by `NvSciSyncObjAlloc`; signalling, recording and waiting never allocate.
+//!
+//! Waits sleep on the object's notifier, which every change of the counter (CPU signal,
+//! engine signal, `NvSciSyncSilCounterWritten` after a direct write) wakes; there is no
+//! periodic re-check. A counter a real device writes without telling anybody
+//! (`NvSciSyncSilObjSetDeviceWritten`) is watched by spinning with `sched_yield` instead.
 
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use sil_common::clock;
-use sil_common::wait::{Notifier, WaitOutcome};
+use sil_common::handle::{Map, lock, new_map};
+use sil_common::wait::{Notifier, WaitOutcome, yield_until};
 
 use crate::attr::{Prim, ReconInfo};
 
@@ -125,40 +131,86 @@ pub(crate) fn new_syncpoint_id() -> Option<u64> {
 /// How a wait passes the time.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Strategy {
-    /// Sleep on the notifier, re-checking at least every `sil_common::wait::POLL_NS`.
+    /// Sleep on the notifier until a change wakes it (or the timeout); on an object whose
+    /// counter a device writes, [`Strategy::Yield`] instead.
     Sleep,
+    /// Spin, yielding the processor between two reads (watches memory nobody announces).
+    Yield,
     /// Spin without yielding.
     Spin,
 }
 
-/// Waits until `cmp` holds for the counter at `counter` (re-read on every check, since a
-/// GPU may write it without notifying) or `timeout_ns` of real time passed (`u64::MAX`:
-/// forever). Never allocates.
-pub(crate) fn wait_counter(
+/// How a wait ended.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Waited {
+    /// The condition holds.
+    Reached,
+    /// The timeout passed first.
+    TimedOut,
+    /// The caller's abort flag was set first (`NvSciSyncSilWakeWaiters` wakes a sleeper to
+    /// see it).
+    Aborted,
+}
+
+/// An abort flag of an engine wait: non-zero asks the wait to give up (read atomically).
+pub(crate) type Abort<'a> = Option<&'a AtomicU32>;
+
+/// Whether `abort` is set.
+pub(crate) fn aborted(abort: Abort<'_>) -> bool {
+    abort.is_some_and(|a| a.load(Ordering::Acquire) != 0)
+}
+
+/// Waits until `cmp` holds for the counter at `counter` (re-read on every check), `stop()`
+/// holds ([`Waited::Aborted`]), or `timeout_ns` of real time passed (`u64::MAX`: forever).
+/// The condition is checked first, so a reached value wins over a stop. `Sleep` relies on
+/// `notifier` being woken after every change of the counter and of what `stop` reads.
+/// Never allocates.
+fn wait_counter(
     counter: &AtomicU64,
     value: u64,
     cmp: Cmp,
     timeout_ns: u64,
     notifier: &Notifier,
     strategy: Strategy,
-) -> bool {
-    let ready = || cmp.holds(counter.load(Ordering::Acquire), value);
-    match strategy {
-        Strategy::Sleep => notifier.wait_until(ready, timeout_ns) == WaitOutcome::Ready,
+    stop: impl Fn() -> bool,
+) -> Waited {
+    let reached = || cmp.holds(counter.load(Ordering::Acquire), value);
+    let done = || reached() || stop();
+    let outcome = match strategy {
+        Strategy::Sleep => notifier.wait_until(done, timeout_ns),
+        Strategy::Yield => yield_until(done, timeout_ns),
         Strategy::Spin => {
             let deadline = clock::real_ns().saturating_add(timeout_ns);
             loop {
-                if ready() {
-                    return true;
+                if done() {
+                    break WaitOutcome::Ready;
                 }
                 if clock::real_ns() >= deadline {
-                    return false;
+                    break WaitOutcome::TimedOut;
                 }
                 for _ in 0..64 {
                     std::hint::spin_loop();
                 }
             }
         }
+    };
+    match outcome {
+        WaitOutcome::TimedOut => Waited::TimedOut,
+        WaitOutcome::Ready if reached() => Waited::Reached,
+        WaitOutcome::Ready => Waited::Aborted,
+    }
+}
+
+/// The notifier of every live object, by address (for [`wake_all`]). An object's notifier
+/// is shared with this table rather than the object itself, so the table never holds the
+/// last reference of an object (whose drop takes this lock).
+static NOTIFIERS: Mutex<Map<usize, Arc<Notifier>>> = Mutex::new(new_map());
+
+/// Wakes every waiter of every live object (those whose last handle is gone but which a
+/// waiter still holds included), so that engine waits see their abort flags.
+pub(crate) fn wake_all() {
+    for n in lock(&NOTIFIERS).values() {
+        n.notify();
     }
 }
 
@@ -179,8 +231,18 @@ pub(crate) struct ObjCore {
     /// `NvSciSyncSilObjEngineFence`, or a signal that went past it).
     threshold: AtomicU64,
     ring: Mutex<Ring>,
-    /// Wakes waiters after a signal.
-    pub notifier: Notifier,
+    /// Wakes waiters after a signal (shared with [`NOTIFIERS`]).
+    notifier: Arc<Notifier>,
+    /// A device writes the counter without telling the SIL
+    /// (`NvSciSyncSilObjSetDeviceWritten`): sleeping waits yield-spin instead.
+    device_written: AtomicBool,
+}
+
+impl Drop for ObjCore {
+    fn drop(&mut self) {
+        let key = Arc::as_ptr(&self.notifier).addr();
+        lock(&NOTIFIERS).remove(&key);
+    }
 }
 
 impl ObjCore {
@@ -203,6 +265,8 @@ impl ObjCore {
             ts_ns: clock::now_ns(),
             valid: true,
         };
+        let notifier = Arc::new(Notifier::new());
+        lock(&NOTIFIERS).insert(Arc::as_ptr(&notifier).addr(), notifier.clone());
         ObjCore {
             id,
             module,
@@ -216,8 +280,17 @@ impl ObjCore {
                 last: 0,
                 mask: info.prim.max_value(),
             }),
-            notifier: Notifier::new(),
+            notifier,
+            device_written: AtomicBool::new(false),
         }
+    }
+
+    /// From now on a device writes the counter without telling the SIL: sleeping waits
+    /// yield-spin (`NvSciSyncSilObjSetDeviceWritten`).
+    pub(crate) fn set_device_written(&self) {
+        self.device_written.store(true, Ordering::Release);
+        // Waiters already asleep switch to watching the counter.
+        self.notifier.notify();
     }
 
     /// The primitive.
@@ -344,28 +417,52 @@ impl ObjCore {
     /// Waits until the counter reaches `value` (the primitive's cyclic compare); `Some(timestamp of the value, or
     /// the SIL clock when none was recorded)` on success.
     pub(crate) fn wait(&self, value: u64, timeout_ns: u64, strategy: Strategy) -> Option<u64> {
-        self.wait_cmp(value, self.cmp(), timeout_ns, strategy)
+        self.wait_cmp(value, self.cmp(), timeout_ns, strategy, None)
+            .ok()
     }
 
-    /// [`wait`](Self::wait) with an explicit compare.
+    /// [`wait`](Self::wait) with an explicit compare and an abort flag: `Ok(timestamp)`,
+    /// else how it ended.
     pub(crate) fn wait_cmp(
         &self,
         value: u64,
         cmp: Cmp,
         timeout_ns: u64,
         strategy: Strategy,
-    ) -> Option<u64> {
-        if wait_counter(
-            self.counter(),
-            value,
-            cmp,
-            timeout_ns,
-            &self.notifier,
-            strategy,
-        ) {
-            Some(self.timestamp_of(value).unwrap_or_else(clock::now_ns))
-        } else {
-            None
+        abort: Abort<'_>,
+    ) -> Result<u64, Waited> {
+        let deadline = clock::real_ns().saturating_add(timeout_ns);
+        let waited = loop {
+            let device = self.device_written.load(Ordering::Acquire);
+            let strategy = match strategy {
+                Strategy::Sleep if device => Strategy::Yield,
+                s => s,
+            };
+            // A sleeper also stops when the object becomes device-written (its counter
+            // will change unannounced), and goes on as a yielding spin.
+            let flipped = || !device && self.device_written.load(Ordering::Acquire);
+            let left = if deadline == u64::MAX {
+                u64::MAX
+            } else {
+                deadline.saturating_sub(clock::real_ns())
+            };
+            let w = wait_counter(
+                self.counter(),
+                value,
+                cmp,
+                left,
+                &self.notifier,
+                strategy,
+                || aborted(abort) || flipped(),
+            );
+            if w == Waited::Aborted && !aborted(abort) {
+                continue;
+            }
+            break w;
+        };
+        match waited {
+            Waited::Reached => Ok(self.timestamp_of(value).unwrap_or_else(clock::now_ns)),
+            other => Err(other),
         }
     }
 }

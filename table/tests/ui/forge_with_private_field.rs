@@ -15,6 +15,7 @@ static TABLES: ScheduleTables = ScheduleTables {
     cubins: &[],
     loadables: &[],
     timeline: &[],
+    cpu_waits: &[],
 };
 
 static FORGED: Schedule = Schedule { tables: &TABLES };

@@ -15,6 +15,7 @@ static TABLES: ScheduleTables = ScheduleTables {
     cubins: &[],
     loadables: &[],
     timeline: &[],
+    cpu_waits: &[],
 };
 
 static SCHEDULE: Schedule = match Schedule::check(&TABLES) {

@@ -63,6 +63,7 @@ static TABLES: ScheduleTables = ScheduleTables {
     cubins: &[],
     loadables: &[],
     timeline: &[],
+    cpu_waits: &[],
 };
 
 pub static SCHEDULE: Schedule = match Schedule::check(&TABLES) {

@@ -388,6 +388,7 @@ static TABLES: ScheduleTables = ScheduleTables {
         outputs: &[],
     }],
     timeline: &[],
+    cpu_waits: &[],
 };
 
 /// Covers: REQ-EVD-002

@@ -15,7 +15,7 @@ use syn::{LitFloat, LitInt, LitStr};
 
 use crate::analysis::Analysis;
 use crate::manifest::{Artifact, Tensor};
-use crate::model::{Action, BufKind, Model, Param, Scope, Work, const_name};
+use crate::model::{Action, BufKind, CpuWaitSpec, Model, Param, Scope, Work, const_name};
 use crate::units::grouped;
 
 /// How the generated code builds `pub static SCHEDULE: Schedule`.
@@ -291,6 +291,7 @@ impl Emitter<'_> {
             cubins: &CUBINS,
             loadables: &LOADABLES,
             timeline: &TIMELINE,
+            cpu_waits: &CPU_WAITS,
         };
         let doc = doc_text(&format!("The validated schedule `{}`.", m.name));
         match form {
@@ -450,6 +451,7 @@ impl Emitter<'_> {
                 }
             })
         });
+        let cpu_waits = (0..m.tasks.len()).map(|t| self.cpu_wait(t));
         vec![
             static_table("ENGINES", "EngineDesc", engines),
             static_table("BUFFERS", "BufferDesc", buffers),
@@ -459,7 +461,37 @@ impl Emitter<'_> {
             static_table("CUBINS", "CubinDesc", cubins),
             static_table("LOADABLES", "LoadableDesc", loadables),
             static_table("TIMELINE", "TimelineEntry", timeline),
+            static_table("CPU_WAITS", "CpuWait", cpu_waits),
         ]
+    }
+
+    /// Task `t`'s `CpuWait`: its own `cpu_wait`, else its engine's, else block. A window
+    /// around the finish is placed on the task's earliest worst-case finish over its modes
+    /// (the timeline's latest finish; the window is that time ± `spin_around`).
+    fn cpu_wait(&self, t: usize) -> TokenStream {
+        let m = self.model;
+        let task = &m.tasks[t];
+        let spec = task.cpu_wait.or(m.engines[task.engine].cpu_wait);
+        match spec {
+            None | Some(CpuWaitSpec::Block) => quote!(CpuWait::Block),
+            Some(CpuWaitSpec::Spin) => quote!(CpuWait::ALWAYS_SPIN),
+            Some(CpuWaitSpec::SpinAround(window)) => {
+                let finish = self
+                    .analysis
+                    .timelines
+                    .iter()
+                    .flat_map(|tl| tl.rows.iter())
+                    .filter(|r| r.task == t)
+                    .map(|r| r.finish)
+                    .min()
+                    .unwrap_or(0);
+                let (from, until) = (
+                    num(finish.saturating_sub(window)),
+                    num(finish.saturating_add(window)),
+                );
+                quote!(CpuWait::Spin { from_ns: #from, until_ns: #until })
+            }
+        }
     }
 
     /// The `TaskDesc` of task `t`.

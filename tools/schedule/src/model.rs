@@ -131,6 +131,8 @@ pub(crate) struct Engine {
     pub kind: Kind,
     pub instance: u8,
     pub queue_capacity: u16,
+    /// How CPU threads wait for its tasks (`cpu_wait`; `None`: block).
+    pub cpu_wait: Option<CpuWaitSpec>,
     pub span: Span,
     pub capacity_span: Option<Span>,
 }
@@ -243,6 +245,58 @@ pub(crate) struct Task {
     pub after: Vec<Dep>,
     /// Bit `m` = runs in mode `m`.
     pub modes: u32,
+    /// How CPU threads wait for it (`cpu_wait`; `None`: its engine's).
+    pub cpu_wait: Option<CpuWaitSpec>,
+}
+
+/// A `cpu_wait` as the schedule writes it: how CPU threads wait for a task's completion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CpuWaitSpec {
+    /// `"block"`: sleep until the signal wakes the waiter.
+    Block,
+    /// `"spin"`: spin for the whole wait.
+    Spin,
+    /// `{ spin_around = "50us" }`: spin within this much either side of the task's
+    /// finish in the worst-case timeline, block before and after.
+    SpinAround(u64),
+}
+
+/// Reads a `cpu_wait` value.
+fn parse_cpu_wait(p: &mut Parser, n: &Node, what: &str) -> Option<CpuWaitSpec> {
+    let help = "write `cpu_wait = \"block\"`, `\"spin\"` or `{ spin_around = \"50us\" }`";
+    if let Value::Str(s) = &n.value {
+        return match s.as_str() {
+            "block" => Some(CpuWaitSpec::Block),
+            "spin" => Some(CpuWaitSpec::Spin),
+            other => {
+                p.err(
+                    &n.span,
+                    format!("`cpu_wait` of {what}: unknown policy `{other}`"),
+                )
+                .notes
+                .push(help.into());
+                None
+            }
+        };
+    }
+    let mut f = p.ok(read::table(&p.src, n, &format!("`cpu_wait` of {what}")))?;
+    let window = f.value("spin_around");
+    p.unknown(&f, &["spin_around"], &format!("`cpu_wait` of {what}"));
+    let Some(window) = window else {
+        p.err(
+            &n.span,
+            format!("`cpu_wait` of {what} has no `spin_around`"),
+        )
+        .notes
+        .push(help.into());
+        return None;
+    };
+    p.ok(read::duration(
+        &p.src,
+        window,
+        &format!("`spin_around` of {what}"),
+    ))
+    .map(CpuWaitSpec::SpinAround)
 }
 
 impl Task {
@@ -373,6 +427,7 @@ const TOP_KEYS: &[&str] = &[
 const TASK_KEYS: &[&str] = &[
     "name",
     "engine",
+    "cpu_wait",
     "wcet",
     "budget",
     "deadline",
@@ -1033,7 +1088,14 @@ fn parse_engines(p: &mut Parser, n: Option<&Node>, profile: Option<Profile>) -> 
                 )
                 .map(|c| c as u16);
             let what = format!("engine `{name}`");
-            p.unknown(&ef, &["name", kind.instance_key(), "queue_capacity"], &what);
+            let cpu_wait = ef
+                .value("cpu_wait")
+                .and_then(|n| parse_cpu_wait(p, n, &what));
+            p.unknown(
+                &ef,
+                &["name", kind.instance_key(), "queue_capacity", "cpu_wait"],
+                &what,
+            );
             let (Some(instance), Some(queue_capacity)) = (instance, capacity) else {
                 continue;
             };
@@ -1088,6 +1150,7 @@ fn parse_engines(p: &mut Parser, n: Option<&Node>, profile: Option<Profile>) -> 
                 kind,
                 instance,
                 queue_capacity,
+                cpu_wait,
                 span: name_node.span.clone(),
                 capacity_span: capacity_node.map(|n| n.span.clone()),
             });
@@ -1292,6 +1355,14 @@ fn parse_task(p: &mut Parser, cx: &mut TaskCx<'_>, n: &Node, index: usize) -> Op
     let _ = f.take("name");
     let what = format!("task `{name}`");
     let mut ok = true;
+    let cpu_wait = match f.value("cpu_wait") {
+        Some(n) => {
+            let w = parse_cpu_wait(p, n, &what);
+            ok &= w.is_some();
+            w
+        }
+        None => None,
+    };
 
     // Engine.
     let engine = match f.value("engine") {
@@ -1637,6 +1708,7 @@ fn parse_task(p: &mut Parser, cx: &mut TaskCx<'_>, n: &Node, index: usize) -> Op
         accesses,
         after,
         modes,
+        cpu_wait,
     })
 }
 

@@ -517,3 +517,81 @@ fn inspectable_copy_goes_to_the_target_dir() {
         None
     );
 }
+
+/// Covers: REQ-SCH-015
+#[test]
+fn cpu_wait_resolves_per_task_from_the_task_its_engine_and_the_timeline() {
+    let text = edited(
+        &docs_example(),
+        &[
+            (
+                r#"gpu = [{ name = "gpu0", stream = 0 }]"#,
+                r#"gpu = [{ name = "gpu0", stream = 0, cpu_wait = "spin" }]"#,
+            ),
+            (
+                "name = \"detector\"\n",
+                "name = \"detector\"\ncpu_wait = { spin_around = \"100us\" }\n",
+            ),
+        ],
+    );
+    let opts = Options {
+        package_dir: Some(aeb_package_dir()),
+        ..options()
+    };
+    let src = render_str(&docs_example_path(), &text, &opts)
+        .unwrap_or_else(|d| panic!("{d}"))
+        .source;
+    let start = src.find("static CPU_WAITS").expect("CPU_WAITS");
+    let table = &src[start..start + src[start..].find("];").expect("end")];
+    let gpu_tasks = text.matches("engine = \"gpu0\"").count();
+    assert_eq!(
+        table.matches("CpuWait::ALWAYS_SPIN").count(),
+        gpu_tasks,
+        "{table}"
+    );
+    // The detector's window: its worst-case finish (a `latest_finish_ns` of the timeline)
+    // ± 100 µs.
+    let number = |s: &str| {
+        s.trim()
+            .trim_end_matches(',')
+            .replace('_', "")
+            .parse::<u64>()
+    };
+    let field = |name: &str| {
+        let at = table.find(name).expect(name) + name.len();
+        number(&table[at..at + table[at..].find(['\n', '}']).expect("value")]).expect(name)
+    };
+    let (from, until) = (field("from_ns:"), field("until_ns:"));
+    assert_eq!(until - from, 200_000, "{table}");
+    let finishes: Vec<u64> = src
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("latest_finish_ns:"))
+        .map(|v| number(v).expect("finish"))
+        .collect();
+    assert!(finishes.contains(&(from + 100_000)), "{finishes:?} {table}");
+    let tasks = text.matches("[[task]]").count();
+    assert_eq!(
+        table.matches("CpuWait::Block").count(),
+        tasks - gpu_tasks - 1
+    );
+
+    // Bad values are diagnostics with line and column.
+    for (bad, needle) in [
+        ("cpu_wait = \"nap\"", "unknown policy `nap`"),
+        ("cpu_wait = { spin = \"1us\" }", "has no `spin_around`"),
+        ("cpu_wait = 3", "must be a table"),
+    ] {
+        let t = edited(
+            &docs_example(),
+            &[(
+                "name = \"detector\"\n",
+                &format!("name = \"detector\"\n{bad}\n"),
+            )],
+        );
+        let e = match render_str(&docs_example_path(), &t, &opts) {
+            Ok(_) => panic!("{bad} accepted"),
+            Err(d) => d.to_string(),
+        };
+        assert!(e.contains(needle) && e.contains("schedule.toml:69:"), "{e}");
+    }
+}

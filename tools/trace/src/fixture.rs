@@ -99,6 +99,7 @@ static TABLES: ScheduleTables = ScheduleTables {
     cubins: &[],
     loadables: &[],
     timeline: &TIMELINE,
+    cpu_waits: &[],
 };
 
 /// The fixture, checked at compile time.

@@ -1,0 +1,80 @@
+//! Smoke test of `hil bench` on the SIL platform: a few frames, every table row and the JSON
+//! are there (the numbers are not judged: it is a benchmark).
+//!
+//! Covers: REQ-RT-015
+#![cfg(feature = "sil")]
+
+use std::process::Command;
+
+#[test]
+fn bench_prints_every_row_and_writes_the_json() {
+    let json = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("bench-smoke.json");
+    let _ = std::fs::remove_file(&json);
+    let out = Command::new(env!("CARGO_BIN_EXE_hil"))
+        .args(["bench", "--frames", "12", "--warmup", "4", "--json"])
+        .arg(&json)
+        .output()
+        .expect("run hil");
+    let text = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "hil bench failed: {:?}", out.status);
+    for row in [
+        "[gpu_bench:",
+        "raw launch + synchronize ",
+        "raw CUDA graph per frame                     not available on SIL",
+        "raw pre-enqueued + busy-poll ",
+        "raw runtime shape (3 waits, 2 writes) ",
+        "orin-exec, gpu_timestamps off ",
+        "orin-exec, gpu_timestamps on ",
+        "submission and CPU",
+        "ratios runtime / raw (p50, p99):",
+        "[dla_bench:",
+        "raw CPU->GPU->DLA->GPU->CPU",
+        "SIL engine threads:",
+    ] {
+        assert!(text.contains(row), "no row `{row}` in the output");
+    }
+    // Every runtime line reports the executive's CPU and wake-ups, and a ratio against each
+    // measured baseline of its pipeline.
+    let runtime_wakeups = text
+        .lines()
+        .filter(|l| !l.starts_with("SIL engine threads"))
+        .map(|l| l.matches(" wake-ups").count())
+        .sum::<usize>();
+    assert_eq!(runtime_wakeups, 3);
+    for baseline in [
+        "raw launch + synchronize",
+        "raw pre-enqueued + busy-poll",
+        "raw runtime shape",
+    ] {
+        let ratios = text
+            .lines()
+            .filter(|l| {
+                l.trim_start().starts_with("orin-exec") && l.contains(&format!("/ {baseline}"))
+            })
+            .count();
+        assert!(ratios >= 2, "fewer than 2 ratios against `{baseline}`");
+    }
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("json written"))
+            .expect("json parses");
+    let pipelines = v["pipelines"].as_array().expect("pipelines");
+    assert_eq!(pipelines.len(), 2);
+    let lines: Vec<usize> = pipelines
+        .iter()
+        .map(|p| p["lines"].as_array().map_or(0, Vec::len))
+        .collect();
+    assert_eq!(lines, [6, 2]);
+    for p in pipelines {
+        for l in p["lines"].as_array().expect("lines") {
+            if l["not_available"].as_str() == Some("") {
+                // A raw baseline fails on any lost frame; the runtime may skip or fault one
+                // on a loaded machine (its frame then has no sample).
+                let n = l["latency_ns"]["n"].as_u64().unwrap_or(0);
+                let raw = l["name"].as_str().is_some_and(|n| n.starts_with("raw"));
+                assert!(if raw { n == 12 } else { n > 0 }, "{}: n = {n}", l["name"]);
+                assert_eq!(l["wrong"].as_u64(), Some(0), "{}", l["name"]);
+            }
+        }
+    }
+}

@@ -1,0 +1,263 @@
+//! Dependencies that a CUDA stream already orders get no semaphore wait: a chain of the
+//! user's kernel, two tasks on stream 0 and a third on stream 1, between two CPU tasks. The
+//! wait of the second kernel on the first is left out (same stream, issued first); the
+//! third's wait on the second (another stream) and every wait on a CPU task stay. Every
+//! frame's output is checked, so a left-out wait that the stream did not order would show.
+//!
+//! The same chain on the real clock runs each `cpu_wait` policy of the last kernel: a
+//! spinning policy reports the CPU time spun, blocking reports none.
+#![cfg(feature = "sil")]
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use orin_exec::engine::cpu::CpuCtx;
+use orin_exec::exec::{Builder, Config, CpuTask, Storage, TaskFault};
+use orin_exec::table::*;
+
+mod user_kernel;
+use user_kernel::{K, KERNEL, N, Produce, SCALE_INDEX, leak, user_cubin};
+
+const IN: BufferId = BufferId(0);
+const MID: BufferId = BufferId(1);
+const OUT: BufferId = BufferId(2);
+const LAST: BufferId = BufferId(3);
+const PRODUCE: TaskId = TaskId(0);
+const FIRST: TaskId = TaskId(1);
+const SECOND: TaskId = TaskId(2);
+const OTHER_STREAM: TaskId = TaskId(3);
+const VERIFY: TaskId = TaskId(4);
+
+fn schedule(cpu_waits: &'static [CpuWait]) -> &'static Schedule {
+    let ms = 1_000_000;
+    let task = |name, engine: u8, work, reads, writes, waits: Vec<Wait>| TaskDesc {
+        name,
+        engine: EngineId(engine),
+        work,
+        wcet_ns: ms,
+        budget_ns: 4 * ms,
+        deadline_ns: 10 * ms,
+        release_ns: 0,
+        reads: leak(reads),
+        writes: leak(writes),
+        waits: leak(waits),
+        modes: ModeMask::ALL,
+    };
+    let gpu = |from, to| {
+        Work::Gpu(GpuWork {
+            cubin: CubinId(0),
+            kernel: KERNEL,
+            grid: [4, 1, 1],
+            block: [256, 1, 1],
+            shared_mem_bytes: 0,
+            params: leak(vec![
+                Param::Buffer(from),
+                Param::Buffer(to),
+                Param::I32(K),
+                Param::U32(N),
+            ]),
+        })
+    };
+    let w = |task, lag| Wait { task, lag };
+    let buffer = |name| BufferDesc {
+        name,
+        kind: BufferKind::Raw {
+            size: u64::from(N) * 4,
+            align: 256,
+        },
+        multiplicity: 1,
+        cpu_access: true,
+    };
+    let engine = |name, kind, instance| EngineDesc {
+        name,
+        kind,
+        instance,
+        queue_capacity: 8,
+    };
+    let tables = Box::leak(Box::new(ScheduleTables {
+        name: "stream_order",
+        profile: "sil",
+        period_ns: 10 * ms,
+        minor_frames_ns: &[0],
+        lookahead: 1,
+        engines: leak(vec![
+            engine("cpu0", EngineKind::Cpu, 0),
+            engine("gpu0", EngineKind::Gpu, 0),
+            engine("gpu1", EngineKind::Gpu, 1),
+        ]),
+        buffers: leak(vec![
+            buffer("in"),
+            buffer("mid"),
+            buffer("out"),
+            buffer("last"),
+        ]),
+        tasks: leak(vec![
+            task(
+                "produce",
+                0,
+                Work::Cpu,
+                vec![],
+                vec![IN],
+                vec![w(VERIFY, 1)],
+            ),
+            task(
+                "first",
+                1,
+                gpu(IN, MID),
+                vec![IN],
+                vec![MID],
+                vec![w(PRODUCE, 0)],
+            ),
+            task(
+                "second",
+                1,
+                gpu(MID, OUT),
+                vec![MID],
+                vec![OUT],
+                vec![w(FIRST, 0)],
+            ),
+            task(
+                "other_stream",
+                2,
+                gpu(OUT, LAST),
+                vec![OUT],
+                vec![LAST],
+                vec![w(SECOND, 0)],
+            ),
+            task(
+                "verify",
+                0,
+                Work::Cpu,
+                vec![IN, LAST],
+                vec![],
+                vec![w(OTHER_STREAM, 0)],
+            ),
+        ]),
+        modes: leak(vec![ModeDesc { name: "normal" }]),
+        health: &[],
+        cubins: leak(vec![*user_cubin()]),
+        loadables: &[],
+        timeline: &[],
+        cpu_waits,
+    }));
+    Box::leak(Box::new(Schedule::check(tables).expect("valid tables")))
+}
+
+static GOOD: AtomicU64 = AtomicU64::new(0);
+
+/// The SIL clock and `GOOD` are process-wide: one run at a time.
+static ONE_RUN: Mutex<()> = Mutex::new(());
+
+fn sealed(
+    cpu_waits: &'static [CpuWait],
+    virtual_clock: bool,
+    gpu_timestamps: bool,
+) -> orin_exec::exec::Executive {
+    GOOD.store(0, Ordering::Relaxed);
+    Builder::new(
+        schedule(cpu_waits),
+        Box::leak(Box::new(Storage::<5, 4, 4, 1>::new())),
+    )
+    .config(Config {
+        virtual_clock,
+        realtime_priority: None,
+        gpu_timestamps,
+        ..Config::default()
+    })
+    .bind(PRODUCE, Box::leak(Box::new(Produce(IN))))
+    .bind(VERIFY, Box::leak(Box::new(Verify)))
+    .init()
+    .expect("init")
+    .seal()
+    .expect("seal")
+}
+
+/// Counts the frames whose `last` is the kernel applied three times to `in`.
+struct Verify;
+
+impl CpuTask for Verify {
+    fn run(&mut self, ctx: &CpuCtx<'_>) -> Result<(), TaskFault> {
+        let (input, last) = (ctx.read_as::<i32>(IN)?, ctx.read_as::<i32>(LAST)?);
+        let step = |x: i32, i: usize| x.wrapping_mul(K).wrapping_add(i as i32);
+        let ok = (0..N as usize).all(|i| last[i] == step(step(step(input[i], i), i), i));
+        if ok {
+            GOOD.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+}
+
+/// Covers: REQ-GPU-015
+#[test]
+fn a_wait_the_stream_already_orders_is_left_out() {
+    let _one = ONE_RUN.lock().unwrap_or_else(|e| e.into_inner());
+    orin_exec::sil::register_kernel_model(user_cubin(), KERNEL, &SCALE_INDEX).expect("model");
+    for gpu_timestamps in [true, false] {
+        let mut exec = sealed(&[], true, gpu_timestamps);
+        let frames = 200;
+        let mut faults = 0;
+        for _ in 0..frames {
+            faults += exec.step().expect("step").faults;
+        }
+        let stats = exec.submit_stats();
+        exec.shutdown().expect("shutdown");
+        assert_eq!(faults, 0);
+        assert_eq!(GOOD.load(Ordering::Relaxed), frames);
+        // Frames submitted: the run's and the lookahead's, three GPU tasks each.
+        let submitted = stats.gpu_tasks / 3;
+        assert_eq!(stats.gpu_tasks, 3 * submitted);
+        assert!(submitted >= frames, "{stats:?}");
+        // Per frame one wait left out (second on first), two kept (first on produce, the
+        // other stream's on second); per task a launch and a signal, and two stamps when on.
+        assert_eq!(stats.waits_elided, submitted, "{stats:?}");
+        let stamps = if gpu_timestamps { 2 } else { 0 };
+        assert_eq!(
+            stats.stream_ops,
+            submitted * (2 + 3 * (2 + stamps)),
+            "{stats:?}"
+        );
+        assert!(stats.gpu_enqueue_ns > 0);
+    }
+}
+
+/// Covers: REQ-RT-014
+#[test]
+fn a_spinning_cpu_wait_reports_its_cpu_time_and_blocking_none() {
+    let _one = ONE_RUN.lock().unwrap_or_else(|e| e.into_inner());
+    orin_exec::sil::register_kernel_model(user_cubin(), KERNEL, &SCALE_INDEX).expect("model");
+    let spin_last: &'static [CpuWait] = Box::leak(Box::new([
+        CpuWait::Block,
+        CpuWait::Block,
+        CpuWait::Block,
+        // A window from the release to half the deadline, then blocking.
+        CpuWait::Spin {
+            from_ns: 0,
+            until_ns: 5_000_000,
+        },
+        CpuWait::Block,
+    ]));
+    for (waits, spins) in [(spin_last, true), (&[][..], false)] {
+        let mut exec = sealed(waits, false, false);
+        let frames = 20;
+        let mut faults = 0;
+        for _ in 0..frames {
+            faults += exec.step().expect("step").faults;
+        }
+        let recent: Vec<_> = exec.recent_faults().map(|f| (f.frame, f.error)).collect();
+        let spun = |t| exec.counters(t).spin_ns;
+        // The verifier's worker waits for the last kernel; the executive monitors it.
+        let (worker, executive, others) = (spun(VERIFY), spun(OTHER_STREAM), spun(SECOND));
+        exec.shutdown().expect("shutdown");
+        // Real time on a possibly loaded machine: faults may happen, but frames complete.
+        assert!(
+            GOOD.load(Ordering::Relaxed) > 0,
+            "{faults} faults: {recent:?}"
+        );
+        assert_eq!(others, 0, "a blocking task's waits never spin");
+        if spins {
+            assert!(worker > 0 && executive > 0, "{worker} {executive}");
+        } else {
+            assert_eq!((worker, executive), (0, 0));
+        }
+    }
+}
