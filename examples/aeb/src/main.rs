@@ -377,10 +377,7 @@ fn run(
         "safe_stop": stopped,
         "trace_records": records,
     });
-    export::write_file(
-        &summary_path,
-        serde_json::to_string_pretty(&summary)?.as_bytes(),
-    )?;
+    export::write_file(&summary_path, &export::json_pretty(&summary)?)?;
 
     // The verdict: the run's own criteria, then the evidence's (artifacts, audit, allocations).
     let injected = args.inject.len();

@@ -1351,7 +1351,10 @@ fn histogram(t: &TaskAnalysis) -> String {
     let (pw, ph) = (W - L - R, H - T - B);
     let y = |c: f64| T + ph - ph * ((c / 0.5).log10() / (10f64.powf(decades) / 0.5).log10());
     let x = |ns: f64| L + pw * ns / xmax;
-    let mut s = format!(
+    // Sized for the largest histogram: its allocations do not depend on the numbers in it.
+    let mut s = String::with_capacity(32 * 1024);
+    let _ = write!(
+        s,
         "<svg class=\"hist\" viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" role=\"img\" \
          aria-label=\"execution time histogram of {}\"><title>Execution time of {} \
          (ms, log count)</title>\n",
@@ -1466,7 +1469,10 @@ fn release_plot(a: &Analysis) -> String {
     debug_assert_eq!(pw as usize, RELEASE_COLUMNS);
     let x = |f: u64| L + pw * (f - f0) as f64 / (f1 - f0) as f64;
     let y = |e: f64| T + ph - ph * (e - lo) / (hi - lo);
-    let mut s = format!(
+    // Sized for a full plot: one allocation whatever the run's length.
+    let mut s = String::with_capacity(128 * 1024);
+    let _ = write!(
+        s,
         "<svg class=\"release\" viewBox=\"0 0 {W} {H}\" width=\"100%\" role=\"img\" \
          aria-label=\"release error per frame\"><title>Release error per frame (µs)</title>\n\
          <line class=\"axis\" x1=\"{L}\" y1=\"{T}\" x2=\"{L}\" y2=\"{}\"/>\
@@ -1551,8 +1557,8 @@ fn release_plot(a: &Analysis) -> String {
         );
     }
     // One column per pixel: the min and max of its frames.
-    let mut line = String::new();
-    let mut spans = String::new();
+    let mut line = String::with_capacity(16 * (RELEASE_COLUMNS + 1));
+    let mut spans = String::with_capacity(32 * (RELEASE_COLUMNS + 1));
     for (c, v) in series.columns.iter().enumerate() {
         let Some((mn, mx)) = v else { continue };
         let xx = L + c as f64;

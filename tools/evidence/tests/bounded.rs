@@ -30,8 +30,15 @@ fn meta() -> TraceMeta {
     TraceMeta {
         name: "random".into(),
         period_ns: PERIOD,
-        engines: vec![("cpu0".into(), "cpu".into(), 0), ("gpu0".into(), "gpu".into(), 0)],
-        tasks: vec![task("a", 0, 600_000), task("b", 1, 800_000), task("c", 0, 900_000)],
+        engines: vec![
+            ("cpu0".into(), "cpu".into(), 0),
+            ("gpu0".into(), "gpu".into(), 0),
+        ],
+        tasks: vec![
+            task("a", 0, 600_000),
+            task("b", 1, 800_000),
+            task("c", 0, 900_000),
+        ],
         modes: vec!["normal".into(), "degraded".into()],
         timeline: vec![TimelineMeta {
             mode: 0,
@@ -62,7 +69,13 @@ fn random_run(seed: u64, frames: u64) -> Vec<Record> {
         let err = rng.in_range(0, 40_000) as i64 - 10_000;
         if rng.in_range(0, 999) == 0 {
             mode ^= 1;
-            out.push(rec(planned - 5_000, f, NO_TASK, Event::ModeSwitch, u64::from(mode)));
+            out.push(rec(
+                planned - 5_000,
+                f,
+                NO_TASK,
+                Event::ModeSwitch,
+                u64::from(mode),
+            ));
         }
         out.push(rec(
             (planned as i64 + err) as u64,
@@ -121,7 +134,12 @@ fn near(q: u64, e: u64) -> bool {
 }
 
 /// What the report's analysis must equal whatever the run's length.
-fn check_exact_parts(meta: &TraceMeta, records: &[Record], bounded: &Analysis, exact: &RunAnalysis) {
+fn check_exact_parts(
+    meta: &TraceMeta,
+    records: &[Record],
+    bounded: &Analysis,
+    exact: &RunAnalysis,
+) {
     let releases = analysis::release_errors(records);
     assert_eq!(bounded.release.frames, releases.len() as u64);
     assert_eq!(bounded.last_release, releases.iter().map(|r| r.frame).max());
@@ -144,7 +162,12 @@ fn check_exact_parts(meta: &TraceMeta, records: &[Record], bounded: &Analysis, e
         let s = &b.stats;
         assert_eq!(
             (s.samples, s.min_ns, s.max_ns, s.mean_ns),
-            (e.stats.samples, e.stats.min_ns, e.stats.max_ns, e.stats.mean_ns)
+            (
+                e.stats.samples,
+                e.stats.min_ns,
+                e.stats.max_ns,
+                e.stats.mean_ns
+            )
         );
         // The histogram bins every sample, whatever the run's length.
         assert_eq!(b.histogram.len(), HIST_BINS);
@@ -172,7 +195,14 @@ fn check_exact_parts(meta: &TraceMeta, records: &[Record], bounded: &Analysis, e
     let want: Vec<(u64, Option<i64>, &str, &str)> = exact
         .incidents
         .iter()
-        .map(|i| (i.frame, i.detected_rel_ns, i.task.as_str(), i.fault.as_str()))
+        .map(|i| {
+            (
+                i.frame,
+                i.detected_rel_ns,
+                i.task.as_str(),
+                i.fault.as_str(),
+            )
+        })
         .collect();
     assert_eq!(faults, want);
     let switches: Vec<(u64, &str)> = bounded
@@ -234,7 +264,12 @@ fn bounded_analysis_memory_does_not_grow_with_the_run() {
     let calm = |frames| {
         let records: Vec<Record> = random_run(7, frames)
             .into_iter()
-            .filter(|r| !matches!(r.event, Event::Fault(_) | Event::Reaction(_) | Event::ModeSwitch))
+            .filter(|r| {
+                !matches!(
+                    r.event,
+                    Event::Fault(_) | Event::Reaction(_) | Event::ModeSwitch
+                )
+            })
             .collect();
         Analysis::of(&meta, &records)
     };

@@ -255,6 +255,24 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
     std::fs::write(path, bytes)
 }
 
+/// The room [`json_pretty`] reserves: more than a run's manifest or summary needs.
+pub const JSON_CAPACITY: usize = 64 * 1024;
+
+/// `value` as pretty-printed JSON in a buffer reserved at [`JSON_CAPACITY`] bytes, so that
+/// up to that size the text costs one allocation, whatever the width of its numbers (the
+/// demo's allocation count must not depend on the run's length).
+///
+/// ```
+/// let text = orin_exec_trace::json_pretty(&serde_json::json!({"frames": 3}))?;
+/// assert_eq!(text, b"{\n  \"frames\": 3\n}");
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn json_pretty<T: serde::Serialize + ?Sized>(value: &T) -> io::Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(JSON_CAPACITY);
+    serde_json::to_writer_pretty(&mut out, value).map_err(io::Error::other)?;
+    Ok(out)
+}
+
 #[cfg(test)]
 pub(crate) mod fixture;
 
