@@ -25,23 +25,26 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failed=0
 
-# peak_rss FRAMES: the run's maximum resident set size, KiB.
+# The runs' directories have names of one length (`run-a`, `run-b`): a longer path would
+# cost the path joins a different number of allocations, which is not the run's length.
+
+# peak_rss FRAMES NAME: the run's maximum resident set size, KiB.
 peak_rss() {
     /usr/bin/time -f '%M' -o "$tmp/rss" "$aeb" --virtual-clock --quiet --frames "$1" \
-        --out "$tmp/run-$1" >/dev/null
+        --out "$tmp/run-$2" >/dev/null
     tail -n 1 "$tmp/rss"
 }
 
-# allocations FRAMES: valgrind's count of heap allocations over the whole process.
+# allocations FRAMES NAME: valgrind's count of heap allocations over the whole process.
 allocations() {
     valgrind --tool=memcheck --leak-check=no "$aeb" --virtual-clock --quiet --frames "$1" \
-        --out "$tmp/vg-$1" 2>"$tmp/vg-$1.log" >/dev/null
-    sed -n 's/.*total heap usage: \([0-9,]*\) allocs.*/\1/p' "$tmp/vg-$1.log" | tr -d ,
+        --out "$tmp/vg-$2" 2>"$tmp/vg-$2.log" >/dev/null
+    sed -n 's/.*total heap usage: \([0-9,]*\) allocs.*/\1/p' "$tmp/vg-$2.log" | tr -d ,
 }
 
 started=$(date +%s)
-a=$(peak_rss "$short")
-b=$(peak_rss "$long")
+a=$(peak_rss "$short" a)
+b=$(peak_rss "$long" b)
 echo "peak RSS: $short frames $a KiB, $long frames $b KiB (ratio $(awk "BEGIN{printf \"%.3f\", $b/$a}"), bound 1.2)"
 if ! awk "BEGIN{exit !($b <= 1.2 * $a)}"; then
     echo "memory-flat: FAIL: peak RSS grows with the run's length"
@@ -50,8 +53,8 @@ fi
 echo "($(($(date +%s) - started)) s)"
 
 started=$(date +%s)
-x=$(allocations "$vg_short")
-y=$(allocations "$vg_long")
+x=$(allocations "$vg_short" a)
+y=$(allocations "$vg_long" b)
 echo "heap allocations (valgrind): $vg_short frames $x, $vg_long frames $y"
 if [ -z "$x" ] || [ "$x" != "$y" ]; then
     echo "memory-flat: FAIL: the allocation count depends on the run's length"

@@ -6,13 +6,14 @@
 //! their JSON summaries; the per-task numbers come from the analysis module's own code path,
 //! so a test that compares the report with a summary compares two computations.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::path::Path;
 
 use orin_exec::trace::{Event, Record};
 use orin_exec_trace::analysis::{self, Envelope, Envelopes, Percentiles};
 use orin_exec_trace::quantiles::Quantiles;
+use orin_exec_trace::window::FrameMap;
 use orin_exec_trace::{ReleaseSummary, Summarizer, TraceMeta, TraceReader};
 use serde::Serialize;
 
@@ -177,8 +178,8 @@ pub struct Analysis {
 /// Planned releases of the recent frames, else extrapolated from the first release and the
 /// period (a frame whose release record was lost or is too old).
 struct ReleaseWindow {
-    planned: HashMap<u64, u64>,
-    newest: u64,
+    /// Keyed by (0, frame).
+    planned: FrameMap<u64>,
     anchor: Option<(u64, u64)>,
     period_ns: u64,
 }
@@ -186,24 +187,18 @@ struct ReleaseWindow {
 impl ReleaseWindow {
     fn new(anchor: Option<&Record>, period_ns: u64) -> ReleaseWindow {
         ReleaseWindow {
-            planned: HashMap::with_capacity(2 * RELEASE_WINDOW as usize + 1),
-            newest: 0,
+            planned: FrameMap::new(1, RELEASE_WINDOW),
             anchor: anchor.map(|r| (r.frame, planned_of(r))),
             period_ns,
         }
     }
 
     fn add(&mut self, r: &Record) {
-        if self.planned.len() >= 2 * RELEASE_WINDOW as usize {
-            let oldest = self.newest.saturating_sub(RELEASE_WINDOW);
-            self.planned.retain(|&f, _| f >= oldest);
-        }
-        self.planned.insert(r.frame, planned_of(r));
-        self.newest = self.newest.max(r.frame);
+        self.planned.insert(0, r.frame, planned_of(r));
     }
 
     fn relative(&self, frame: u64, time_ns: u64) -> Option<i64> {
-        let planned = match self.planned.get(&frame) {
+        let planned = match self.planned.get(0, frame) {
             Some(&t) => t,
             None => {
                 let (f0, t0) = self.anchor?;
@@ -220,23 +215,29 @@ fn planned_of(r: &Record) -> u64 {
     (r.time_ns as i64).wrapping_sub(r.value as i64) as u64
 }
 
-/// Start and end records paired into executions (memory per execution in flight).
-#[derive(Default)]
+/// Start and end records paired into executions (memory per execution in flight, in a
+/// table allocated once).
 struct Pairs {
-    open: HashMap<(u16, u64), u64>,
+    open: FrameMap<u64>,
 }
 
 impl Pairs {
+    fn new(tasks: usize) -> Pairs {
+        Pairs {
+            open: FrameMap::new(tasks, RELEASE_WINDOW),
+        }
+    }
+
     /// `Some((start, end, skipped))` when `r` ends an execution.
     fn add(&mut self, r: &Record) -> Option<(u64, u64, bool)> {
         match r.event {
             Event::TaskStart => {
-                self.open.insert((r.task, r.frame), r.time_ns);
+                self.open.insert(r.task, r.frame, r.time_ns);
                 None
             }
             Event::TaskEnd | Event::TaskSkipped => self
                 .open
-                .remove(&(r.task, r.frame))
+                .remove(r.task, r.frame)
                 .map(|start| (start, r.time_ns, r.event == Event::TaskSkipped)),
             _ => None,
         }
@@ -267,7 +268,7 @@ impl FirstPass {
             last_frame: None,
             lost: 0,
             summarizer: Summarizer::new(meta),
-            pairs: Pairs::default(),
+            pairs: Pairs::new(n),
             durations: (0..n).map(|_| Quantiles::new()).collect(),
             skipped: vec![0; n],
             first_release: None,
@@ -433,7 +434,7 @@ impl Analysis {
         (
             SecondPass {
                 window: ReleaseWindow::new(first.first_release.as_ref(), meta.period_ns),
-                pairs: Pairs::default(),
+                pairs: Pairs::new(meta.tasks.len()),
                 steps,
                 fault_frames,
                 envelopes: Envelopes::new(meta),

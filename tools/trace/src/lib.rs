@@ -47,6 +47,7 @@ mod file;
 pub mod perfetto;
 pub mod quantiles;
 mod summary;
+pub mod window;
 
 pub use file::{
     Drainer, END_MAGIC, MAGIC, MAGIC_V1, RECORD_BYTES, TraceFile, TraceReader, read_file,

@@ -8,7 +8,7 @@
 //! counter track (`release error ns`); fault and reaction instants on the faulty task's
 //! engine track; releases, mode switches and ring overflows on the executive's track.
 
-use std::collections::HashMap;
+use crate::window::FrameMap;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
@@ -240,13 +240,11 @@ pub struct ChromeWriter<'m, W: Write> {
     /// Events written.
     events: u64,
     /// Executions started, not yet ended: (task, frame) -> start.
-    open: HashMap<(u16, u64), u64>,
+    open: FrameMap<u64>,
     /// Recent executions, for the arrows: (task, frame) -> execution.
-    done: HashMap<(u16, u64), Execution>,
+    done: FrameMap<Execution>,
     /// Per task, the tasks that wait for it and with which lag.
     waited_by: Vec<Vec<(u16, u8)>>,
-    window: u64,
-    newest_frame: u64,
     flow_id: u64,
 }
 
@@ -271,11 +269,9 @@ impl<'m, W: Write> ChromeWriter<'m, W> {
             base_ns,
             exec_tid: executive_tid(meta),
             events: 0,
-            open: HashMap::with_capacity(4 * meta.tasks.len().max(1)),
-            done: HashMap::with_capacity(2 * (window as usize + 1) * meta.tasks.len().max(1)),
+            open: FrameMap::new(meta.tasks.len(), window),
+            done: FrameMap::new(meta.tasks.len(), window),
             waited_by,
-            window,
-            newest_frame: 0,
             flow_id: 0,
         };
         w.out
@@ -340,11 +336,11 @@ impl<'m, W: Write> ChromeWriter<'m, W> {
         let meta = self.meta;
         match r.event {
             Event::TaskStart => {
-                self.open.insert((r.task, r.frame), r.time_ns);
+                self.open.insert(r.task, r.frame, r.time_ns);
                 return Ok(());
             }
             Event::TaskEnd | Event::TaskSkipped => {
-                if let Some(start_ns) = self.open.remove(&(r.task, r.frame)) {
+                if let Some(start_ns) = self.open.remove(r.task, r.frame) {
                     let x = Execution {
                         task: r.task,
                         frame: r.frame,
@@ -445,7 +441,7 @@ impl<'m, W: Write> ChromeWriter<'m, W> {
                 let Some(on_frame) = x.frame.checked_sub(w.lag.into()) else {
                     continue;
                 };
-                if let Some(&sig) = self.done.get(&(w.task, on_frame)) {
+                if let Some(&sig) = self.done.get(w.task, on_frame) {
                     self.flow(&sig, &x, w.lag)?;
                 }
             }
@@ -456,19 +452,12 @@ impl<'m, W: Write> ChromeWriter<'m, W> {
             if let Some(&y) = x
                 .frame
                 .checked_add(lag.into())
-                .and_then(|f| self.done.get(&(waiter, f)))
+                .and_then(|f| self.done.get(waiter, f))
             {
                 self.flow(&x, &y, lag)?;
             }
         }
-        self.done.insert((x.task, x.frame), x);
-        if x.frame > self.newest_frame {
-            self.newest_frame = x.frame;
-            if self.done.len() >= self.done.capacity().max(1) {
-                let oldest = self.newest_frame.saturating_sub(self.window);
-                self.done.retain(|&(_, f), _| f >= oldest);
-            }
-        }
+        self.done.insert(x.task, x.frame, x);
         Ok(())
     }
 

@@ -1,7 +1,5 @@
 //! Per-task timing and fault statistics of a run (the summary table and `summary.json`).
 
-use std::collections::HashMap;
-
 use serde::Serialize;
 
 use orin_exec::table::FaultKind;
@@ -9,6 +7,7 @@ use orin_exec::trace::{Event, Record};
 
 use crate::TraceMeta;
 use crate::quantiles::Quantiles;
+use crate::window::FrameMap;
 
 /// One execution of a task: from its start and end records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -186,10 +185,9 @@ pub struct Summarizer {
     /// Per task: (the last miss frame, the length of the run of misses ending there).
     miss_run: Vec<Option<(u64, u64)>>,
     /// Executions started, not yet ended: (task, frame) -> start.
-    open: HashMap<(u16, u64), u64>,
-    /// Planned release of the recent frames.
-    releases: HashMap<u64, u64>,
-    newest_frame: u64,
+    open: FrameMap<u64>,
+    /// Planned release of the recent frames (task 0).
+    releases: FrameMap<u64>,
     release_errors: Quantiles,
 }
 
@@ -216,9 +214,8 @@ impl Summarizer {
             tasks,
             durations: (0..n).map(|_| Quantiles::new()).collect(),
             miss_run: vec![None; n],
-            open: HashMap::with_capacity(4 * n.max(1)),
-            releases: HashMap::with_capacity(2 * RELEASE_WINDOW as usize),
-            newest_frame: 0,
+            open: FrameMap::new(n, RELEASE_WINDOW),
+            releases: FrameMap::new(1, RELEASE_WINDOW),
             release_errors: Quantiles::new(),
         }
     }
@@ -229,21 +226,14 @@ impl Summarizer {
             Event::FrameRelease => {
                 let err = r.value as i64;
                 self.releases
-                    .insert(r.frame, (r.time_ns as i64 - err) as u64);
+                    .insert(0, r.frame, (r.time_ns as i64 - err) as u64);
                 self.release_errors.add(err);
-                if r.frame > self.newest_frame {
-                    self.newest_frame = r.frame;
-                    if self.releases.len() >= 2 * RELEASE_WINDOW as usize {
-                        let oldest = self.newest_frame.saturating_sub(RELEASE_WINDOW);
-                        self.releases.retain(|&f, _| f >= oldest);
-                    }
-                }
             }
             Event::TaskStart => {
-                self.open.insert((r.task, r.frame), r.time_ns);
+                self.open.insert(r.task, r.frame, r.time_ns);
             }
             Event::TaskEnd | Event::TaskSkipped => {
-                let Some(start) = self.open.remove(&(r.task, r.frame)) else {
+                let Some(start) = self.open.remove(r.task, r.frame) else {
                     return;
                 };
                 let Some(s) = self.tasks.get_mut(r.task as usize) else {
@@ -255,7 +245,7 @@ impl Summarizer {
                 }
                 s.runs += 1;
                 self.durations[r.task as usize].add_u64(r.time_ns.saturating_sub(start));
-                if let Some(&rel) = self.releases.get(&r.frame) {
+                if let Some(&rel) = self.releases.get(0, r.frame) {
                     s.max_finish_ns = s.max_finish_ns.max(r.time_ns.saturating_sub(rel));
                 }
             }
