@@ -1353,11 +1353,11 @@ fn histogram(t: &TaskAnalysis) -> String {
     let x = |ns: f64| L + pw * ns / xmax;
     // Sized for the largest histogram: its allocations do not depend on the numbers in it.
     let mut s = String::with_capacity(32 * 1024);
-    let _ = write!(
+    let _ = writeln!(
         s,
         "<svg class=\"hist\" viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" role=\"img\" \
          aria-label=\"execution time histogram of {}\"><title>Execution time of {} \
-         (ms, log count)</title>\n",
+         (ms, log count)</title>",
         esc(&t.task),
         esc(&t.task)
     );
@@ -1471,12 +1471,12 @@ fn release_plot(a: &Analysis) -> String {
     let y = |e: f64| T + ph - ph * (e - lo) / (hi - lo);
     // Sized for a full plot: one allocation whatever the run's length.
     let mut s = String::with_capacity(128 * 1024);
-    let _ = write!(
+    let _ = writeln!(
         s,
         "<svg class=\"release\" viewBox=\"0 0 {W} {H}\" width=\"100%\" role=\"img\" \
          aria-label=\"release error per frame\"><title>Release error per frame (µs)</title>\n\
          <line class=\"axis\" x1=\"{L}\" y1=\"{T}\" x2=\"{L}\" y2=\"{}\"/>\
-         <line class=\"axis\" x1=\"{L}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n",
+         <line class=\"axis\" x1=\"{L}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>",
         T + ph,
         T + ph,
         L + pw,
