@@ -131,26 +131,6 @@ fn task(s: &Schedule, name: &'static str) -> TaskId {
         .unwrap_or_else(|| panic!("schedule has no task `{name}`"))
 }
 
-/// Wait (at most `limit`) until this process's thread named `name` sleeps (Linux: its state in
-/// `/proc/self/task/*/stat`); elsewhere, or if it is not found, return at once.
-fn wait_until_sleeping(name: &str, limit: Duration) {
-    let started = std::time::Instant::now();
-    let sleeping = || -> Option<bool> {
-        for task in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
-            let comm = std::fs::read_to_string(task.path().join("comm")).ok()?;
-            if comm.trim_end() == name {
-                let stat = std::fs::read_to_string(task.path().join("stat")).ok()?;
-                let state = stat.rsplit_once(") ")?.1.chars().next()?;
-                return Some(state == 'S');
-            }
-        }
-        None
-    };
-    while sleeping() == Some(false) && started.elapsed() < limit {
-        std::thread::yield_now();
-    }
-}
-
 /// `--out DIR`, or a new directory under `<target>/orin-exec/runs/`.
 fn run_dir(args: &Args) -> std::io::Result<RunDir> {
     if let Some(o) = &args.out {
@@ -252,9 +232,6 @@ fn run(
     let trace_path = dir.file(run::TRACE_FILE);
     let meta = TraceMeta::from_schedule(s, orin_exec::engine::platform::NAME).with_run_id(dir.id());
     let drainer = Drainer::start(exec.trace(), &meta, &trace_path, DRAIN_PERIOD)?;
-    // The drainer's thread allocates as it starts (the standard library's thread set-up):
-    // let it reach its first sleep before allocations are counted.
-    wait_until_sleeping("orin-exec-trace", DRAIN_PERIOD);
 
     for &(fault, frame) in &args.inject {
         let (t, injection) = match fault {

@@ -56,8 +56,9 @@ fn bytes_to_words(chunk: &[u8]) -> [u64; 4] {
     words
 }
 
-/// Drains a trace ring into a file from its own thread, every `period`. Allocates only when
-/// started; writing goes through a fixed-size buffer.
+/// Drains a trace ring into a file from its own thread, every `period`. Allocates only in
+/// [`Drainer::start`], which returns once the thread runs (its start-up allocations done);
+/// writing goes through a fixed-size buffer.
 ///
 /// The meta header is written and flushed (and synced) before [`Drainer::start`] returns, the
 /// records are flushed at every drain period, and [`Drainer::finish`] (or dropping the
@@ -92,9 +93,13 @@ impl Drainer {
         let stop = Arc::new(AtomicBool::new(false));
         let records = Arc::new(AtomicU64::new(0));
         let (stop2, records2) = (stop.clone(), records.clone());
+        let (ready, running) = std::sync::mpsc::sync_channel::<()>(1);
         let join = std::thread::Builder::new()
             .name("orin-exec-trace".into())
             .spawn(move || {
+                // The thread's start-up (which allocates) is over: `start` may return.
+                let _ = ready.send(());
+                drop(ready);
                 let mut written = 0u64;
                 loop {
                     let stopping = stop2.load(Ordering::Acquire);
@@ -124,6 +129,10 @@ impl Drainer {
                     std::thread::sleep(period);
                 }
             })?;
+        // Return once the thread runs, so that a caller counting allocations from here on
+        // (the demo, after seal) does not count the thread's start-up; draining allocates
+        // nothing.
+        let _ = running.recv();
         Ok(Drainer {
             ring,
             stop,
