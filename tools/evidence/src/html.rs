@@ -648,6 +648,17 @@ impl Report {
                     time(field, ns)
                 }
             };
+            // A percentile from the fixed-size histogram (more than 4096 samples): marked.
+            let pct = |field: &str, ns: u64| {
+                if s.samples == 0 || s.exact {
+                    stat(field, ns)
+                } else {
+                    format!(
+                        "<td data-field=\"{field}\" data-ns=\"{ns}\" title=\"within 1/1024\">{}≈</td>",
+                        ms3(ns)
+                    )
+                }
+            };
             let p999 = if s.samples == 0 {
                 "<td data-field=\"p999\">—</td>".to_string()
             } else {
@@ -656,7 +667,13 @@ impl Report {
                     s.p999_ns,
                     if few { " class=\"flag\"" } else { "" },
                     ms3(s.p999_ns),
-                    if few { "*" } else { "" }
+                    if few {
+                        "*"
+                    } else if !s.exact {
+                        "≈"
+                    } else {
+                        ""
+                    }
                 )
             };
             let _ = writeln!(
@@ -669,8 +686,8 @@ impl Report {
                 num("runs", t.runs),
                 num("skipped", t.skipped),
                 stat("min", s.min_ns),
-                stat("p50", s.p50_ns),
-                stat("p99", s.p99_ns),
+                pct("p50", s.p50_ns),
+                pct("p99", s.p99_ns),
                 p999,
                 stat("max", s.max_ns),
                 time("wcet", t.wcet_ns),
