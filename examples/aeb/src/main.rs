@@ -381,10 +381,16 @@ fn run(
         println!();
     }
 
-    // Summary from the recorded trace.
-    let trace_file = export::read_trace(&trace_path)?;
-    let (meta, trace) = (&trace_file.meta, &trace_file.records);
-    let (tasks, release) = export::summarize(meta, trace);
+    // Summary from the recorded trace, read record by record (memory flat in run length).
+    let mut reader = export::TraceReader::open(&trace_path)?;
+    let meta = &reader.meta.clone();
+    let mut summarizer = export::Summarizer::new(meta);
+    while let Some(r) = reader.next_record()? {
+        summarizer.add(&r);
+    }
+    let (truncated, read_back) = (reader.truncated(), reader.records_read());
+    drop(reader);
+    let (tasks, release) = summarizer.finish();
     app::print_timing(&tasks, &release);
     println!(
         "brake decisions: {} of {} frames match the scenario's ground truth ({} brake frames in the truth, {} in the output)",
@@ -398,7 +404,7 @@ fn run(
     }
 
     let perfetto = dir.file(run::PERFETTO_FILE);
-    export::write_file(&perfetto, export::chrome_json(meta, trace).as_bytes())?;
+    export::perfetto::export_file(&trace_path, &perfetto)?;
     let summary_path = dir.file(run::SUMMARY_FILE);
     let summary = serde_json::json!({
         "run_id": dir.id(),
@@ -408,15 +414,13 @@ fn run(
         "frames": release.frames,
         "tasks": tasks,
         "release": release,
+        "percentiles": export::quantiles::METHOD,
         "decisions": { "matched": outcome.matched, "decided": outcome.decided, "truth_brakes": outcome.truth_brakes, "output_brakes": outcome.output_brakes },
         "faults": outcome.faults,
         "safe_stop": stopped,
         "trace_records": records,
     });
-    export::write_file(
-        &summary_path,
-        serde_json::to_string_pretty(&summary)?.as_bytes(),
-    )?;
+    export::write_file(&summary_path, &export::json_pretty(&summary)?)?;
 
     // The verdict: the run's own criteria, then the evidence's (artifacts, audit, allocations).
     let injected = args.inject.len();
@@ -444,15 +448,10 @@ fn run(
         ),
         Criterion::new(
             "trace complete (no record lost)",
-            !trace_file.truncated && records == trace.len() as u64,
+            !truncated && records == read_back,
             format!(
-                "{} of {records} drained records read back{}",
-                trace.len(),
-                if trace_file.truncated {
-                    ", file cut off"
-                } else {
-                    ""
-                }
+                "{read_back} of {records} drained records read back{}",
+                if truncated { ", file cut off" } else { "" }
             ),
         ),
     ];

@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use orin_exec_trace::analysis::{Observed, WorstCase};
 
-use crate::analysis::{Analysis, TaskAnalysis, Trace};
+use crate::analysis::{Analysis, RELEASE_COLUMNS, TaskAnalysis, Trace};
 use crate::run::{MANIFEST_FILE, RunManifest, RunStatus, TRACE_FILE};
 
 /// Exit status of `orin-exec report`: the report was made and no recorded criterion failed
@@ -79,8 +79,7 @@ pub fn report_command(args: &ReportArgs) -> Result<ReportOutcome, Box<dyn std::e
         let _ = writeln!(stderr, "html report: {}", path.display());
     }
     if let Some(path) = &args.perfetto {
-        let json = orin_exec_trace::chrome_json(&report.trace.meta, &report.trace.records);
-        orin_exec_trace::write_file(path, json.as_bytes())
+        orin_exec_trace::perfetto::export_file(&report.trace_path, path)
             .map_err(|e| format!("{}: {e}", path.display()))?;
         let _ = writeln!(stderr, "perfetto trace: {}", path.display());
     }
@@ -224,8 +223,10 @@ impl Report {
                 .map(Path::to_path_buf);
             (parent, path.to_path_buf())
         };
-        let trace =
-            Trace::read(&trace_path).map_err(|e| ReportError::Trace(trace_path.clone(), e))?;
+        // Two passes over the file, record by record: the report's memory does not grow with
+        // the run.
+        let (trace, analysis) =
+            Analysis::read(&trace_path).map_err(|e| ReportError::Trace(trace_path.clone(), e))?;
         let mut notes = Vec::new();
         let manifest = match &dir {
             Some(d) if d.join(MANIFEST_FILE).exists() => {
@@ -257,7 +258,6 @@ impl Report {
             }
             _ => None,
         };
-        let analysis = Analysis::of(&trace.meta, &trace.records);
         let coverage = dir
             .as_deref()
             .or(trace_path.parent())
@@ -311,7 +311,7 @@ impl Report {
             (true, Some(f)) => format!(
                 "trace ends at frame {f}: the file is cut off (the run was killed or crashed); \
                  {frames} frames released{planned}, {} records",
-                self.trace.records.len()
+                self.trace.records
             ),
             (true, None) => "trace ends before the first frame: the file is cut off after its \
                              header (the run was killed or crashed); no records"
@@ -319,13 +319,8 @@ impl Report {
             (false, Some(f)) => format!(
                 "trace complete: {frames} frames released{planned} (the last: frame {}), {} \
                  records",
-                self.analysis
-                    .releases
-                    .iter()
-                    .map(|r| r.frame)
-                    .max()
-                    .unwrap_or(f),
-                self.trace.records.len()
+                self.analysis.last_release.unwrap_or(f),
+                self.trace.records
             ),
             (false, None) => "trace complete, with no records".to_string(),
         }
@@ -363,7 +358,7 @@ impl Report {
                 "path": self.trace_path.display().to_string(),
                 "truncated": self.trace.truncated,
                 "last_frame": self.trace.last_frame,
-                "records": self.trace.records.len(),
+                "records": self.trace.records,
                 "lost_records": self.analysis.lost_records,
                 "state": self.trace_state(),
             },
@@ -625,8 +620,9 @@ impl Report {
 
     fn tasks_section(&self, h: &mut String) {
         h.push_str(
-            "<section id=\"tasks\">\n<h2>2. Execution time per task</h2>\n<p>Exact \
-             percentiles over every execution (nearest rank). Times in ms. p99.9 is marked \
+            "<section id=\"tasks\">\n<h2>2. Execution time per task</h2>\n<p>Nearest-rank \
+             percentiles over every execution, exact up to 4096 executions of a task, beyond \
+             within 1/1024 of the exact value (<span class=\"flag\">≈</span>). Times in ms. p99.9 is marked \
              <span class=\"flag\">few samples</span> below 1000 samples, where it is the \
              maximum or next to it. <i>latest end</i>: the latest end after the frame's \
              release; <i>dl. miss</i>: deadline misses; <i>fence t/o</i>: fence timeouts (the \
@@ -652,6 +648,17 @@ impl Report {
                     time(field, ns)
                 }
             };
+            // A percentile from the fixed-size histogram (more than 4096 samples): marked.
+            let pct = |field: &str, ns: u64| {
+                if s.samples == 0 || s.exact {
+                    stat(field, ns)
+                } else {
+                    format!(
+                        "<td data-field=\"{field}\" data-ns=\"{ns}\" title=\"within 1/1024\">{}≈</td>",
+                        ms3(ns)
+                    )
+                }
+            };
             let p999 = if s.samples == 0 {
                 "<td data-field=\"p999\">—</td>".to_string()
             } else {
@@ -660,7 +667,13 @@ impl Report {
                     s.p999_ns,
                     if few { " class=\"flag\"" } else { "" },
                     ms3(s.p999_ns),
-                    if few { "*" } else { "" }
+                    if few {
+                        "*"
+                    } else if !s.exact {
+                        "≈"
+                    } else {
+                        ""
+                    }
                 )
             };
             let _ = writeln!(
@@ -673,8 +686,8 @@ impl Report {
                 num("runs", t.runs),
                 num("skipped", t.skipped),
                 stat("min", s.min_ns),
-                stat("p50", s.p50_ns),
-                stat("p99", s.p99_ns),
+                pct("p50", s.p50_ns),
+                pct("p99", s.p99_ns),
                 p999,
                 stat("max", s.max_ns),
                 time("wcet", t.wcet_ns),
@@ -709,10 +722,15 @@ impl Report {
                 h.push_str(&histogram(t));
                 let _ = writeln!(
                     h,
-                    "<p class=\"stats\">{} samples: min {}, p50 {}, p99 {}, p99.9 {}{}, max {}; \
+                    "<p class=\"stats\">{} samples{}: min {}, p50 {}, p99 {}, p99.9 {}{}, max {}; \
                      WCET {}, budget {}, deadline {}; {} deadline misses, {} fence timeouts, \
                      longest run {}.</p>",
                     s.samples,
+                    if s.exact {
+                        ""
+                    } else {
+                        " (<span class=\"flag\">≈</span> percentiles within 1/1024)"
+                    },
                     ms(s.min_ns),
                     ms(s.p50_ns),
                     ms(s.p99_ns),
@@ -754,6 +772,16 @@ impl Report {
             h.push_str(
                 "<p class=\"muted\">Every frame was released exactly on time (on the virtual \
                  clock releases are not measured).</p>\n",
+            );
+        }
+        if r.frames > RELEASE_COLUMNS as u64 + 1 {
+            let _ = writeln!(
+                h,
+                "<p class=\"muted\">Downsampled: the {} frames are drawn as the min and max \
+                 release error of each of {} columns (about {} frames per column).</p>",
+                r.frames,
+                RELEASE_COLUMNS + 1,
+                r.frames.div_ceil(RELEASE_COLUMNS as u64 + 1)
             );
         }
         h.push_str(&release_plot(&self.analysis));
@@ -1224,6 +1252,14 @@ fn nice_ticks(max: f64, n: usize) -> Vec<f64> {
     (0..=count).map(|i| step * i as f64).collect()
 }
 
+/// The execution-time histogram's axis for samples up to `top_ns`: its ticks, ms, and its
+/// range, ns (the last tick).
+pub(crate) fn hist_range(top_ns: u64) -> (Vec<f64>, f64) {
+    let ticks = nice_ticks(top_ns as f64 / 1e6 * 1.02, 5);
+    let xmax = (ticks.last().copied().unwrap_or(1.0) * 1e6).max(1.0);
+    (ticks, xmax)
+}
+
 /// A tick label with as many decimals as the step needs.
 fn tick_label(v: f64, step: f64) -> String {
     let decimals = (0..6)
@@ -1316,34 +1352,29 @@ fn histogram(t: &TaskAnalysis) -> String {
     const R: f64 = 18.0;
     const T: f64 = 26.0;
     const B: f64 = 34.0;
-    const BINS: usize = 80;
-    let max_sample = t.stats.max_ns;
-    let ticks = nice_ticks(
+    const BINS: usize = crate::analysis::HIST_BINS;
+    let (ticks, xmax) = hist_range(
         t.deadline_ns
             .max(t.budget_ns)
             .max(t.wcet_ns)
-            .max(max_sample) as f64
-            / 1e6
-            * 1.02,
-        5,
+            .max(t.stats.max_ns),
     );
     let step = ticks.get(1).copied().unwrap_or(1.0);
-    let xmax = (ticks.last().copied().unwrap_or(1.0) * 1e6).max(1.0);
-    let mut counts = [0u64; BINS];
-    for &s in &t.samples_ns {
-        let b = ((s as f64 / xmax) * BINS as f64) as usize;
-        counts[b.min(BINS - 1)] += 1;
-    }
+    // The analysis binned the executions over the same range (`hist_max_ns`).
+    let counts = &t.histogram;
     let maxc = counts.iter().copied().max().unwrap_or(1).max(1);
     let decades = (maxc as f64).log10().ceil().max(1.0);
     // Count axis: log10 from 0.5 (the baseline) to 10^decades.
     let (pw, ph) = (W - L - R, H - T - B);
     let y = |c: f64| T + ph - ph * ((c / 0.5).log10() / (10f64.powf(decades) / 0.5).log10());
     let x = |ns: f64| L + pw * ns / xmax;
-    let mut s = format!(
+    // Sized for the largest histogram: its allocations do not depend on the numbers in it.
+    let mut s = String::with_capacity(32 * 1024);
+    let _ = writeln!(
+        s,
         "<svg class=\"hist\" viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" role=\"img\" \
          aria-label=\"execution time histogram of {}\"><title>Execution time of {} \
-         (ms, log count)</title>\n",
+         (ms, log count)</title>",
         esc(&t.task),
         esc(&t.task)
     );
@@ -1436,7 +1467,7 @@ fn histogram(t: &TaskAnalysis) -> String {
 }
 
 /// Release error per frame: a line through every frame (min/max per pixel column for long
-/// runs).
+/// runs: the analysis keeps one (min, max) per column, not every frame).
 fn release_plot(a: &Analysis) -> String {
     const W: f64 = 960.0;
     const H: f64 = 220.0;
@@ -1444,22 +1475,25 @@ fn release_plot(a: &Analysis) -> String {
     const R: f64 = 14.0;
     const T: f64 = 12.0;
     const B: f64 = 34.0;
-    let pts = &a.releases;
-    if pts.is_empty() {
+    let series = &a.releases;
+    if a.release.frames == 0 {
         return "<p class=\"muted\">No frame was released.</p>\n".into();
     }
-    let f0 = pts.iter().map(|p| p.frame).min().unwrap_or(0);
-    let f1 = pts.iter().map(|p| p.frame).max().unwrap_or(0).max(f0 + 1);
-    let lo = pts.iter().map(|p| p.error_ns).min().unwrap_or(0).min(0) as f64;
-    let hi = (pts.iter().map(|p| p.error_ns).max().unwrap_or(0) as f64).max(lo + 1000.0);
+    let (f0, f1) = (series.first_frame, series.last_frame);
+    let lo = a.release.min_error_ns.min(0) as f64;
+    let hi = (a.release.max_error_ns as f64).max(lo + 1000.0);
     let (pw, ph) = (W - L - R, H - T - B);
+    debug_assert_eq!(pw as usize, RELEASE_COLUMNS);
     let x = |f: u64| L + pw * (f - f0) as f64 / (f1 - f0) as f64;
     let y = |e: f64| T + ph - ph * (e - lo) / (hi - lo);
-    let mut s = format!(
+    // Sized for a full plot: one allocation whatever the run's length.
+    let mut s = String::with_capacity(128 * 1024);
+    let _ = writeln!(
+        s,
         "<svg class=\"release\" viewBox=\"0 0 {W} {H}\" width=\"100%\" role=\"img\" \
          aria-label=\"release error per frame\"><title>Release error per frame (µs)</title>\n\
          <line class=\"axis\" x1=\"{L}\" y1=\"{T}\" x2=\"{L}\" y2=\"{}\"/>\
-         <line class=\"axis\" x1=\"{L}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n",
+         <line class=\"axis\" x1=\"{L}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>",
         T + ph,
         T + ph,
         L + pw,
@@ -1540,17 +1574,9 @@ fn release_plot(a: &Analysis) -> String {
         );
     }
     // One column per pixel: the min and max of its frames.
-    let cols = pw as usize;
-    let mut col: Vec<Option<(i64, i64)>> = vec![None; cols + 1];
-    for p in pts {
-        let c = ((x(p.frame) - L).round() as usize).min(cols);
-        col[c] = Some(col[c].map_or((p.error_ns, p.error_ns), |(a, b)| {
-            (a.min(p.error_ns), b.max(p.error_ns))
-        }));
-    }
-    let mut line = String::new();
-    let mut spans = String::new();
-    for (c, v) in col.iter().enumerate() {
+    let mut line = String::with_capacity(16 * (RELEASE_COLUMNS + 1));
+    let mut spans = String::with_capacity(32 * (RELEASE_COLUMNS + 1));
+    for (c, v) in series.columns.iter().enumerate() {
         let Some((mn, mx)) = v else { continue };
         let xx = L + c as f64;
         let _ = write!(line, "{xx:.1},{:.1} ", y(*mx as f64));

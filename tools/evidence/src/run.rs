@@ -729,7 +729,7 @@ impl RunManifest {
     pub fn write(&self, dir: &Path) -> io::Result<()> {
         let path = dir.join(MANIFEST_FILE);
         let tmp = dir.join(format!(".{MANIFEST_FILE}.tmp"));
-        let text = serde_json::to_string_pretty(self).map_err(io::Error::other)?;
+        let text = orin_exec_trace::json_pretty(self)?;
         std::fs::write(&tmp, text).map_err(|e| annotate(e, &tmp))?;
         std::fs::rename(&tmp, &path).map_err(|e| annotate(e, &path))
     }

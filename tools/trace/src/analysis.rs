@@ -44,6 +44,7 @@ use serde::Serialize;
 use orin_exec::table::{Action, FaultKind};
 use orin_exec::trace::{Event, Record};
 
+use crate::quantiles::Quantiles;
 use crate::summary::percentile_of;
 use crate::{TraceMeta, executions};
 
@@ -72,6 +73,40 @@ pub struct Percentiles {
     /// `samples >= P999_MIN_SAMPLES`: p99.9 rests on at least one sample above it. A report
     /// flags p99.9 when this is false.
     pub p999_reliable: bool,
+    /// The percentiles are exact nearest-rank values. False only for [`Percentiles::of`] over
+    /// more than [`crate::quantiles::EXACT_SAMPLES`] samples: then each is within
+    /// [`crate::quantiles::RELATIVE_ERROR`] of the exact value (min, max, mean stay exact).
+    pub exact: bool,
+}
+
+impl Percentiles {
+    /// The statistics of samples gathered in fixed memory (a [`Quantiles`]; negative samples
+    /// count as 0, as execution times cannot be negative).
+    ///
+    /// ```
+    /// use orin_exec_trace::analysis::Percentiles;
+    /// use orin_exec_trace::quantiles::Quantiles;
+    /// let mut q = Quantiles::new();
+    /// (1..=5).for_each(|v| q.add(v));
+    /// let p = Percentiles::of(&mut q);
+    /// assert_eq!((p.samples, p.min_ns, p.p50_ns, p.max_ns, p.exact), (5, 1, 3, 5, true));
+    /// ```
+    pub fn of(q: &mut Quantiles) -> Percentiles {
+        let mut p = |pct| q.percentile(pct).max(0) as u64;
+        let (p50_ns, p90_ns, p99_ns, p999_ns) = (p(50.0), p(90.0), p(99.0), p(99.9));
+        Percentiles {
+            samples: q.count(),
+            min_ns: q.min().max(0) as u64,
+            p50_ns,
+            p90_ns,
+            p99_ns,
+            p999_ns,
+            max_ns: q.max().max(0) as u64,
+            mean_ns: q.mean().max(0) as u64,
+            p999_reliable: q.count() >= P999_MIN_SAMPLES,
+            exact: q.exact(),
+        }
+    }
 }
 
 /// Order statistics of `samples` (any order).
@@ -98,6 +133,7 @@ pub fn percentiles(samples: &[u64]) -> Percentiles {
             (s.iter().map(|&x| u128::from(x)).sum::<u128>() / s.len() as u128) as u64
         },
         p999_reliable: s.len() as u64 >= P999_MIN_SAMPLES,
+        exact: true,
     }
 }
 
@@ -505,68 +541,108 @@ pub fn envelopes(meta: &TraceMeta, records: &[Record]) -> Vec<Envelope> {
     let rel = Releases::new(meta, records);
     let steps = mode_steps(meta, records);
     let mode_of = |frame: u64| steps.range(..=frame).next_back().map_or(0, |(_, &m)| m);
-    let mut map: BTreeMap<(u16, u16), Envelope> = BTreeMap::new();
-    let entry = |map: &mut BTreeMap<(u16, u16), Envelope>, mode: u16, task: u16| {
-        map.entry((mode, task))
-            .or_insert_with(|| {
-                let t = meta.tasks.get(task as usize);
-                Envelope {
-                    mode_index: mode,
-                    mode: meta.mode_name(mode),
-                    index: task,
-                    task: meta.task_name(task),
-                    engine: meta.engine_of(task),
-                    release_ns: t.map_or(0, |t| t.release_ns),
-                    deadline_ns: t.map_or(0, |t| t.deadline_ns),
-                    ..Envelope::default()
-                }
-            })
-            .index
-    };
-    for row in &meta.timeline {
-        entry(&mut map, row.mode, row.task);
-        if let Some(e) = map.get_mut(&(row.mode, row.task)) {
-            e.worst_case = Some(WorstCase {
+    let mut env = Envelopes::new(meta);
+    for x in executions(records) {
+        if x.skipped {
+            continue;
+        }
+        if let (Some(start), Some(end)) = (
+            rel.relative(x.frame, x.start_ns),
+            rel.relative(x.frame, x.end_ns),
+        ) {
+            env.add(mode_of(x.frame), x.task, start, end);
+        }
+    }
+    env.finish()
+}
+
+/// The observed envelopes gathered execution by execution (memory per (mode, task), not per
+/// execution): what [`envelopes`] computes, for a caller that streams the trace.
+///
+/// ```
+/// use orin_exec_trace::{TaskMeta, TraceMeta, analysis::Envelopes};
+/// let meta = TraceMeta {
+///     tasks: vec![TaskMeta { name: "t".into(), deadline_ns: 500, ..TaskMeta::default() }],
+///     ..TraceMeta::default()
+/// };
+/// let mut env = Envelopes::new(&meta);
+/// env.add(0, 0, 10, 300);
+/// env.add(0, 0, 20, 200);
+/// let e = env.finish();
+/// let o = e[0].observed.unwrap();
+/// assert_eq!((o.executions, o.min_start_ns, o.max_end_ns), (2, 10, 300));
+/// assert_eq!(e[0].observed_margin_ns, Some(200));
+/// ```
+#[derive(Clone, Debug)]
+pub struct Envelopes<'m> {
+    meta: &'m TraceMeta,
+    map: BTreeMap<(u16, u16), Envelope>,
+}
+
+impl<'m> Envelopes<'m> {
+    /// The worst-case rows of `meta`'s timeline, nothing observed yet.
+    pub fn new(meta: &'m TraceMeta) -> Envelopes<'m> {
+        let mut env = Envelopes {
+            meta,
+            map: BTreeMap::new(),
+        };
+        for row in &meta.timeline {
+            env.entry(row.mode, row.task).worst_case = Some(WorstCase {
                 latest_start_ns: row.latest_start_ns,
                 latest_finish_ns: row.latest_finish_ns,
                 slack_ns: row.slack_ns,
             });
         }
+        env
     }
-    for x in executions(records) {
-        if x.skipped || x.task as usize >= meta.tasks.len() {
-            continue;
+
+    fn entry(&mut self, mode: u16, task: u16) -> &mut Envelope {
+        let meta = self.meta;
+        self.map.entry((mode, task)).or_insert_with(|| {
+            let t = meta.tasks.get(task as usize);
+            Envelope {
+                mode_index: mode,
+                mode: meta.mode_name(mode),
+                index: task,
+                task: meta.task_name(task),
+                engine: meta.engine_of(task),
+                release_ns: t.map_or(0, |t| t.release_ns),
+                deadline_ns: t.map_or(0, |t| t.deadline_ns),
+                ..Envelope::default()
+            }
+        })
+    }
+
+    /// One execution (not skipped) of `task` in a frame of `mode`, its start and end relative
+    /// to the frame's planned release. Tasks the meta does not name are left out.
+    pub fn add(&mut self, mode: u16, task: u16, start_ns: i64, end_ns: i64) {
+        if task as usize >= self.meta.tasks.len() {
+            return;
         }
-        let (Some(start), Some(end)) = (
-            rel.relative(x.frame, x.start_ns),
-            rel.relative(x.frame, x.end_ns),
-        ) else {
-            continue;
-        };
-        let mode = mode_of(x.frame);
-        entry(&mut map, mode, x.task);
-        let Some(e) = map.get_mut(&(mode, x.task)) else {
-            continue;
-        };
-        let o = e.observed.get_or_insert(Observed {
+        let o = self.entry(mode, task).observed.get_or_insert(Observed {
             executions: 0,
-            min_start_ns: start,
-            max_start_ns: start,
-            min_end_ns: end,
-            max_end_ns: end,
+            min_start_ns: start_ns,
+            max_start_ns: start_ns,
+            min_end_ns: end_ns,
+            max_end_ns: end_ns,
         });
         o.executions += 1;
-        o.min_start_ns = o.min_start_ns.min(start);
-        o.max_start_ns = o.max_start_ns.max(start);
-        o.min_end_ns = o.min_end_ns.min(end);
-        o.max_end_ns = o.max_end_ns.max(end);
+        o.min_start_ns = o.min_start_ns.min(start_ns);
+        o.max_start_ns = o.max_start_ns.max(start_ns);
+        o.min_end_ns = o.min_end_ns.min(end_ns);
+        o.max_end_ns = o.max_end_ns.max(end_ns);
     }
-    map.into_values()
-        .map(|mut e| {
-            e.observed_margin_ns = e.observed.map(|o| e.deadline_ns as i64 - o.max_end_ns);
-            e
-        })
-        .collect()
+
+    /// The envelopes, ordered by mode then task, with their observed margins.
+    pub fn finish(self) -> Vec<Envelope> {
+        self.map
+            .into_values()
+            .map(|mut e| {
+                e.observed_margin_ns = e.observed.map(|o| e.deadline_ns as i64 - o.max_end_ns);
+                e
+            })
+            .collect()
+    }
 }
 
 /// A histogram of samples over `[lo_ns, hi_ns]` in `bins` equal bins.

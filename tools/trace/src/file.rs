@@ -1,7 +1,7 @@
 //! The trace file: the drainer that writes it and the lenient reader.
 
 use std::fs::File;
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -56,8 +56,9 @@ fn bytes_to_words(chunk: &[u8]) -> [u64; 4] {
     words
 }
 
-/// Drains a trace ring into a file from its own thread, every `period`. Allocates only when
-/// started; writing goes through a fixed-size buffer.
+/// Drains a trace ring into a file from its own thread, every `period`. Allocates only in
+/// [`Drainer::start`], which returns once the thread runs (its start-up allocations done);
+/// writing goes through a fixed-size buffer.
 ///
 /// The meta header is written and flushed (and synced) before [`Drainer::start`] returns, the
 /// records are flushed at every drain period, and [`Drainer::finish`] (or dropping the
@@ -92,13 +93,13 @@ impl Drainer {
         let stop = Arc::new(AtomicBool::new(false));
         let records = Arc::new(AtomicU64::new(0));
         let (stop2, records2) = (stop.clone(), records.clone());
-        // `start` returns once the thread runs: std's thread start-up allocates (the name),
-        // which must not fall into the caller's allocation-free run that follows.
-        let (started, running) = std::sync::mpsc::sync_channel(0);
+        let (ready, running) = std::sync::mpsc::sync_channel::<()>(1);
         let join = std::thread::Builder::new()
             .name("orin-exec-trace".into())
             .spawn(move || {
-                let _ = started.send(());
+                // The thread's start-up (which allocates) is over: `start` may return.
+                let _ = ready.send(());
+                drop(ready);
                 let mut written = 0u64;
                 loop {
                     let stopping = stop2.load(Ordering::Acquire);
@@ -128,6 +129,9 @@ impl Drainer {
                     std::thread::sleep(period);
                 }
             })?;
+        // Return once the thread runs, so that a caller counting allocations from here on
+        // (the demo, after seal) does not count the thread's start-up; draining allocates
+        // nothing.
         let _ = running.recv();
         Ok(Drainer {
             ring,
@@ -201,14 +205,23 @@ pub struct TraceFile {
 /// set. Errors (`InvalidData`, naming the file) for what no killed run leaves: a bad magic,
 /// a header that is cut or not valid JSON, an unknown event code followed by data, records
 /// after the end marker, an end marker whose record count is wrong.
+///
+/// Holds every record in memory; [`TraceReader`] reads the same file record by record.
 pub fn read_trace(path: &Path) -> io::Result<TraceFile> {
-    let mut bytes = Vec::new();
-    File::open(path)?.read_to_end(&mut bytes)?;
-    parse(&bytes).map_err(|what| {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("{}: {what}", path.display()),
-        )
+    let mut reader = TraceReader::open(path)?;
+    let mut records = Vec::new();
+    let mut last_frame = None;
+    while let Some(r) = reader.next_record()? {
+        if r.event != Event::Overflow {
+            last_frame = last_frame.max(Some(r.frame));
+        }
+        records.push(r);
+    }
+    Ok(TraceFile {
+        truncated: reader.truncated(),
+        meta: reader.meta,
+        records,
+        last_frame,
     })
 }
 
@@ -218,101 +231,201 @@ pub fn read_file(path: &Path) -> io::Result<(TraceMeta, Vec<Record>)> {
     read_trace(path).map(|t| (t.meta, t.records))
 }
 
-fn parse(bytes: &[u8]) -> Result<TraceFile, String> {
-    if bytes.is_empty() {
-        return Err("empty trace file: the run stopped before the drainer wrote its header".into());
+/// Reads a trace file record by record through a fixed-size buffer, so that memory does not
+/// grow with the run's length (the streaming counterpart of [`read_trace`], with the same
+/// leniency and the same errors).
+///
+/// ```
+/// # use orin_exec::trace::{Event, Record, TraceRing};
+/// # use orin_exec_trace::{Drainer, TraceMeta, TraceReader};
+/// # use std::time::Duration;
+/// # static RING: TraceRing<64> = TraceRing::new();
+/// # let path = std::env::temp_dir().join(format!("doc-reader-{}.bin", std::process::id()));
+/// # let drainer = Drainer::start(RING.as_log(), &TraceMeta::default(), &path,
+/// #                              Duration::from_millis(1))?;
+/// # RING.push(Record { time_ns: 1_000, frame: 0, task: 0, event: Event::TaskStart, value: 0 });
+/// # drainer.finish()?;
+/// let mut reader = TraceReader::open(&path)?;
+/// let mut n = 0;
+/// while let Some(record) = reader.next_record()? {
+///     n += 1;
+/// }
+/// assert_eq!((n, reader.truncated()), (1, false));
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub struct TraceReader {
+    /// The meta header.
+    pub meta: TraceMeta,
+    input: Box<dyn Read>,
+    path: String,
+    v2: bool,
+    /// Byte offset of the next record.
+    offset: u64,
+    /// Records returned so far.
+    index: u64,
+    truncated: bool,
+    done: bool,
+}
+
+impl TraceReader {
+    /// Open `path` and read its meta header (errors as [`read_trace`]'s, naming the file).
+    pub fn open(path: &Path) -> io::Result<TraceReader> {
+        let file = BufReader::with_capacity(1 << 16, File::open(path)?);
+        TraceReader::new(Box::new(file), &path.display().to_string())
     }
-    let magic = &bytes[..bytes.len().min(MAGIC.len())];
-    let v2 = if magic == MAGIC {
-        true
-    } else if magic == MAGIC_V1 {
-        false
-    } else if MAGIC.starts_with(magic) {
-        return Err(format!(
-            "trace file cut inside its magic ({} bytes)",
-            bytes.len()
-        ));
-    } else {
-        return Err("not an orin-exec trace file (bad magic)".into());
-    };
-    let Some(len) = bytes.get(8..16) else {
-        return Err(format!(
-            "trace file cut inside its header length ({} bytes)",
-            bytes.len()
-        ));
-    };
-    let len = u64::from_le_bytes(len.try_into().unwrap_or([0; 8]));
-    let end = usize::try_from(len)
-        .ok()
-        .and_then(|l| l.checked_add(16))
-        .ok_or_else(|| format!("meta header length {len} is impossible"))?;
-    let header = bytes.get(16..end).ok_or_else(|| {
-        format!(
-            "trace file cut inside its meta header ({} of {} header bytes)",
-            bytes.len() - 16,
-            len
-        )
-    })?;
-    let meta: TraceMeta =
-        serde_json::from_slice(header).map_err(|e| format!("meta header: {e}"))?;
-    let body = &bytes[end..];
-    let mut records = Vec::with_capacity(body.len() / RECORD_BYTES);
-    let mut truncated = false;
-    let mut ended = false;
-    let mut chunks = body.chunks(RECORD_BYTES);
-    let mut index = 0usize;
-    while let Some(chunk) = chunks.next() {
-        let offset = end + index * RECORD_BYTES;
-        if chunk.len() < RECORD_BYTES {
-            // Cut inside a record: a killed run.
-            truncated = true;
-            break;
+
+    /// Read a trace from `input`; `name` names it in errors.
+    pub fn new(mut input: Box<dyn Read>, name: &str) -> io::Result<TraceReader> {
+        let fail =
+            |what: String| io::Error::new(io::ErrorKind::InvalidData, format!("{name}: {what}"));
+        let mut magic = [0u8; 8];
+        let got = read_full(&mut input, &mut magic)?;
+        let magic = &magic[..got];
+        let v2 = if got == 0 {
+            return Err(fail(
+                "empty trace file: the run stopped before the drainer wrote its header".into(),
+            ));
+        } else if magic == MAGIC {
+            true
+        } else if magic == MAGIC_V1 {
+            false
+        } else if MAGIC.starts_with(magic) {
+            return Err(fail(format!(
+                "trace file cut inside its magic ({got} bytes)"
+            )));
+        } else {
+            return Err(fail("not an orin-exec trace file (bad magic)".into()));
+        };
+        let mut len = [0u8; 8];
+        let got = read_full(&mut input, &mut len)?;
+        if got < 8 {
+            return Err(fail(format!(
+                "trace file cut inside its header length ({} bytes)",
+                8 + got
+            )));
         }
-        let words = bytes_to_words(chunk);
-        if v2 && chunk[..8] == END_MAGIC[..] && words[2] == END_CODE_WORD {
-            if words[1] != records.len() as u64 {
-                return Err(format!(
+        let len = u64::from_le_bytes(len);
+        if len.checked_add(16).is_none() || usize::try_from(len).is_err() {
+            return Err(fail(format!("meta header length {len} is impossible")));
+        }
+        // The header is read in bounded steps, so that a corrupt length fails at the end of
+        // the file instead of allocating it.
+        let mut header = Vec::new();
+        let got = (&mut input).take(len).read_to_end(&mut header)?;
+        if (got as u64) < len {
+            return Err(fail(format!(
+                "trace file cut inside its meta header ({got} of {len} header bytes)"
+            )));
+        }
+        let meta: TraceMeta =
+            serde_json::from_slice(&header).map_err(|e| fail(format!("meta header: {e}")))?;
+        Ok(TraceReader {
+            meta,
+            input,
+            path: name.into(),
+            v2,
+            offset: 16 + len,
+            index: 0,
+            truncated: false,
+            done: false,
+        })
+    }
+
+    /// The next record; `None` at the end of the file, at the end marker or where the file is
+    /// cut off (then [`TraceReader::truncated`] is true).
+    pub fn next_record(&mut self) -> io::Result<Option<Record>> {
+        if self.done {
+            return Ok(None);
+        }
+        let mut chunk = [0u8; RECORD_BYTES];
+        let got = read_full(&mut self.input, &mut chunk)?;
+        if got < RECORD_BYTES {
+            // The end of the file; inside a record (a killed run) or without the end marker
+            // (format 2) the file is cut off.
+            self.done = true;
+            self.truncated = got > 0 || self.v2;
+            return Ok(None);
+        }
+        let offset = self.offset;
+        self.offset += RECORD_BYTES as u64;
+        let words = bytes_to_words(&chunk);
+        if self.v2 && chunk[..8] == END_MAGIC[..] && words[2] == END_CODE_WORD {
+            self.done = true;
+            if words[1] != self.index {
+                return Err(self.fail(format!(
                     "end marker at byte {offset} counts {} records, the file holds {}",
-                    words[1],
-                    records.len()
-                ));
+                    words[1], self.index
+                )));
             }
-            if chunks.next().is_some() {
-                return Err(format!("data after the end marker at byte {offset}"));
+            if read_full(&mut self.input, &mut [0u8; 1])? > 0 {
+                return Err(self.fail(format!("data after the end marker at byte {offset}")));
             }
-            ended = true;
-            break;
+            return Ok(None);
         }
         match Record::unpack(words) {
-            Some(r) => records.push(r),
-            None if body[index * RECORD_BYTES..].iter().all(|&b| b == 0) => {
-                // A zero-filled tail (a file system that extended the file before a crash).
-                truncated = true;
-                break;
+            Some(r) => {
+                self.index += 1;
+                Ok(Some(r))
             }
             None => {
-                return Err(format!(
-                    "record {index} (byte {offset}): unknown event code {:#06x}",
+                self.done = true;
+                if chunk.iter().all(|&b| b == 0) && self.rest_is_zero()? {
+                    // A zero-filled tail (a file system that extended the file before a crash).
+                    self.truncated = true;
+                    return Ok(None);
+                }
+                Err(self.fail(format!(
+                    "record {} (byte {offset}): unknown event code {:#06x}",
+                    self.index,
                     words[2] & 0xffff
-                ));
+                )))
             }
         }
-        index += 1;
     }
-    if v2 && !ended {
-        truncated = true;
+
+    /// The file does not end the way a finished drainer leaves it (see
+    /// [`TraceFile::truncated`]); known once [`TraceReader::next_record`] returned `None`.
+    pub fn truncated(&self) -> bool {
+        self.truncated
     }
-    let last_frame = records
-        .iter()
-        .filter(|r| r.event != Event::Overflow)
-        .map(|r| r.frame)
-        .max();
-    Ok(TraceFile {
-        meta,
-        records,
-        truncated,
-        last_frame,
-    })
+
+    /// Records read so far.
+    pub fn records_read(&self) -> u64 {
+        self.index
+    }
+
+    fn rest_is_zero(&mut self) -> io::Result<bool> {
+        let mut buf = [0u8; 4096];
+        loop {
+            let n = read_full(&mut self.input, &mut buf)?;
+            if buf[..n].iter().any(|&b| b != 0) {
+                return Ok(false);
+            }
+            if n < buf.len() {
+                return Ok(true);
+            }
+        }
+    }
+
+    fn fail(&self, what: String) -> io::Error {
+        io::Error::new(io::ErrorKind::InvalidData, format!("{}: {what}", self.path))
+    }
+}
+
+/// Fill `buf` as far as the input goes; returns the bytes read (less than `buf.len()` only at
+/// the end of the input).
+fn read_full(input: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match input.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
 }
 
 #[cfg(test)]

@@ -45,14 +45,18 @@ use orin_exec::table::{EngineKind, Schedule, TimelineEntry};
 pub mod analysis;
 mod file;
 pub mod perfetto;
+pub mod quantiles;
 mod summary;
+pub mod window;
 
 pub use file::{
-    Drainer, END_MAGIC, MAGIC, MAGIC_V1, RECORD_BYTES, TraceFile, read_file, read_trace,
+    Drainer, END_MAGIC, MAGIC, MAGIC_V1, RECORD_BYTES, TraceFile, TraceReader, read_file,
+    read_trace,
 };
 pub use perfetto::chrome_json;
 pub use summary::{
-    Execution, ReleaseSummary, TaskSummary, executions, percentile, summarize, summary_table,
+    Execution, ReleaseSummary, Summarizer, TaskSummary, executions, percentile, summarize,
+    summary_table,
 };
 
 /// What a trace file says about the schedule it was recorded with, so reports need nothing
@@ -250,6 +254,24 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
         std::fs::create_dir_all(parent)?;
     }
     std::fs::write(path, bytes)
+}
+
+/// The room [`json_pretty`] reserves: more than a run's manifest or summary needs.
+pub const JSON_CAPACITY: usize = 64 * 1024;
+
+/// `value` as pretty-printed JSON in a buffer reserved at [`JSON_CAPACITY`] bytes, so that
+/// up to that size the text costs one allocation, whatever the width of its numbers (the
+/// demo's allocation count must not depend on the run's length).
+///
+/// ```
+/// let text = orin_exec_trace::json_pretty(&serde_json::json!({"frames": 3}))?;
+/// assert_eq!(text, b"{\n  \"frames\": 3\n}");
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn json_pretty<T: serde::Serialize + ?Sized>(value: &T) -> io::Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(JSON_CAPACITY);
+    serde_json::to_writer_pretty(&mut out, value).map_err(io::Error::other)?;
+    Ok(out)
 }
 
 #[cfg(test)]

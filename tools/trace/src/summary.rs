@@ -6,6 +6,8 @@ use orin_exec::table::FaultKind;
 use orin_exec::trace::{Event, Record};
 
 use crate::TraceMeta;
+use crate::quantiles::Quantiles;
+use crate::window::FrameMap;
 
 /// One execution of a task: from its start and end records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,6 +75,9 @@ pub struct TaskSummary {
     pub p999_ns: u64,
     /// Maximum, ns.
     pub max_ns: u64,
+    /// The percentiles are exact (at most [`crate::quantiles::EXACT_SAMPLES`] samples);
+    /// otherwise within [`crate::quantiles::RELATIVE_ERROR`] of the exact values.
+    pub percentiles_exact: bool,
     /// Budget, ns.
     pub budget_ns: u64,
     /// WCET used by the validator, ns.
@@ -106,6 +111,9 @@ pub struct ReleaseSummary {
     pub mean_error_ns: i64,
     /// 99th percentile of the release error, ns.
     pub p99_error_ns: i64,
+    /// `p99_error_ns` is exact (at most [`crate::quantiles::EXACT_SAMPLES`] frames);
+    /// otherwise within [`crate::quantiles::RELATIVE_ERROR`] of the exact value.
+    pub p99_exact: bool,
 }
 
 /// The `p`-th percentile (0 < `p` <= 100) of ascending `sorted` samples by the nearest-rank
@@ -130,7 +138,7 @@ pub(crate) fn percentile_of<T: Copy>(sorted: &[T], p: f64) -> Option<T> {
 }
 
 /// The 1-based nearest rank of percentile `p` among `n` samples (`None` when `n` is 0).
-fn nearest_rank(n: usize, p: f64) -> Option<usize> {
+pub(crate) fn nearest_rank(n: usize, p: f64) -> Option<usize> {
     if n == 0 {
         return None;
     }
@@ -141,96 +149,167 @@ fn nearest_rank(n: usize, p: f64) -> Option<usize> {
     Some(rank.min(n))
 }
 
-/// Per-task timing and fault statistics from a run's records (exact percentiles).
+/// Per-task timing and fault statistics from a run's records (a [`Summarizer`] fed with
+/// them: percentiles exact up to [`crate::quantiles::EXACT_SAMPLES`] executions per task).
 pub fn summarize(meta: &TraceMeta, records: &[Record]) -> (Vec<TaskSummary>, ReleaseSummary) {
-    let mut durations: Vec<Vec<u64>> = vec![Vec::new(); meta.tasks.len()];
-    let mut out: Vec<TaskSummary> = meta
-        .tasks
-        .iter()
-        .map(|t| TaskSummary {
-            task: t.name.clone(),
-            engine: meta
-                .engines
-                .get(t.engine as usize)
-                .map_or("?".into(), |e| e.0.clone()),
-            budget_ns: t.budget_ns,
-            wcet_ns: t.wcet_ns,
-            deadline_ns: t.deadline_ns,
-            ..TaskSummary::default()
-        })
-        .collect();
-    let mut releases: std::collections::HashMap<u64, u64> = std::collections::HashMap::new();
-    let mut release_errors = Vec::new();
-    for r in records {
-        if r.event == Event::FrameRelease {
-            let err = r.value as i64;
-            releases.insert(r.frame, (r.time_ns as i64 - err) as u64);
-            release_errors.push(err);
+    let mut s = Summarizer::new(meta);
+    records.iter().for_each(|r| s.add(r));
+    s.finish()
+}
+
+/// Frames an execution's frame may trail the newest frame seen and still find its release
+/// (records of a frame arrive within a few frames of each other; older releases are
+/// forgotten, which keeps the state bounded).
+const RELEASE_WINDOW: u64 = 256;
+
+/// The summary of a run computed record by record in memory that does not grow with the
+/// run (see [`crate::quantiles`] for the percentiles' error bound). Deadline misses and fence
+/// timeouts of a task are taken to arrive in frame order, as the executive records them.
+///
+/// ```
+/// use orin_exec::trace::{Event, Record};
+/// use orin_exec_trace::{Summarizer, TaskMeta, TraceMeta};
+/// let meta = TraceMeta { tasks: vec![TaskMeta { name: "t".into(), ..TaskMeta::default() }],
+///                        ..TraceMeta::default() };
+/// let mut s = Summarizer::new(&meta);
+/// for f in 0..10u64 {
+///     s.add(&Record { time_ns: f * 100, frame: f, task: 0, event: Event::TaskStart, value: 0 });
+///     s.add(&Record { time_ns: f * 100 + 10 + f, frame: f, task: 0, event: Event::TaskEnd, value: 0 });
+/// }
+/// let (tasks, _) = s.finish();
+/// assert_eq!((tasks[0].runs, tasks[0].min_ns, tasks[0].max_ns, tasks[0].p50_ns), (10, 10, 19, 14));
+/// ```
+pub struct Summarizer {
+    tasks: Vec<TaskSummary>,
+    durations: Vec<Quantiles>,
+    /// Per task: (the last miss frame, the length of the run of misses ending there).
+    miss_run: Vec<Option<(u64, u64)>>,
+    /// Executions started, not yet ended: (task, frame) -> start.
+    open: FrameMap<u64>,
+    /// Planned release of the recent frames (task 0).
+    releases: FrameMap<u64>,
+    release_errors: Quantiles,
+}
+
+impl Summarizer {
+    /// A summary of a run recorded with `meta`, before any record.
+    pub fn new(meta: &TraceMeta) -> Summarizer {
+        let tasks: Vec<TaskSummary> = meta
+            .tasks
+            .iter()
+            .map(|t| TaskSummary {
+                task: t.name.clone(),
+                engine: meta
+                    .engines
+                    .get(t.engine as usize)
+                    .map_or("?".into(), |e| e.0.clone()),
+                budget_ns: t.budget_ns,
+                wcet_ns: t.wcet_ns,
+                deadline_ns: t.deadline_ns,
+                ..TaskSummary::default()
+            })
+            .collect();
+        let n = tasks.len();
+        Summarizer {
+            tasks,
+            durations: (0..n).map(|_| Quantiles::new()).collect(),
+            miss_run: vec![None; n],
+            open: FrameMap::new(n, RELEASE_WINDOW),
+            releases: FrameMap::new(1, RELEASE_WINDOW),
+            release_errors: Quantiles::new(),
         }
     }
-    for x in executions(records) {
-        let Some(s) = out.get_mut(x.task as usize) else {
-            continue;
-        };
-        if x.skipped {
-            s.skipped += 1;
-            continue;
-        }
-        s.runs += 1;
-        durations[x.task as usize].push(x.end_ns.saturating_sub(x.start_ns));
-        if let Some(&rel) = releases.get(&x.frame) {
-            s.max_finish_ns = s.max_finish_ns.max(x.end_ns.saturating_sub(rel));
-        }
-    }
-    let mut miss_frames: Vec<Vec<u64>> = vec![Vec::new(); meta.tasks.len()];
-    for r in records {
-        let Event::Fault(kind) = r.event else {
-            continue;
-        };
-        let Some(s) = out.get_mut(r.task as usize) else {
-            continue;
-        };
-        match kind {
-            FaultKind::DeadlineMiss => {
-                s.deadline_misses += 1;
-                miss_frames[r.task as usize].push(r.frame);
+
+    /// Take one record into account.
+    pub fn add(&mut self, r: &Record) {
+        match r.event {
+            Event::FrameRelease => {
+                let err = r.value as i64;
+                self.releases
+                    .insert(0, r.frame, (r.time_ns as i64 - err) as u64);
+                self.release_errors.add(err);
             }
-            FaultKind::BudgetOverrun => s.budget_overruns += 1,
-            FaultKind::FenceTimeout => {
-                s.fence_timeouts += 1;
-                miss_frames[r.task as usize].push(r.frame);
+            Event::TaskStart => {
+                self.open.insert(r.task, r.frame, r.time_ns);
             }
-            FaultKind::EngineError | FaultKind::TaskError => s.errors += 1,
+            Event::TaskEnd | Event::TaskSkipped => {
+                let Some(start) = self.open.remove(r.task, r.frame) else {
+                    return;
+                };
+                let Some(s) = self.tasks.get_mut(r.task as usize) else {
+                    return;
+                };
+                if r.event == Event::TaskSkipped {
+                    s.skipped += 1;
+                    return;
+                }
+                s.runs += 1;
+                self.durations[r.task as usize].add_u64(r.time_ns.saturating_sub(start));
+                if let Some(&rel) = self.releases.get(0, r.frame) {
+                    s.max_finish_ns = s.max_finish_ns.max(r.time_ns.saturating_sub(rel));
+                }
+            }
+            Event::Fault(kind) => {
+                let Some(s) = self.tasks.get_mut(r.task as usize) else {
+                    return;
+                };
+                let missed = match kind {
+                    FaultKind::DeadlineMiss => {
+                        s.deadline_misses += 1;
+                        true
+                    }
+                    FaultKind::BudgetOverrun => {
+                        s.budget_overruns += 1;
+                        false
+                    }
+                    FaultKind::FenceTimeout => {
+                        s.fence_timeouts += 1;
+                        true
+                    }
+                    FaultKind::EngineError | FaultKind::TaskError => {
+                        s.errors += 1;
+                        false
+                    }
+                };
+                if missed {
+                    let run = &mut self.miss_run[r.task as usize];
+                    let len = match *run {
+                        Some((last, len)) if r.frame <= last => len.max(1),
+                        Some((last, len)) if r.frame == last + 1 => len + 1,
+                        _ => 1,
+                    };
+                    if run.is_none_or(|(last, _)| r.frame >= last) {
+                        *run = Some((r.frame, len));
+                    }
+                    s.longest_miss_run = s.longest_miss_run.max(len);
+                }
+            }
+            _ => {}
         }
     }
-    for (i, s) in out.iter_mut().enumerate() {
-        let d = &mut durations[i];
-        d.sort_unstable();
-        s.samples = d.len() as u64;
-        s.min_ns = d.first().copied().unwrap_or(0);
-        s.max_ns = d.last().copied().unwrap_or(0);
-        s.p50_ns = percentile(d, 50.0);
-        s.p99_ns = percentile(d, 99.0);
-        s.p999_ns = percentile(d, 99.9);
-        let frames = &mut miss_frames[i];
-        frames.sort_unstable();
-        frames.dedup();
-        s.longest_miss_run = crate::analysis::longest_run(frames).0;
+
+    /// The summary of the records seen.
+    pub fn finish(mut self) -> (Vec<TaskSummary>, ReleaseSummary) {
+        for (s, d) in self.tasks.iter_mut().zip(&mut self.durations) {
+            s.samples = d.count();
+            s.min_ns = d.min() as u64;
+            s.max_ns = d.max() as u64;
+            s.p50_ns = d.percentile(50.0) as u64;
+            s.p99_ns = d.percentile(99.0) as u64;
+            s.p999_ns = d.percentile(99.9) as u64;
+            s.percentiles_exact = d.exact();
+        }
+        let e = &mut self.release_errors;
+        let release = ReleaseSummary {
+            frames: e.count(),
+            min_error_ns: e.min(),
+            max_error_ns: e.max(),
+            mean_error_ns: e.mean(),
+            p99_error_ns: e.percentile(99.0),
+            p99_exact: e.exact(),
+        };
+        (self.tasks, release)
     }
-    let mut sorted = release_errors.clone();
-    sorted.sort_unstable();
-    let release = ReleaseSummary {
-        frames: release_errors.len() as u64,
-        min_error_ns: sorted.first().copied().unwrap_or(0),
-        max_error_ns: sorted.last().copied().unwrap_or(0),
-        mean_error_ns: if sorted.is_empty() {
-            0
-        } else {
-            sorted.iter().sum::<i64>() / sorted.len() as i64
-        },
-        p99_error_ns: percentile_of(&sorted, 99.0).unwrap_or(0),
-    };
-    (out, release)
 }
 
 fn ms(ns: u64) -> String {
