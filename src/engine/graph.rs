@@ -314,36 +314,25 @@ impl GraphBuilder {
         }
     }
 
-    /// Instantiate the chain. The graph itself is destroyed here: the executable graph and
-    /// its node handles stay valid without it.
+    /// Instantiate the chain. The graph is kept with the executable graph: the driver names
+    /// an executable graph's nodes for `cuGraphExec*SetParams` by the nodes of the graph it
+    /// was instantiated from, which must still exist (the real driver answers
+    /// `CUDA_ERROR_INVALID_VALUE` once that graph is destroyed: measured on an H200).
     pub(crate) fn instantiate(mut self) -> Result<GpuGraph> {
         let context = self.context();
-        let raw = core::mem::replace(&mut self.graph, ptr::null_mut());
         let mut exec = ptr::null_mut();
         // SAFETY: a live graph, valid out-pointer, no flags.
-        let status = unsafe { cu::cuGraphInstantiateWithFlags(&mut exec, raw, 0) };
-        let r = check("cuGraphInstantiate", status, context);
-        // SAFETY: created in `new`, destroyed once (`self.graph` is NULL now); node handles
-        // of an executable graph stay valid for its `SetParams` calls (they name the node of
-        // the graph it was instantiated from, which the driver keeps for the executable).
-        let destroyed = check(
-            "cuGraphDestroy",
-            unsafe { cu::cuGraphDestroy(raw) },
-            context,
-        );
-        r?;
-        let graph = GpuGraph {
+        let status = unsafe { cu::cuGraphInstantiateWithFlags(&mut exec, self.graph, 0) };
+        // On failure the builder's Drop frees the graph.
+        check("cuGraphInstantiate", status, context)?;
+        Ok(GpuGraph {
             exec,
+            graph: core::mem::replace(&mut self.graph, ptr::null_mut()),
             nodes: core::mem::take(&mut self.nodes),
             engine: self.engine,
             ctx: self.ctx,
             _gpu: self.gpu.clone(),
-        };
-        if let Err(e) = destroyed {
-            let _ = graph.destroy();
-            return Err(e);
-        }
-        Ok(graph)
+        })
     }
 }
 
@@ -362,6 +351,8 @@ impl Drop for GraphBuilder {
 #[derive(Debug)]
 pub(crate) struct GpuGraph {
     exec: cu::CUgraphExec,
+    /// The graph `exec` was instantiated from: its nodes name `exec`'s nodes.
+    graph: cu::CUgraph,
     nodes: heapless::Vec<Node, MAX_GRAPH_NODES>,
     engine: &'static str,
     ctx: cu::CUcontext,
@@ -499,10 +490,17 @@ impl GpuGraph {
     /// waits for its streams first).
     pub(crate) fn destroy(self) -> Result<()> {
         let GpuGraph {
-            exec, engine, _gpu, ..
+            exec,
+            graph,
+            engine,
+            _gpu,
+            ..
         } = self;
         // SAFETY: instantiated in `GraphBuilder::instantiate`, destroyed once (consumed).
         let status = unsafe { cu::cuGraphExecDestroy(exec) };
-        check("cuGraphExecDestroy", status, Context::Engine(engine))
+        let r = check("cuGraphExecDestroy", status, Context::Engine(engine));
+        // SAFETY: the graph it was instantiated from, destroyed once, after the executable.
+        let status = unsafe { cu::cuGraphDestroy(graph) };
+        r.and(check("cuGraphDestroy", status, Context::Engine(engine)))
     }
 }

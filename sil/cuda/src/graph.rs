@@ -203,6 +203,8 @@ struct ExecNode {
 }
 
 struct ExecState {
+    /// The handle of the graph it was instantiated from: its nodes name this one's.
+    source: usize,
     /// The nodes in launch order.
     nodes: Vec<ExecNode>,
     /// Stream operations per launch.
@@ -233,6 +235,12 @@ impl Exec {
         mut make: impl FnMut(usize) -> CuResult<Step>,
     ) -> CuResult<()> {
         let mut st = self.lock();
+        // The driver names an executable graph's nodes by the nodes of its source graph:
+        // once that graph is destroyed, the handles name nothing (an H200 with driver 580
+        // answers CUDA_ERROR_INVALID_VALUE).
+        if GRAPHS.get(st.source).is_none() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
         let node = st
             .nodes
             .iter_mut()
@@ -441,8 +449,9 @@ pub unsafe extern "C" fn cuGraphCreate(phGraph: *mut CUgraph, flags: c_uint) -> 
     })())
 }
 
-/// Destroys a graph and its nodes; executable graphs instantiated from it stay valid (and
-/// their node handles keep naming their nodes for the `cuGraphExec*SetParams` calls).
+/// Destroys a graph and its nodes; executable graphs instantiated from it stay valid for
+/// launches, but their `cuGraphExec*SetParams` calls fail with `CUDA_ERROR_INVALID_VALUE`
+/// from then on (the node handles named the destroyed graph's nodes), as on the real driver.
 ///
 /// # Safety
 /// Always safe to call.
@@ -624,6 +633,7 @@ pub unsafe extern "C" fn cuGraphInstantiateWithFlags(
         let ops = nodes.iter().map(|n| n.steps.len()).sum();
         let exec = Exec {
             st: Mutex::new(ExecState {
+                source: hGraph as usize,
                 nodes,
                 ops,
                 last_stream: 0,

@@ -220,8 +220,9 @@ fn chain_graph_matches_stream_operations() {
 }
 
 /// An update after a launch changes the next launch only: the first launch (blocked on
-/// `go`) still writes its old address and value, runs its kernel with the old `a`; and a
-/// destroyed graph leaves its executable graph working.
+/// `go`) still writes its old address and value, runs its kernel with the old `a`. Once the
+/// source graph is destroyed the executable graph still launches, but its updates fail with
+/// `CUDA_ERROR_INVALID_VALUE` (its node handles named the graph's nodes), as on an H200.
 #[test]
 fn update_after_launch_leaves_the_enqueued_launch_alone() {
     setup();
@@ -239,8 +240,6 @@ fn update_after_launch_leaves_the_enqueued_launch_alone() {
     let k = add_kernel(g, &[w], &kernel(sx.f, &mut args));
     let d = add_batch(g, &[k], &mut [write_entry(out_a, 10)]);
     let e = instantiate(g);
-    // SAFETY: plain C call: the exec keeps its own copy.
-    ck(unsafe { cuGraphDestroy(g) });
 
     ck(graph_launch(e, s));
     // Changing the caller's argument memory after the node was added changes nothing either.
@@ -268,6 +267,20 @@ fn update_after_launch_leaves_the_enqueued_launch_alone() {
         let x = i as f32 + 0.5;
         assert_eq!(*v, 1.0 + 2.0 * x + 3.0 * x, "element {i}: a = 2 then a = 3");
     }
+    // SAFETY: plain C call.
+    ck(unsafe { cuGraphDestroy(g) });
+    assert_eq!(
+        set_batch(e, d, &mut [write_entry(out_b, 30)]),
+        CUDA_ERROR_INVALID_VALUE,
+        "an update after the source graph is gone"
+    );
+    ck(graph_launch(e, s));
+    ck(sync(s));
+    assert_eq!(
+        load_u64(flags.ptr, 2),
+        20,
+        "the launch kept the last update"
+    );
     // SAFETY: plain C call.
     ck(unsafe { cuGraphExecDestroy(e) });
     ck(destroy(s));
