@@ -111,6 +111,7 @@ pub fn schedule(shape: Shape, n: usize) -> Result<&'static Schedule, String> {
         kind: EngineKind::Cpu,
         instance,
         queue_capacity: MAX_TASKS as u16,
+        graph: false,
     };
     let engines = match shape {
         Shape::CpuIndependent => leak(vec![cpu("cpu0", 0), cpu("cpu1", 1)]),
@@ -120,6 +121,7 @@ pub fn schedule(shape: Shape, n: usize) -> Result<&'static Schedule, String> {
             kind: EngineKind::Gpu,
             instance: 0,
             queue_capacity: MAX_TASKS as u16,
+            graph: false,
         }]),
     };
     let gpu = shape.gpu();
