@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use crate::diag::Diagnostic;
-use crate::model::{Kind, Model, Task};
+use crate::model::{Kind, Model, Task, Work};
 use crate::read::quoted;
 use crate::units::{ms, ms_signed};
 
@@ -414,6 +414,7 @@ fn capacities(model: &Model) -> Vec<Diagnostic> {
             );
         }
     }
+    out.extend(stream_ops(model));
     for t in &model.tasks {
         if model.engines[t.engine].kind != Kind::Dla {
             continue;
@@ -434,6 +435,44 @@ fn capacities(model: &Model) -> Vec<Diagnostic> {
                         ),
                     )
                     .help("let a task on another engine wait for some of them and depend on that task instead"),
+            );
+        }
+    }
+    out
+}
+
+/// A GPU engine's stream holds at most `MAX_STREAM_OPS` operations: per frame in flight
+/// (`1 + lookahead`), `STREAM_OPS_PER_TASK` plus one wait per `after` entry for each of its
+/// tasks. The same rule as `Schedule::check` (`TableError::StreamOps`), with its constants, so
+/// the validator refuses what the generated code would refuse at compile time.
+fn stream_ops(model: &Model) -> Vec<Diagnostic> {
+    use orin_exec_table::{MAX_STREAM_OPS, STREAM_OPS_PER_TASK};
+    let frames = 1 + model.lookahead as usize;
+    let mut out = Vec::new();
+    for (e, engine) in model.engines.iter().enumerate() {
+        if engine.kind != Kind::Gpu {
+            continue;
+        }
+        let per_frame: usize = model
+            .tasks
+            .iter()
+            .filter(|t| t.engine == e && matches!(t.work, Work::Gpu { .. }))
+            .map(|t| STREAM_OPS_PER_TASK + t.after.len())
+            .sum();
+        let ops = per_frame * frames;
+        if ops > MAX_STREAM_OPS {
+            out.push(
+                model
+                    .src
+                    .error(
+                        &engine.span,
+                        format!(
+                            "GPU engine `{}` would hold {ops} stream operations ({per_frame} per frame × (1 + lookahead {})), more than the {MAX_STREAM_OPS} a stream's queue takes",
+                            engine.name, model.lookahead
+                        ),
+                    )
+                    .note(format!("each GPU task enqueues up to {STREAM_OPS_PER_TASK} operations (two timer stamps, the launch, the signal) plus one wait per `after` entry"))
+                    .help("move tasks to another GPU engine, drop `after` entries the stream already orders, or lower `lookahead`"),
             );
         }
     }

@@ -1127,3 +1127,42 @@ fn submit_is_a_gpu_engine_choice_of_stream_or_graph() {
         );
     }
 }
+
+/// The validator refuses a GPU engine whose stream would hold more operations than
+/// `Schedule::check` allows (the compile-time check of the generated tables), with the same
+/// count: 4 per task plus one per `after` entry, per frame in flight.
+///
+/// Covers: REQ-PERF-002
+#[test]
+fn a_gpu_stream_holds_at_most_768_operations() {
+    let fx = Fixture::new();
+    let text = |gpu_tasks: usize| {
+        let cpu: String = (0..20)
+            .map(|i| cpu_task(&format!("c{i}"), "cpu0", "10us", &[]))
+            .collect();
+        let deps: Vec<String> = (0..20).map(|i| format!("\"c{i}\"")).collect();
+        let after = format!("after = [{}]", deps.join(", "));
+        let gpu: String = (0..gpu_tasks)
+            .map(|i| gpu_task(&format!("g{i}"), &[&after]).replace("\"1ms\"", "\"10us\""))
+            .collect();
+        edited(
+            &with_header(&(cpu + &gpu)),
+            &[
+                (
+                    "{ name = \"gpu0\", stream = 0 }",
+                    "{ name = \"gpu0\", stream = 0, queue_capacity = 64 }",
+                ),
+                ("{ name = \"cpu0\" }", "{ name = \"cpu0\", queue_capacity = 32 }"),
+            ],
+        )
+    };
+    // 16 tasks x (4 + 20 waits) x 2 frames = 768: the limit itself.
+    fx.ok(&text(16));
+    fx.rejects(
+        &text(17),
+        &[
+            "GPU engine `gpu0` would hold 816 stream operations (408 per frame × (1 + lookahead 1)), more than the 768 a stream's queue takes",
+            "move tasks to another GPU engine",
+        ],
+    );
+}
