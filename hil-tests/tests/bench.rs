@@ -78,7 +78,7 @@ fn bench_prints_every_row_and_writes_the_json() {
         .iter()
         .map(|p| p["lines"].as_array().map_or(0, Vec::len))
         .collect();
-    assert_eq!(lines, [7, 2]);
+    assert_eq!(lines, [8, 2]);
     let graph_row = pipelines[0]["lines"]
         .as_array()
         .and_then(|l| {

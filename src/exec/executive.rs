@@ -158,6 +158,8 @@ pub struct Executive {
     faults_in_frame: u32,
     recent: heapless::Deque<FaultRecord, 16>,
     stats: SubmitStats,
+    /// Some stream submits in graph mode (else the per-frame graph steps are skipped).
+    graphs: bool,
 }
 
 /// What seal hands the executive.
@@ -185,7 +187,9 @@ impl Executive {
             realtime,
             safe_state,
         } = sealed;
+        let graphs = st.streams.iter().any(|e| e.graph.is_some());
         Executive {
+            graphs,
             shared,
             st,
             clock,
@@ -412,7 +416,9 @@ impl Executive {
                 self.shared.board.publish_fence(id, f, fence.value);
             }
         }
-        self.launch_graphs(f, &plan);
+        if self.graphs {
+            self.launch_graphs(f, &plan);
+        }
         for i in 0..s.tasks.len() {
             let id = TaskId(i as u16);
             if !plan.planned(s, id) || matches!(self.st.tasks[i].submit, Submit::Cpu) {
@@ -429,7 +435,12 @@ impl Executive {
                 .ledger
                 .fence_for(f)
                 .map(|fence| fence.value);
-            let r = match self.graph_outcome(id, f) {
+            let outcome = if self.graphs {
+                self.graph_outcome(id, f)
+            } else {
+                None
+            };
+            let r = match outcome {
                 Some(true) => value.ok_or(Error::Phase(Phase::TaskNotPlanned)),
                 Some(false) => Err(Error::Phase(Phase::NoGraph)),
                 None => self.submit(id, f, &plan, value),
@@ -502,6 +513,7 @@ impl Executive {
 
     /// Submit `id`'s frame `f` work, signalling `value` (its published fence value): the
     /// value, once enqueued.
+    #[inline]
     fn submit(&mut self, id: TaskId, f: u64, plan: &FramePlan, value: Option<u64>) -> Result<u64> {
         let s = self.shared.schedule;
         let noop = plan.skipped(id);
@@ -509,8 +521,8 @@ impl Executive {
             self.apply_dla_injection(id, f, device)?;
         }
         let value = value.ok_or(Error::Phase(Phase::TaskNotPlanned))?;
-        let (waits, elided) = self.frame_waits(id, f)?;
-        self.stats.waits_elided += elided;
+        let mut waits = Waits::new();
+        self.stats.waits_elided += self.frame_waits(id, f, &mut waits)?;
         let started = crate::engine::os::monotonic_ns();
         let r = submit_task(&mut self.st, s, id, f, &waits, value, noop);
         let spent = crate::engine::os::monotonic_ns().saturating_sub(started);
@@ -529,11 +541,12 @@ impl Executive {
         r.map(|()| value)
     }
 
-    /// Task `id`'s semaphore waits in frame `f`: its dependencies planned in their frame (the
-    /// others are dropped: they order nothing), less those the task's own in-order stream
-    /// already orders (how many: the second value).
-    fn frame_waits(&self, id: TaskId, f: u64) -> Result<(Waits, u64)> {
-        let mut waits = Waits::new();
+    /// Task `id`'s semaphore waits in frame `f`, into `waits` (empty): its dependencies
+    /// planned in their frame (the others are dropped: they order nothing), less those the
+    /// task's own in-order stream already orders (how many: the value). Filled in place, as
+    /// this runs for every accelerator task of every frame.
+    #[inline(always)]
+    fn frame_waits(&self, id: TaskId, f: u64, waits: &mut Waits) -> Result<u64> {
         let mut elided = 0;
         for w in self.shared.schedule.task(id).waits {
             if let Some(df) = f.checked_sub(w.lag as u64)
@@ -550,7 +563,7 @@ impl Executive {
                 })?;
             }
         }
-        Ok((waits, elided))
+        Ok(elided)
     }
 
     /// Launch frame `f`'s work of every graph-mode stream whose operations this frame are
@@ -568,9 +581,14 @@ impl Executive {
             let mut elided = 0;
             let fits = g.tasks().iter().all(|t| {
                 let value = self.shared.board.fence(t.id, f);
-                let waits = self.frame_waits(t.id, f).ok();
-                match (plan.planned(s, t.id) && !plan.skipped(t.id), value, waits) {
-                    (true, Some(value), Some((waits, e))) if t.waits_match(&waits) => {
+                let mut waits = Waits::new();
+                let elided_here = self.frame_waits(t.id, f, &mut waits).ok();
+                match (
+                    plan.planned(s, t.id) && !plan.skipped(t.id),
+                    value,
+                    elided_here,
+                ) {
+                    (true, Some(value), Some(e)) if t.waits_match(&waits) => {
                         elided += e;
                         frame.push((value, waits)).is_ok()
                     }

@@ -28,7 +28,9 @@ fn storage_is_sized_to_the_schedule() {
     assert!(Sized::<8, 16, 8, 2>::footprint() > total);
     assert!(Sized::<8, 7, 9, 2>::footprint() > total);
     assert!(Sized::<8, 7, 8, 3>::footprint() > total);
-    // Sized to 8 tasks, it is a fraction of the 64-task tables it replaced (556 KB for this
-    // app, 328 KB of it a fixed trace ring).
-    assert!(total < 200 * 1024, "{total}");
+    // Sized to 8 tasks, it is below the 64-task tables it replaced (556 KB for this app, 328 KB
+    // of it a fixed trace ring). About 290 KB of it since issue 13 is the graph-submission
+    // state every stream entry reserves (64 node slots, each with room for a parameter block),
+    // used or not: moving it to storage only graph-mode streams take is a follow-up.
+    assert!(total < 400 * 1024, "{total}");
 }

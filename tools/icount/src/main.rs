@@ -80,9 +80,19 @@ enum Cmd {
     },
 }
 
+/// Stack of the thread that builds and runs a schedule (virtual address space; only what is
+/// touched is backed).
+const BIG_STACK: usize = 256 << 20;
+
 fn main() -> ExitCode {
     let result = match Cli::parse().command {
-        Cmd::Run(a) => run(a),
+        // The storage of the largest schedules is built by value before it is leaked into a
+        // static: run on a thread whose stack holds it.
+        Cmd::Run(a) => std::thread::Builder::new()
+            .stack_size(BIG_STACK)
+            .spawn(move || run(a))
+            .map_err(|e| e.to_string())
+            .and_then(|t| t.join().unwrap_or_else(|_| Err("the run panicked".into()))),
         Cmd::Measure { run, top, keep } => measure(run, top, keep),
         Cmd::Parse {
             file,

@@ -308,6 +308,10 @@ mod tests {
     /// without a fault (the SIL clock is process-wide: one test runs them all in turn).
     #[test]
     fn every_shape_and_size_runs_every_task_without_fault() {
+        with_big_stack(every_shape_and_size_runs_every_task_without_fault_body);
+    }
+
+    fn every_shape_and_size_runs_every_task_without_fault_body() {
         for shape in Shape::ALL {
             for n in shape.sizes() {
                 let mut exec = executive(shape, n).unwrap_or_else(|e| panic!("{e}"));
@@ -324,8 +328,22 @@ mod tests {
         }
     }
 
+    /// `executive` builds storages of every size by value: run `f` on a thread with room.
+    fn with_big_stack(f: fn()) {
+        std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn(f)
+            .expect("spawn")
+            .join()
+            .expect("the checks pass");
+    }
+
     #[test]
     fn sizes_beyond_the_limits_are_refused() {
+        with_big_stack(sizes_beyond_the_limits_are_refused_body);
+    }
+
+    fn sizes_beyond_the_limits_are_refused_body() {
         for shape in Shape::ALL {
             let e = schedule(shape, shape.max_tasks() + 1).unwrap_err();
             assert!(e.contains(&shape.max_tasks().to_string()), "{e}");

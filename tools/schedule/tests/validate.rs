@@ -1152,7 +1152,10 @@ fn a_gpu_stream_holds_at_most_768_operations() {
                     "{ name = \"gpu0\", stream = 0 }",
                     "{ name = \"gpu0\", stream = 0, queue_capacity = 64 }",
                 ),
-                ("{ name = \"cpu0\" }", "{ name = \"cpu0\", queue_capacity = 32 }"),
+                (
+                    "{ name = \"cpu0\" }",
+                    "{ name = \"cpu0\", queue_capacity = 32 }",
+                ),
             ],
         )
     };
