@@ -13,15 +13,16 @@
 //! clock). Every frame's detection is checked against the reference models (GPU kernels:
 //! `orin-exec-kernels`; the DLA network: the `sil-onnx` interpreter). Per runtime run it also
 //! reports the host enqueue per GPU/DLA task and the stream operations per GPU task
-//! (`Executive::submit_stats`), and the executive thread's CPU time and context switches per
-//! frame (`getrusage(RUSAGE_THREAD)` around the measured frames, in the thread that calls
-//! `step()`).
+//! (`Executive::submit_stats`), and the executive thread's CPU time and wake-ups (voluntary
+//! context switches) per frame (`orin_exec::engine::os::thread_usage` around the measured
+//! frames, in the thread that calls `step()`).
 //!
 //! A benchmark, not a test: no ratio fails it. It fails on a wrong detection (exit 1) or an
 //! error (exit 2).
 
 use std::collections::{HashMap, HashSet};
 
+use orin_exec::engine::os::ThreadUsage;
 use orin_exec::exec::{Builder, Config, Executive, SubmitStats, TaskFault};
 use orin_exec::table::{Schedule, TaskId, Work};
 use orin_exec::trace::ring::Pop;
@@ -89,26 +90,10 @@ fn gpu_tasks_per_frame(s: &Schedule) -> u64 {
         .count() as u64
 }
 
-/// CPU time and context switches of the calling thread.
-#[derive(Clone, Copy, Debug, Default)]
-struct ThreadUsage {
-    cpu_ns: u64,
-    switches: u64,
-}
-
+/// The calling thread's CPU time and wake-ups (zeros where the system has no per-thread
+/// usage).
 fn thread_usage() -> ThreadUsage {
-    // SAFETY: an all-zero `rusage` is valid plain data.
-    let mut ru: libc::rusage = unsafe { core::mem::zeroed() };
-    // SAFETY: RUSAGE_THREAD (Linux) and a valid out-pointer.
-    let rc = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) };
-    if rc != 0 {
-        return ThreadUsage::default();
-    }
-    let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
-    ThreadUsage {
-        cpu_ns: tv(ru.ru_utime) + tv(ru.ru_stime),
-        switches: (ru.ru_nvcsw + ru.ru_nivcsw) as u64,
-    }
+    orin_exec::engine::os::thread_usage().unwrap_or_default()
 }
 
 /// One line of a pipeline's table.
@@ -353,7 +338,7 @@ fn measure(
     line.latency_ns = summary(&chain);
     let n = opts.frames.max(1) as f64;
     line.exec_cpu_us_per_frame = Some(after.cpu_ns.saturating_sub(before.cpu_ns) as f64 / 1e3 / n);
-    line.exec_wakeups_per_frame = Some(after.switches.saturating_sub(before.switches) as f64 / n);
+    line.exec_wakeups_per_frame = Some(after.since(before).wakeups as f64 / n);
     match (stats_before, stats_after) {
         (Some(a), Some(b)) => {
             let per = |ns: u64, tasks: u64| (tasks > 0).then(|| ns as f64 / tasks as f64);
@@ -768,61 +753,16 @@ pub fn text(r: &Report) -> String {
 /// The SIL engine threads' CPU use (SIL CUDA stream workers, SIL cuDLA workers), from the SIL
 /// libraries' own accounting; on `rig` CUDA is the real driver and only the DLA is counted.
 mod sil_threads {
+    use orin_exec::engine::platform::{EngineThreadStats, sil_dla_threads, sil_gpu_threads};
+
     /// `[cpu_ns, compute_ns, wakeups]` of the CUDA stream workers, then of the DLA workers.
     pub(super) type Totals = [[u64; 3]; 2];
 
     pub(super) fn totals() -> Totals {
-        [cuda(), dla()]
-    }
-
-    #[cfg(feature = "sil")]
-    fn cuda() -> [u64; 3] {
-        use cuda_sys::sil::{cuSilGetThreadStats, cuSilThreadStats};
-        let mut s = cuSilThreadStats {
-            size: size_of::<cuSilThreadStats>() as u32,
-            threads: 0,
-            cpuNs: 0,
-            computeNs: 0,
-            wakeups: 0,
-            ops: 0,
+        let row = |t: Option<EngineThreadStats>| {
+            t.map_or([0; 3], |t| [t.cpu_ns, t.compute_ns, t.wakeups])
         };
-        // SAFETY: a valid, writable struct whose `size` is set.
-        let ok = unsafe { cuSilGetThreadStats(&mut s) } == cuda_sys::CUDA_SUCCESS;
-        if ok {
-            [s.cpuNs, s.computeNs, s.wakeups]
-        } else {
-            [0; 3]
-        }
-    }
-
-    #[cfg(not(feature = "sil"))]
-    fn cuda() -> [u64; 3] {
-        [0; 3]
-    }
-
-    #[cfg(any(feature = "sil", feature = "rig"))]
-    fn dla() -> [u64; 3] {
-        use cudla_sys::sil::{cudlaSilGetThreadStats, cudlaSilThreadStats};
-        let mut s = cudlaSilThreadStats {
-            size: size_of::<cudlaSilThreadStats>() as u32,
-            threads: 0,
-            cpuNs: 0,
-            computeNs: 0,
-            wakeups: 0,
-            ops: 0,
-        };
-        // SAFETY: a valid, writable struct whose `size` is set.
-        let ok = unsafe { cudlaSilGetThreadStats(&mut s) } == cudla_sys::cudlaSuccess;
-        if ok {
-            [s.cpuNs, s.computeNs, s.wakeups]
-        } else {
-            [0; 3]
-        }
-    }
-
-    #[cfg(not(any(feature = "sil", feature = "rig")))]
-    fn dla() -> [u64; 3] {
-        [0; 3]
+        [row(sil_gpu_threads()), row(sil_dla_threads())]
     }
 
     /// Per frame between two snapshots: CPU µs outside kernels/networks and wake-ups.
