@@ -23,152 +23,17 @@ use orin_exec::trace::ring::Pop;
 use orin_exec::trace::{Event, Record};
 
 mod user_kernel;
+use user_kernel::chain::{
+    self, IN, LAST, MID, MS, PRODUCE, VERIFY, buffer, check, engines, gpu, task,
+};
 use user_kernel::{K, KERNEL, N, Produce, SCALE_INDEX, leak, user_cubin};
 
-const IN: BufferId = BufferId(0);
-const MID: BufferId = BufferId(1);
-const OUT: BufferId = BufferId(2);
-const LAST: BufferId = BufferId(3);
-const PRODUCE: TaskId = TaskId(0);
-const FIRST: TaskId = TaskId(1);
-const SECOND: TaskId = TaskId(2);
-const OTHER_STREAM: TaskId = TaskId(3);
-const VERIFY: TaskId = TaskId(4);
-const MS: u64 = 1_000_000;
-
-fn gpu(from: BufferId, to: BufferId) -> Work {
-    Work::Gpu(GpuWork {
-        cubin: CubinId(0),
-        kernel: KERNEL,
-        grid: [4, 1, 1],
-        block: [256, 1, 1],
-        shared_mem_bytes: 0,
-        params: leak(vec![
-            Param::Buffer(from),
-            Param::Buffer(to),
-            Param::I32(K),
-            Param::U32(N),
-        ]),
-    })
-}
-
-fn task(
-    name: &'static str,
-    engine: u8,
-    work: Work,
-    reads: Vec<BufferId>,
-    writes: Vec<BufferId>,
-    waits: Vec<Wait>,
-) -> TaskDesc {
-    TaskDesc {
-        name,
-        engine: EngineId(engine),
-        work,
-        wcet_ns: MS,
-        budget_ns: 4 * MS,
-        deadline_ns: 10 * MS,
-        release_ns: 0,
-        reads: leak(reads),
-        writes: leak(writes),
-        waits: leak(waits),
-        modes: ModeMask::ALL,
-    }
-}
-
-fn buffer(name: &'static str, multiplicity: u8) -> BufferDesc {
-    BufferDesc {
-        name,
-        kind: BufferKind::Raw {
-            size: u64::from(N) * 4,
-            align: 256,
-        },
-        multiplicity,
-        cpu_access: true,
-    }
-}
-
-fn engines(graph: bool) -> &'static [EngineDesc] {
-    let engine = |name, kind, instance, graph| EngineDesc {
-        name,
-        kind,
-        instance,
-        queue_capacity: 8,
-        graph,
-    };
-    leak(vec![
-        engine("cpu0", EngineKind::Cpu, 0, false),
-        engine("gpu0", EngineKind::Gpu, 0, graph),
-        engine("gpu1", EngineKind::Gpu, 1, false),
-    ])
-}
-
-fn check(tables: ScheduleTables) -> &'static Schedule {
-    let tables = Box::leak(Box::new(tables));
-    Box::leak(Box::new(Schedule::check(tables).expect("valid tables")))
-}
-
 fn chain(graph: bool) -> &'static Schedule {
-    let w = |task, lag| Wait { task, lag };
-    check(ScheduleTables {
+    chain::schedule(chain::Options {
         name: "graph_submit",
-        profile: "sil",
-        period_ns: 10 * MS,
-        minor_frames_ns: &[0],
-        lookahead: 1,
-        engines: engines(graph),
-        buffers: leak(vec![
-            buffer("in", 1),
-            buffer("mid", 2),
-            buffer("out", 2),
-            buffer("last", 1),
-        ]),
-        tasks: leak(vec![
-            task(
-                "produce",
-                0,
-                Work::Cpu,
-                vec![],
-                vec![IN],
-                vec![w(VERIFY, 1)],
-            ),
-            task(
-                "first",
-                1,
-                gpu(IN, MID),
-                vec![IN],
-                vec![MID],
-                vec![w(PRODUCE, 0), w(OTHER_STREAM, 1)],
-            ),
-            task(
-                "second",
-                1,
-                gpu(MID, OUT),
-                vec![MID],
-                vec![OUT],
-                vec![w(FIRST, 0)],
-            ),
-            task(
-                "other_stream",
-                2,
-                gpu(OUT, LAST),
-                vec![OUT],
-                vec![LAST],
-                vec![w(SECOND, 0)],
-            ),
-            task(
-                "verify",
-                0,
-                Work::Cpu,
-                vec![IN, LAST],
-                vec![],
-                vec![w(OTHER_STREAM, 0)],
-            ),
-        ]),
-        modes: leak(vec![ModeDesc { name: "normal" }]),
-        health: &[],
-        cubins: leak(vec![*user_cubin()]),
-        loadables: &[],
-        timeline: &[],
+        graph,
+        copies: 2,
+        first_waits_last: true,
         cpu_waits: &[],
     })
 }
@@ -398,8 +263,7 @@ fn wide() -> &'static Schedule {
         "produce",
         0,
         Work::Cpu,
-        vec![],
-        vec![IN],
+        (vec![], vec![IN]),
         vec![w(TaskId(KERNELS as u16 + 1), 1)],
     )];
     for k in 0..KERNELS {
@@ -408,8 +272,7 @@ fn wide() -> &'static Schedule {
             name,
             1,
             gpu(IN, MID),
-            vec![IN],
-            vec![MID],
+            (vec![IN], vec![MID]),
             vec![w(PRODUCE, 0)],
         ));
     }
@@ -417,8 +280,7 @@ fn wide() -> &'static Schedule {
         "verify",
         0,
         Work::Cpu,
-        vec![IN, MID],
-        vec![],
+        (vec![IN, MID], vec![]),
         vec![w(TaskId(KERNELS as u16), 0)],
     ));
     // Short kernels: 17 of them in a row fit the period.

@@ -16,132 +16,17 @@ use orin_exec::exec::{Builder, Config, CpuTask, Storage, TaskFault};
 use orin_exec::table::*;
 
 mod user_kernel;
-use user_kernel::{K, KERNEL, N, Produce, SCALE_INDEX, leak, user_cubin};
-
-const IN: BufferId = BufferId(0);
-const MID: BufferId = BufferId(1);
-const OUT: BufferId = BufferId(2);
-const LAST: BufferId = BufferId(3);
-const PRODUCE: TaskId = TaskId(0);
-const FIRST: TaskId = TaskId(1);
-const SECOND: TaskId = TaskId(2);
-const OTHER_STREAM: TaskId = TaskId(3);
-const VERIFY: TaskId = TaskId(4);
+use user_kernel::chain::{self, IN, LAST, OTHER_STREAM, PRODUCE, SECOND, VERIFY};
+use user_kernel::{K, KERNEL, N, Produce, SCALE_INDEX, user_cubin};
 
 fn schedule(cpu_waits: &'static [CpuWait]) -> &'static Schedule {
-    let ms = 1_000_000;
-    let task = |name, engine: u8, work, reads, writes, waits: Vec<Wait>| TaskDesc {
-        name,
-        engine: EngineId(engine),
-        work,
-        wcet_ns: ms,
-        budget_ns: 4 * ms,
-        deadline_ns: 10 * ms,
-        release_ns: 0,
-        reads: leak(reads),
-        writes: leak(writes),
-        waits: leak(waits),
-        modes: ModeMask::ALL,
-    };
-    let gpu = |from, to| {
-        Work::Gpu(GpuWork {
-            cubin: CubinId(0),
-            kernel: KERNEL,
-            grid: [4, 1, 1],
-            block: [256, 1, 1],
-            shared_mem_bytes: 0,
-            params: leak(vec![
-                Param::Buffer(from),
-                Param::Buffer(to),
-                Param::I32(K),
-                Param::U32(N),
-            ]),
-        })
-    };
-    let w = |task, lag| Wait { task, lag };
-    let buffer = |name| BufferDesc {
-        name,
-        kind: BufferKind::Raw {
-            size: u64::from(N) * 4,
-            align: 256,
-        },
-        multiplicity: 1,
-        cpu_access: true,
-    };
-    let engine = |name, kind, instance| EngineDesc {
-        name,
-        kind,
-        instance,
-        queue_capacity: 8,
-        graph: false,
-    };
-    let tables = Box::leak(Box::new(ScheduleTables {
+    chain::schedule(chain::Options {
         name: "stream_order",
-        profile: "sil",
-        period_ns: 10 * ms,
-        minor_frames_ns: &[0],
-        lookahead: 1,
-        engines: leak(vec![
-            engine("cpu0", EngineKind::Cpu, 0),
-            engine("gpu0", EngineKind::Gpu, 0),
-            engine("gpu1", EngineKind::Gpu, 1),
-        ]),
-        buffers: leak(vec![
-            buffer("in"),
-            buffer("mid"),
-            buffer("out"),
-            buffer("last"),
-        ]),
-        tasks: leak(vec![
-            task(
-                "produce",
-                0,
-                Work::Cpu,
-                vec![],
-                vec![IN],
-                vec![w(VERIFY, 1)],
-            ),
-            task(
-                "first",
-                1,
-                gpu(IN, MID),
-                vec![IN],
-                vec![MID],
-                vec![w(PRODUCE, 0)],
-            ),
-            task(
-                "second",
-                1,
-                gpu(MID, OUT),
-                vec![MID],
-                vec![OUT],
-                vec![w(FIRST, 0)],
-            ),
-            task(
-                "other_stream",
-                2,
-                gpu(OUT, LAST),
-                vec![OUT],
-                vec![LAST],
-                vec![w(SECOND, 0)],
-            ),
-            task(
-                "verify",
-                0,
-                Work::Cpu,
-                vec![IN, LAST],
-                vec![],
-                vec![w(OTHER_STREAM, 0)],
-            ),
-        ]),
-        modes: leak(vec![ModeDesc { name: "normal" }]),
-        health: &[],
-        cubins: leak(vec![*user_cubin()]),
-        loadables: &[],
-        timeline: &[],
+        graph: false,
+        copies: 1,
+        first_waits_last: false,
         cpu_waits,
-    }));
-    Box::leak(Box::new(Schedule::check(tables).expect("valid tables")))
+    })
 }
 
 static GOOD: AtomicU64 = AtomicU64::new(0);

@@ -223,93 +223,75 @@ impl GraphBuilder {
 
     /// Add a wait for `op.sem` to reach `op.value`.
     pub(crate) fn wait(&mut self, op: SemOp<'_>) -> Result<NodeId> {
-        match op.sem.kind() {
-            SemaphoreKind::Counter { device_addr, .. } => {
-                let mut entry = mem_op(true, *device_addr, op.value);
-                let params = cu::CUDA_BATCH_MEM_OP_NODE_PARAMS {
-                    ctx: self.ctx,
-                    count: 1,
-                    paramArray: &mut entry,
-                    flags: 0,
-                };
-                self.add(
-                    "cuGraphAddBatchMemOpNode",
-                    Op::Wait,
-                    None,
-                    |out, g, deps, n| {
-                        // SAFETY: live graph and dependencies; `entry` outlives the call (the
-                        // driver copies it); a mapped counter kept registered by the semaphore.
-                        unsafe { cu::cuGraphAddBatchMemOpNode(out, g, deps, n, &params) }
-                    },
-                )
-            }
-            SemaphoreKind::External(raw) => {
-                let mut sems = [*raw];
-                let mut wait = zeroed_wait_params();
-                wait.params.nvSciSync.fence = op.fence.as_mut_ptr();
-                let params = cu::CUDA_EXT_SEM_WAIT_NODE_PARAMS {
-                    extSemArray: sems.as_mut_ptr(),
-                    paramsArray: &wait,
-                    numExtSems: 1,
-                };
-                self.add(
-                    "cuGraphAddExternalSemaphoresWaitNode",
-                    Op::Wait,
-                    None,
-                    |out, g, deps, n| {
-                        // SAFETY: live graph and dependencies; the arrays and the fence
-                        // outlive the call; a live semaphore import.
-                        unsafe {
-                            cu::cuGraphAddExternalSemaphoresWaitNode(out, g, deps, n, &params)
-                        }
-                    },
-                )
-            }
-        }
+        self.sem_node(Op::Wait, op)
     }
 
     /// Add a signal of `op.sem` (counters: to `op.value`).
     pub(crate) fn signal(&mut self, op: SemOp<'_>) -> Result<NodeId> {
+        self.sem_node(Op::Signal, op)
+    }
+
+    /// A semaphore node (`kind`: wait or signal): a batch memory operation on a counter, an
+    /// external-semaphore node on an imported NvSciSync semaphore.
+    fn sem_node(&mut self, kind: Op, op: SemOp<'_>) -> Result<NodeId> {
         match op.sem.kind() {
             SemaphoreKind::Counter { device_addr, .. } => {
-                let mut entry = mem_op(false, *device_addr, op.value);
+                let mut entry = mem_op(kind == Op::Wait, *device_addr, op.value);
                 let params = cu::CUDA_BATCH_MEM_OP_NODE_PARAMS {
                     ctx: self.ctx,
                     count: 1,
                     paramArray: &mut entry,
                     flags: 0,
                 };
-                self.add(
-                    "cuGraphAddBatchMemOpNode",
-                    Op::Signal,
-                    None,
-                    |out, g, deps, n| {
-                        // SAFETY: as in `wait`.
-                        unsafe { cu::cuGraphAddBatchMemOpNode(out, g, deps, n, &params) }
-                    },
-                )
+                self.add("cuGraphAddBatchMemOpNode", kind, None, |out, g, deps, n| {
+                    // SAFETY: live graph and dependencies; `entry` outlives the call (the
+                    // driver copies it); a mapped counter kept registered by the semaphore.
+                    unsafe { cu::cuGraphAddBatchMemOpNode(out, g, deps, n, &params) }
+                })
             }
             SemaphoreKind::External(raw) => {
                 let mut sems = [*raw];
-                let mut signal = zeroed_signal_params();
-                signal.params.nvSciSync.fence = op.fence.as_mut_ptr();
-                let params = cu::CUDA_EXT_SEM_SIGNAL_NODE_PARAMS {
-                    extSemArray: sems.as_mut_ptr(),
-                    paramsArray: &signal,
-                    numExtSems: 1,
-                };
-                self.add(
-                    "cuGraphAddExternalSemaphoresSignalNode",
-                    Op::Signal,
-                    None,
-                    |out, g, deps, n| {
-                        // SAFETY: as in `wait`; the fence storage is set again before every
-                        // launch.
-                        unsafe {
-                            cu::cuGraphAddExternalSemaphoresSignalNode(out, g, deps, n, &params)
-                        }
-                    },
-                )
+                if kind == Op::Wait {
+                    let mut wait = zeroed_wait_params();
+                    wait.params.nvSciSync.fence = op.fence.as_mut_ptr();
+                    let params = cu::CUDA_EXT_SEM_WAIT_NODE_PARAMS {
+                        extSemArray: sems.as_mut_ptr(),
+                        paramsArray: &wait,
+                        numExtSems: 1,
+                    };
+                    self.add(
+                        "cuGraphAddExternalSemaphoresWaitNode",
+                        kind,
+                        None,
+                        |out, g, deps, n| {
+                            // SAFETY: live graph and dependencies; the arrays and the fence
+                            // outlive the call; a live semaphore import.
+                            unsafe {
+                                cu::cuGraphAddExternalSemaphoresWaitNode(out, g, deps, n, &params)
+                            }
+                        },
+                    )
+                } else {
+                    let mut signal = zeroed_signal_params();
+                    signal.params.nvSciSync.fence = op.fence.as_mut_ptr();
+                    let params = cu::CUDA_EXT_SEM_SIGNAL_NODE_PARAMS {
+                        extSemArray: sems.as_mut_ptr(),
+                        paramsArray: &signal,
+                        numExtSems: 1,
+                    };
+                    self.add(
+                        "cuGraphAddExternalSemaphoresSignalNode",
+                        kind,
+                        None,
+                        |out, g, deps, n| {
+                            // SAFETY: as for the wait; the fence storage is set again before
+                            // every launch.
+                            unsafe {
+                                cu::cuGraphAddExternalSemaphoresSignalNode(out, g, deps, n, &params)
+                            }
+                        },
+                    )
+                }
             }
         }
     }

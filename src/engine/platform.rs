@@ -289,22 +289,15 @@ impl EngineThreadStats {
     }
 }
 
-/// The SIL CUDA stream workers' usage (`cuSilGetThreadStats`); `None` where CUDA is not the
-/// SIL (`rig`: the real driver; `orin`).
-pub fn sil_gpu_threads() -> Option<EngineThreadStats> {
-    #[cfg(platform = "sil")]
-    {
-        use cuda_sys::sil::{cuSilGetThreadStats, cuSilThreadStats};
-        let mut s = cuSilThreadStats {
-            size: core::mem::size_of::<cuSilThreadStats>() as u32,
-            threads: 0,
-            cpuNs: 0,
-            computeNs: 0,
-            wakeups: 0,
-            ops: 0,
-        };
+/// Read one SIL library's engine-thread totals: `$call` fills a `$stats` struct (the same
+/// 40-byte layout in both libraries) whose `size` is set, and returns `$ok` on success.
+#[cfg(any(platform = "sil", platform = "rig"))]
+macro_rules! sil_thread_stats {
+    ($call:path, $stats:ty, $ok:expr) => {{
+        let mut s = <$stats>::default();
+        s.size = core::mem::size_of::<$stats>() as u32;
         // SAFETY: a valid, writable struct whose `size` is set.
-        if unsafe { cuSilGetThreadStats(&mut s) } != cuda_sys::CUDA_SUCCESS {
+        if unsafe { $call(&mut s) } != $ok {
             return None;
         }
         Some(EngineThreadStats {
@@ -314,6 +307,20 @@ pub fn sil_gpu_threads() -> Option<EngineThreadStats> {
             wakeups: s.wakeups,
             ops: s.ops,
         })
+    }};
+}
+
+/// The SIL CUDA stream workers' usage (`cuSilGetThreadStats`); `None` where CUDA is not the
+/// SIL (`rig`: the real driver; `orin`).
+pub fn sil_gpu_threads() -> Option<EngineThreadStats> {
+    #[cfg(platform = "sil")]
+    {
+        use cuda_sys::sil::{cuSilGetThreadStats, cuSilThreadStats};
+        sil_thread_stats!(
+            cuSilGetThreadStats,
+            cuSilThreadStats,
+            cuda_sys::CUDA_SUCCESS
+        )
     }
     #[cfg(not(platform = "sil"))]
     {
@@ -326,25 +333,11 @@ pub fn sil_dla_threads() -> Option<EngineThreadStats> {
     #[cfg(any(platform = "sil", platform = "rig"))]
     {
         use cudla_sys::sil::{cudlaSilGetThreadStats, cudlaSilThreadStats};
-        let mut s = cudlaSilThreadStats {
-            size: core::mem::size_of::<cudlaSilThreadStats>() as u32,
-            threads: 0,
-            cpuNs: 0,
-            computeNs: 0,
-            wakeups: 0,
-            ops: 0,
-        };
-        // SAFETY: a valid, writable struct whose `size` is set.
-        if unsafe { cudlaSilGetThreadStats(&mut s) } != cudla_sys::cudlaSuccess {
-            return None;
-        }
-        Some(EngineThreadStats {
-            threads: s.threads,
-            cpu_ns: s.cpuNs,
-            compute_ns: s.computeNs,
-            wakeups: s.wakeups,
-            ops: s.ops,
-        })
+        sil_thread_stats!(
+            cudlaSilGetThreadStats,
+            cudlaSilThreadStats,
+            cudla_sys::cudlaSuccess
+        )
     }
     #[cfg(not(any(platform = "sil", platform = "rig")))]
     {

@@ -6,7 +6,11 @@
 use orin_exec::engine::cpu::CpuCtx;
 use orin_exec::exec::{CpuTask, TaskFault};
 use orin_exec::kernel_model::{KernelModel, Launch, ModelError, ParamKind, read, write};
-use orin_exec::table::{BufferId, CubinDesc, CubinVariant};
+use orin_exec::table::{
+    BufferDesc, BufferId, BufferKind, CpuWait, CubinDesc, CubinId, CubinVariant, EngineDesc,
+    EngineId, EngineKind, GpuWork, ModeDesc, ModeMask, Param, Schedule, ScheduleTables, TaskDesc,
+    TaskId, Wait, Work,
+};
 
 /// The user's kernel: `scale_index_i32(const int32_t* in, int32_t* out, int32_t k,
 /// uint32_t n)`, `out[i] = in[i] * k + i`.
@@ -84,5 +88,170 @@ impl CpuTask for Produce {
             *v = 13 * f + 7 * i as i32 - 300;
         }
         Ok(())
+    }
+}
+
+/// The chain the stream tests run: `produce` (CPU) writes `in`; `first` and `second` (the
+/// user's kernel on `gpu0`) make `mid` and `out`; `other_stream` (on `gpu1`) makes `last`;
+/// `verify` (CPU) reads `in` and `last`. Period 10 ms, lookahead 1.
+pub mod chain {
+    use super::*;
+
+    pub const IN: BufferId = BufferId(0);
+    pub const MID: BufferId = BufferId(1);
+    pub const OUT: BufferId = BufferId(2);
+    pub const LAST: BufferId = BufferId(3);
+    pub const PRODUCE: TaskId = TaskId(0);
+    pub const FIRST: TaskId = TaskId(1);
+    pub const SECOND: TaskId = TaskId(2);
+    pub const OTHER_STREAM: TaskId = TaskId(3);
+    pub const VERIFY: TaskId = TaskId(4);
+    pub const MS: u64 = 1_000_000;
+
+    /// What varies between the tests that run the chain.
+    pub struct Options {
+        pub name: &'static str,
+        /// `gpu0` submits in graph mode.
+        pub graph: bool,
+        /// Copies of `mid` and `out` (the kernel parameters change per frame with 2).
+        pub copies: u8,
+        /// `first` also waits for the previous frame's `other_stream`.
+        pub first_waits_last: bool,
+        pub cpu_waits: &'static [CpuWait],
+    }
+
+    /// The user's kernel from `from` to `to`.
+    pub fn gpu(from: BufferId, to: BufferId) -> Work {
+        Work::Gpu(GpuWork {
+            cubin: CubinId(0),
+            kernel: KERNEL,
+            grid: [4, 1, 1],
+            block: [256, 1, 1],
+            shared_mem_bytes: 0,
+            params: leak(vec![
+                Param::Buffer(from),
+                Param::Buffer(to),
+                Param::I32(K),
+                Param::U32(N),
+            ]),
+        })
+    }
+
+    /// A task with a 1 ms WCET, a 4 ms budget and a 10 ms deadline.
+    pub fn task(
+        name: &'static str,
+        engine: u8,
+        work: Work,
+        (reads, writes): (Vec<BufferId>, Vec<BufferId>),
+        waits: Vec<Wait>,
+    ) -> TaskDesc {
+        TaskDesc {
+            name,
+            engine: EngineId(engine),
+            work,
+            wcet_ns: MS,
+            budget_ns: 4 * MS,
+            deadline_ns: 10 * MS,
+            release_ns: 0,
+            reads: leak(reads),
+            writes: leak(writes),
+            waits: leak(waits),
+            modes: ModeMask::ALL,
+        }
+    }
+
+    /// A CPU-visible buffer of `N` 32-bit values.
+    pub fn buffer(name: &'static str, multiplicity: u8) -> BufferDesc {
+        BufferDesc {
+            name,
+            kind: BufferKind::Raw {
+                size: u64::from(N) * 4,
+                align: 256,
+            },
+            multiplicity,
+            cpu_access: true,
+        }
+    }
+
+    /// `cpu0`, `gpu0` (in graph mode with `graph`) and `gpu1`.
+    pub fn engines(graph: bool) -> &'static [EngineDesc] {
+        let engine = |name, kind, instance, graph| EngineDesc {
+            name,
+            kind,
+            instance,
+            queue_capacity: 8,
+            graph,
+        };
+        leak(vec![
+            engine("cpu0", EngineKind::Cpu, 0, false),
+            engine("gpu0", EngineKind::Gpu, 0, graph),
+            engine("gpu1", EngineKind::Gpu, 1, false),
+        ])
+    }
+
+    /// `tables`, checked (they must be valid).
+    pub fn check(tables: ScheduleTables) -> &'static Schedule {
+        let tables = Box::leak(Box::new(tables));
+        Box::leak(Box::new(Schedule::check(tables).expect("valid tables")))
+    }
+
+    /// The chain's checked tables.
+    pub fn schedule(o: Options) -> &'static Schedule {
+        let w = |task, lag| Wait { task, lag };
+        let mut first_waits = vec![w(PRODUCE, 0)];
+        if o.first_waits_last {
+            first_waits.push(w(OTHER_STREAM, 1));
+        }
+        check(ScheduleTables {
+            name: o.name,
+            profile: "sil",
+            period_ns: 10 * MS,
+            minor_frames_ns: &[0],
+            lookahead: 1,
+            engines: engines(o.graph),
+            buffers: leak(vec![
+                buffer("in", 1),
+                buffer("mid", o.copies),
+                buffer("out", o.copies),
+                buffer("last", 1),
+            ]),
+            tasks: leak(vec![
+                task(
+                    "produce",
+                    0,
+                    Work::Cpu,
+                    (vec![], vec![IN]),
+                    vec![w(VERIFY, 1)],
+                ),
+                task("first", 1, gpu(IN, MID), (vec![IN], vec![MID]), first_waits),
+                task(
+                    "second",
+                    1,
+                    gpu(MID, OUT),
+                    (vec![MID], vec![OUT]),
+                    vec![w(FIRST, 0)],
+                ),
+                task(
+                    "other_stream",
+                    2,
+                    gpu(OUT, LAST),
+                    (vec![OUT], vec![LAST]),
+                    vec![w(SECOND, 0)],
+                ),
+                task(
+                    "verify",
+                    0,
+                    Work::Cpu,
+                    (vec![IN, LAST], vec![]),
+                    vec![w(OTHER_STREAM, 0)],
+                ),
+            ]),
+            modes: leak(vec![ModeDesc { name: "normal" }]),
+            health: &[],
+            cubins: leak(vec![*user_cubin()]),
+            loadables: &[],
+            timeline: &[],
+            cpu_waits: o.cpu_waits,
+        })
     }
 }
