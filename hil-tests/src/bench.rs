@@ -108,14 +108,14 @@ pub struct Line {
     /// Host enqueue of a frame's accelerator work, ns (runtime: from `submit_stats`; empty
     /// when not available).
     pub enqueue_ns_per_frame: Summary,
-    /// Host enqueue per GPU task, ns: the runtime shape's per-task times (raw) or
+    /// Host enqueue per GPU task, ns: the mean of the runtime shape's per-task times (raw) or
     /// `gpu_enqueue_ns / gpu_tasks` (runtime).
     pub gpu_enqueue_ns_per_task: Option<f64>,
     /// DLA: `dla_enqueue_ns / dla_tasks` (runtime).
     pub dla_enqueue_ns_per_task: Option<f64>,
     /// Host submission of a frame's GPU chain, ns: the runtime's mean (stream mode: the sum
     /// of the per-task enqueues; graph mode: the updates and the `cuGraphLaunch`), the raw
-    /// graph baseline's median `cuGraphLaunch` call.
+    /// graph baseline's mean `cuGraphLaunch` call (means on both sides).
     pub gpu_submit_ns_per_frame: Option<f64>,
     /// Runtime: graph launches in the measured frames (`submit = "graph"`).
     pub graph_launches: u64,
@@ -226,10 +226,11 @@ fn raw_gpu_lines(opts: &Options, period_ns: u64) -> Result<Vec<Line>, Box<dyn st
         line.latency_ns = summary(&s.latency_ns);
         line.enqueue_ns_per_frame = summary(&s.enqueue_ns);
         if !s.task_enqueue_ns.is_empty() {
-            line.gpu_enqueue_ns_per_task = Some(summary(&s.task_enqueue_ns).p50);
+            // Means on both sides: the runtime reports sums (`SubmitStats`), so its figure is a mean.
+            line.gpu_enqueue_ns_per_task = Some(summary(&s.task_enqueue_ns).mean);
         }
         if !s.launch_ns.is_empty() {
-            line.gpu_submit_ns_per_frame = Some(summary(&s.launch_ns).p50);
+            line.gpu_submit_ns_per_frame = Some(summary(&s.launch_ns).mean);
         }
         lines.push(line);
     }
@@ -546,7 +547,7 @@ fn ratios(lines: &[Line]) -> Vec<Ratio> {
                 out.push(Ratio {
                     runtime: r.name.clone(),
                     baseline: b.name.clone(),
-                    metric: "host enqueue per GPU task (mean / raw median)".into(),
+                    metric: "host enqueue per GPU task (mean / raw mean)".into(),
                     p50: x / y,
                     p99: f64::NAN,
                 });
@@ -555,8 +556,7 @@ fn ratios(lines: &[Line]) -> Vec<Ratio> {
                 out.push(Ratio {
                     runtime: r.name.clone(),
                     baseline: b.name.clone(),
-                    metric: "GPU chain submission per frame (mean / raw cuGraphLaunch median)"
-                        .into(),
+                    metric: "GPU chain submission per frame (mean / raw cuGraphLaunch mean)".into(),
                     p50: x / y,
                     p99: f64::NAN,
                 });
@@ -719,7 +719,7 @@ pub fn text(r: &Report) -> String {
                 let what = if l.name.starts_with("orin-exec") {
                     "host submission per frame of the GPU chain (mean)"
                 } else {
-                    "host time of one cuGraphLaunch (median)"
+                    "host time of one cuGraphLaunch (mean)"
                 };
                 let _ = writeln!(out, "  {:<44}   {what}: {} us", "", us(ns));
             }

@@ -29,7 +29,7 @@ fn bench_prints_every_row_and_writes_the_json() {
         "orin-exec, graph submission ",
         "orin-exec, cpu_wait spin ",
         "host submission per frame of the GPU chain (mean): ",
-        "host time of one cuGraphLaunch (median): ",
+        "host time of one cuGraphLaunch (mean): ",
         "submission and CPU",
         "ratios runtime / raw (p50, p99):",
         "[dla_bench:",
