@@ -890,33 +890,48 @@ impl Executive {
     /// free, close. Reports the first failure but always goes on releasing.
     pub fn shutdown(mut self) -> Result<()> {
         let board = self.shared.board;
-        let drained = self.drain_planned();
-        let released = release_state(&mut self.st, board);
+        let stopped = stop_workers(&mut self.st, board);
+        let drained = self.drain_cpu_signals();
+        let released = release_engines(&mut self.st);
         self.clock.stop();
-        drained.and(released)
+        stopped.and(drained).and(released)
     }
 
-    /// Frames planned ahead (lookahead) but never released have accelerator work waiting on
-    /// CPU tasks that will not run: signal those CPU semaphores as no-ops so the engines
-    /// drain.
-    fn drain_planned(&self) -> Result<()> {
-        let s = self.shared.schedule;
+    /// With the workers stopped, bring every CPU task's semaphore up to the value of the last
+    /// frame planned for it, signalling what was not signalled: the frames planned ahead
+    /// (lookahead) and never released, and released frames a late worker did not get to
+    /// before it stopped. The accelerator work queued behind those CPU tasks then drains
+    /// instead of waiting forever. Nobody else signals these semaphores any more.
+    fn drain_cpu_signals(&mut self) -> Result<()> {
         let Some(last) = self.planned_up_to else {
             return Ok(());
         };
+        let s = self.shared.schedule;
         let mut first = Ok(());
-        for f in self.next..=last {
-            let Some(plan) =
-                self.plans[(f % FENCE_HISTORY as u64) as usize].filter(|p| p.frame == f)
-            else {
+        for i in 0..self.st.tasks.len() {
+            if !matches!(self.st.tasks[i].submit, Submit::Cpu) {
+                continue;
+            }
+            let id = TaskId(i as u16);
+            // The latest frame the task was planned in (still in the ledger's history).
+            let target = (0..FENCE_HISTORY as u64)
+                .filter_map(|back| last.checked_sub(back))
+                .find_map(|f| self.st.tasks[i].ledger.fence_for(f))
+                .map(|fence| fence.value);
+            let Some(target) = target else {
                 continue;
             };
-            for (i, rt) in self.st.tasks.iter().enumerate() {
-                let id = TaskId(i as u16);
-                if !plan.planned(s, id) || !matches!(rt.submit, Submit::Cpu) {
-                    continue;
+            let context = Context::Semaphore(s.task(id).name);
+            // Each CPU signal adds one; a semaphore never passes its last planned value.
+            for _ in 0..FENCE_HISTORY {
+                match self.fence_reached(id, target) {
+                    Ok(true) => break,
+                    Ok(false) => {}
+                    Err(e) => {
+                        first = first.and(Err(e));
+                        break;
+                    }
                 }
-                let context = Context::Semaphore(s.task(id).name);
                 let sem = &self.st.sems[i];
                 let r = match self.clock {
                     Clock::Real => sem.signal(context),
@@ -924,8 +939,9 @@ impl Executive {
                         crate::engine::platform::sil::signal_at(sem, self.clock.now_ns(), context)
                     }
                 };
-                if first.is_ok() {
-                    first = r;
+                if let Err(e) = r {
+                    first = first.and(Err(e));
+                    break;
                 }
             }
         }
@@ -1026,6 +1042,12 @@ pub(crate) fn submit_task(
 
 /// Stop the workers, then release every engine object (also used when init fails).
 pub(crate) fn release_state(st: &mut State, board: &Board<'_>) -> Result<()> {
+    let stopped = stop_workers(st, board);
+    stopped.and(release_engines(st))
+}
+
+/// Ask the workers to stop and join them (each finishes the task it is running).
+fn stop_workers(st: &mut State, board: &Board<'_>) -> Result<()> {
     board.request_stop();
     let mut first: Result<()> = Ok(());
     for w in st.workers.iter() {
@@ -1042,8 +1064,7 @@ pub(crate) fn release_state(st: &mut State, board: &Board<'_>) -> Result<()> {
             first = r;
         }
     }
-    let r = release_engines(st);
-    first.and(r)
+    first
 }
 
 /// Release engine objects in order: wait for the engines; engine imports; buffers and
