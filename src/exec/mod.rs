@@ -17,6 +17,7 @@ pub mod runtime;
 mod state;
 #[cfg(feature = "std")]
 mod wait;
+#[cfg(feature = "std")]
 pub mod worker;
 
 #[cfg(feature = "std")]
