@@ -786,7 +786,8 @@ fn destroying_a_waiting_stream_does_not_hang() {
     eventually(|| load_u32(out.ptr) == 1);
     let t = Instant::now();
     ck(destroy(s));
-    assert!(t.elapsed() < Duration::from_secs(1));
+    // Liveness: a destroy that waited on the flag would never return.
+    assert!(t.elapsed() < Duration::from_secs(10));
     assert_eq!(
         out.slice()[0],
         1,

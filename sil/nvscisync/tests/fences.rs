@@ -168,7 +168,9 @@ fn cpu_signal_wakes_a_blocked_waiter() {
     let woke = Instant::now();
     let signalled = signaller.join().unwrap();
     assert!(woke >= signalled);
-    assert!(woke - signalled < Duration::from_millis(100));
+    // A liveness bound, not a latency judgement (the wait has no timeout; the wake-up count is
+    // checked in tests/wakeups.rs): loose enough for a fully loaded host.
+    assert!(woke - signalled < Duration::from_secs(2));
 }
 
 /// Covers: REQ-SYNC-006

@@ -15,6 +15,11 @@ use cudla as _;
 use nvscibuf as _;
 use nvscisync as _;
 
+/// How long destroying a handle with a hung task may take: it must not wait for the task's
+/// 30 s default timeout, and a loaded host can delay the worker thread's exit by far less
+/// than this.
+pub const DESTROY_BOUND: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// The committed AEB detector network (ONNX) and its golden data.
 pub const AEB: &[u8] = include_bytes!(concat!(
     env!("CARGO_MANIFEST_DIR"),
