@@ -71,7 +71,10 @@ mod tests {
             assert!(f.reached_by(value) && !f.reached_by(value.wrapping_sub(1)));
         }
         // Across the wrap: a counter that went past u64::MAX reaches a fence just below it.
-        let f = Fence { task: TaskId(1), value: u64::MAX - 1 };
+        let f = Fence {
+            task: TaskId(1),
+            value: u64::MAX - 1,
+        };
         assert!(f.reached_by(u64::MAX) && f.reached_by(0) && f.reached_by(1));
         assert!(!f.reached_by(u64::MAX - 2));
     }

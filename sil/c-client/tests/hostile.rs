@@ -3,7 +3,7 @@
 //! call must come back with an error code (the process neither aborts nor crashes nor
 //! hangs), and the library must still work afterwards (sil/README.md, "Hostile arguments").
 //!
-//! Covers: REQ-ROB-060, REQ-ROB-061
+//! Covers: REQ-ROB-060, REQ-ROB-061, REQ-ROB-064
 
 use std::path::{Path, PathBuf};
 

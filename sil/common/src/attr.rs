@@ -300,6 +300,26 @@ impl<R, const N: usize> AttrList<R, N> {
 mod tests {
     use super::*;
 
+    /// The union of the GPU ids of n lists takes O(n log n) comparisons (it was a scan of
+    /// the ids kept so far: quadratic when every list names another GPU).
+    ///
+    /// Covers: REQ-ROB-062
+    #[test]
+    fn union_of_a_million_items_is_n_log_n_and_keeps_first_seen_order() {
+        use crate::handle::tests::{Counted, n_log_n, scrambled};
+        let n = 1_000_000;
+        // Every key twice: the second half repeats the first.
+        let keys = scrambled(n / 2);
+        let items: Vec<Counted> = keys.iter().chain(&keys).copied().collect();
+        let (out, cmps) = Counted::made_by(|| union_in_order(items.iter().copied()));
+        assert!(cmps <= 4 * n_log_n(n), "{cmps} comparisons for {n} items");
+        assert_eq!(out.len(), n / 2);
+        assert!(
+            out.iter().zip(&keys).all(|(a, b)| a.0 == b.0),
+            "first-seen order"
+        );
+    }
+
     #[test]
     fn value_round_trips_and_is_aligned() {
         let v = Value::from_u64(0x1122_3344_5566_7788);

@@ -304,7 +304,7 @@ impl<T> Default for RefTable<T> {
 
 /// Covers: REQ-SIL-004
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// Covers: REQ-SYNC-005, REQ-BUF-003
@@ -335,10 +335,103 @@ mod tests {
         unsafe {
             assert_eq!(t.get_distinct(hs.as_ptr(), 2).err(), Some(Refused::Bad));
             assert_eq!(t.get_distinct(hs.as_ptr(), 1).map(|v| v.len()), Ok(1));
-            assert_eq!(t.get_distinct(hs.as_ptr(), usize::MAX).err(), Some(Refused::Bad));
+            assert_eq!(
+                t.get_distinct(hs.as_ptr(), usize::MAX).err(),
+                Some(Refused::Bad)
+            );
         }
         t.remove(2);
         assert!(t.get(2).is_none());
+    }
+
+    /// A key that counts every comparison made on it (equality included, so a pairwise
+    /// `contains` scan counts too).
+    #[derive(Clone, Copy, Debug, Eq)]
+    pub(crate) struct Counted(pub(crate) u64);
+
+    thread_local! {
+        pub(crate) static COMPARISONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    impl Counted {
+        fn count() {
+            COMPARISONS.with(|c| c.set(c.get() + 1));
+        }
+        /// The comparisons `f` made (on this thread).
+        pub(crate) fn made_by<R>(f: impl FnOnce() -> R) -> (R, u64) {
+            COMPARISONS.with(|c| c.set(0));
+            let r = f();
+            (r, COMPARISONS.with(std::cell::Cell::get))
+        }
+    }
+    impl PartialEq for Counted {
+        fn eq(&self, o: &Self) -> bool {
+            Self::count();
+            self.0 == o.0
+        }
+    }
+    impl PartialOrd for Counted {
+        fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+            Some(self.cmp(o))
+        }
+    }
+    impl Ord for Counted {
+        fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+            Self::count();
+            self.0.cmp(&o.0)
+        }
+    }
+
+    /// `n` distinct keys in a scrambled order (a multiplicative permutation of 0..2^20).
+    pub(crate) fn scrambled(n: usize) -> Vec<Counted> {
+        (0..n as u64)
+            .map(|i| Counted(i.wrapping_mul(0x9E37_79B9) & ((1 << 20) - 1)))
+            .collect()
+    }
+
+    /// n log2 n for the bounds below.
+    pub(crate) fn n_log_n(n: usize) -> u64 {
+        n as u64 * u64::from(n.ilog2() + 1)
+    }
+
+    /// Reconciling n lists checks them for duplicates in O(n log n) comparisons: 10^6
+    /// handles take at most 3 n log2 n (a pairwise scan would take n^2 / 2 = 5 * 10^11).
+    ///
+    /// Covers: REQ-ROB-062
+    #[test]
+    fn duplicate_check_of_a_million_handles_is_n_log_n() {
+        let n = 1_000_000;
+        let mut keys = scrambled(n);
+        let (dup, cmps) = Counted::made_by(|| first_duplicate(&mut keys));
+        assert!(dup.is_none());
+        assert!(cmps <= 3 * n_log_n(n), "{cmps} comparisons for {n} keys");
+        let mut keys = scrambled(n);
+        keys[n - 1] = keys[0];
+        let twice = keys[0].0;
+        let (dup, cmps) = Counted::made_by(|| first_duplicate(&mut keys));
+        assert_eq!(dup.map(|k| k.0), Some(twice));
+        assert!(cmps <= 3 * n_log_n(n), "{cmps} comparisons for {n} keys");
+    }
+
+    /// A huge count is refused before the array is read, and allocation failures are a
+    /// status: `try_vec` of more than memory can hold is `NoMemory`, not an abort.
+    ///
+    /// Covers: REQ-ROB-060
+    #[test]
+    fn huge_counts_are_refused_without_reading_or_aborting() {
+        let t: ListTable<u32> = ListTable::new();
+        let one: [*mut u8; 1] = [ptr_of(1)];
+        // SAFETY: the count exceeds the (empty) table, so nothing is read.
+        let r = unsafe { t.get_distinct(one.as_ptr(), usize::MAX) };
+        assert_eq!(r.err(), Some(Refused::Bad));
+        assert_eq!(
+            try_vec::<u64>(usize::MAX / 2).err(),
+            Some(Refused::NoMemory)
+        );
+        assert_eq!(try_vec::<u64>(3).map(|v| v.capacity()), Ok(3));
+        let mut v = vec![1u8];
+        assert_eq!(try_extend(&mut v, &[2, 3]), Ok(()));
+        assert_eq!(v, [1, 2, 3]);
     }
 
     #[test]

@@ -121,7 +121,8 @@ impl Artifact {
     /// Checks that the file exists and hashes to `sha256`; `src` is the manifest.
     pub fn verify(&self, src: &Source) -> Result<(), Diagnostic> {
         let (file, span) = (&self.file, &self.file_span);
-        let bytes = read_file(file, MAX_BINARY_BYTES).map_err(|e| src.error(span, e.to_string()))?;
+        let bytes =
+            read_file(file, MAX_BINARY_BYTES).map_err(|e| src.error(span, e.to_string()))?;
         let actual: [u8; 32] = Sha256::digest(&bytes).into();
         if actual == self.sha256 {
             Ok(())
