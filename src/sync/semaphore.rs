@@ -12,6 +12,11 @@ struct Entry {
     value: u64,
 }
 
+/// The history slot of frame `frame` (reduced in u64 first: no truncation on 32-bit targets).
+const fn slot(frame: u64) -> usize {
+    (frame % FENCE_HISTORY as u64) as usize
+}
+
 /// Bookkeeping of one task's completion semaphore.
 ///
 /// ```
@@ -74,16 +79,18 @@ impl SemaphoreLedger {
         self.enqueued
     }
 
-    /// The value the most recently enqueued signal produces.
+    /// The value the most recently enqueued signal produces (modulo 2^64, as every counter
+    /// value: see [`Fence`]).
     pub const fn last_value(&self) -> u64 {
-        self.base + self.enqueued
+        self.base.wrapping_add(self.enqueued)
     }
 
-    /// Enqueue frame `frame`'s signal and return the fence it will reach.
+    /// Enqueue frame `frame`'s signal and return the fence it will reach. Values wrap past
+    /// `u64::MAX` to 0 (the counter is cyclic; [`Fence::reached_by`] compares cyclically).
     pub fn enqueue_signal(&mut self, frame: u64) -> Fence {
-        self.enqueued += 1;
-        let value = self.base + self.enqueued;
-        self.history[frame as usize % FENCE_HISTORY] = Some(Entry { frame, value });
+        self.enqueued = self.enqueued.wrapping_add(1);
+        let value = self.last_value();
+        self.history[slot(frame)] = Some(Entry { frame, value });
         Fence {
             task: self.task,
             value,
@@ -93,12 +100,33 @@ impl SemaphoreLedger {
     /// The fence of frame `frame`'s signal, if the task was planned in that frame and the frame
     /// is recent enough to be remembered.
     pub fn fence_for(&self, frame: u64) -> Option<Fence> {
-        match self.history[frame as usize % FENCE_HISTORY] {
+        match self.history[slot(frame)] {
             Some(e) if e.frame == frame => Some(Fence {
                 task: self.task,
                 value: e.value,
             }),
             _ => None,
         }
+    }
+}
+
+/// Covers: REQ-ROB-066
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signals_wrap_at_the_u64_edge() {
+        let mut s = SemaphoreLedger::new(TaskId(3), EngineId(0));
+        s.set_base(u64::MAX - 1);
+        assert_eq!(s.enqueue_signal(0).value, u64::MAX);
+        assert_eq!(s.enqueue_signal(1).value, 0);
+        assert_eq!(s.enqueue_signal(u64::MAX).value, 1);
+        assert_eq!(s.last_value(), 1);
+        assert_eq!(s.fence_for(1).map(|f| f.value), Some(0));
+        assert_eq!(s.fence_for(u64::MAX).map(|f| f.value), Some(1));
+        // Each fence is reached by its own signal's value and not by the one before.
+        let f = s.fence_for(1).unwrap();
+        assert!(f.reached_by(0) && !f.reached_by(u64::MAX - 1));
     }
 }

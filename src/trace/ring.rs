@@ -213,7 +213,7 @@ impl<S: ?Sized + Slots> Ring<S> {
     }
 }
 
-/// Covers: REQ-SCH-014
+/// Covers: REQ-SCH-014, REQ-ROB-065
 #[cfg(all(test, not(loom)))]
 mod tests {
     extern crate std;
@@ -424,7 +424,7 @@ mod tests {
 
 /// Loom model: writers of different laps on a 2-slot ring and a concurrent reader.
 ///
-/// Covers: REQ-SCH-014, REQ-API-006
+/// Covers: REQ-SCH-014, REQ-API-006, REQ-ROB-065
 #[cfg(all(test, loom))]
 mod loom_models {
     use super::*;

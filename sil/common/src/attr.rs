@@ -194,19 +194,27 @@ pub fn conflict_slots<const N: usize>(inputs: &[Slot<N>], mask: u32) -> Vec<Slot
 
 /// The union of the 16-byte GPU ids in key `k` of `inputs`, in first-seen order.
 pub fn union_gpu_ids<const N: usize>(inputs: &[Slot<N>], k: usize) -> Vec<[u8; 16]> {
-    let mut gpus: Vec<[u8; 16]> = Vec::new();
-    for s in inputs {
-        if let Some(v) = s.get(k) {
-            for c in v.bytes().chunks_exact(16) {
-                let mut id = [0u8; 16];
-                id.copy_from_slice(c);
-                if !gpus.contains(&id) {
-                    gpus.push(id);
-                }
-            }
-        }
-    }
-    gpus
+    let ids = inputs
+        .iter()
+        .filter_map(|s| s.get(k))
+        .flat_map(|v| v.bytes().chunks_exact(16))
+        .map(|c| <[u8; 16]>::try_from(c).unwrap_or([0; 16]));
+    union_in_order(ids)
+}
+
+/// The distinct items of `items`, in first-seen order: O(n log n) (a sort of (item, first
+/// position)), where a scan of the items kept so far was quadratic in the number of lists.
+///
+/// ```
+/// use sil_common::attr::union_in_order;
+/// assert_eq!(union_in_order([3, 1, 3, 2, 1]), vec![3, 1, 2]);
+/// ```
+pub fn union_in_order<K: Ord + Copy>(items: impl IntoIterator<Item = K>) -> Vec<K> {
+    let mut seen: Vec<(K, usize)> = items.into_iter().enumerate().map(|(i, k)| (k, i)).collect();
+    seen.sort_unstable();
+    seen.dedup_by_key(|(k, _)| *k);
+    seen.sort_unstable_by_key(|&(_, i)| i);
+    seen.into_iter().map(|(k, _)| k).collect()
 }
 
 /// The contents of an attribute list.
@@ -291,6 +299,26 @@ impl<R, const N: usize> AttrList<R, N> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The union of the GPU ids of n lists takes O(n log n) comparisons (it was a scan of
+    /// the ids kept so far: quadratic when every list names another GPU).
+    ///
+    /// Covers: REQ-ROB-062
+    #[test]
+    fn union_of_a_million_items_is_n_log_n_and_keeps_first_seen_order() {
+        use crate::handle::tests::{Counted, n_log_n, scrambled};
+        let n = 1_000_000;
+        // Every key twice: the second half repeats the first.
+        let keys = scrambled(n / 2);
+        let items: Vec<Counted> = keys.iter().chain(&keys).copied().collect();
+        let (out, cmps) = Counted::made_by(|| union_in_order(items.iter().copied()));
+        assert!(cmps <= 4 * n_log_n(n), "{cmps} comparisons for {n} items");
+        assert_eq!(out.len(), n / 2);
+        assert!(
+            out.iter().zip(&keys).all(|(a, b)| a.0 == b.0),
+            "first-seen order"
+        );
+    }
 
     #[test]
     fn value_round_trips_and_is_aligned() {

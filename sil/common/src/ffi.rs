@@ -16,6 +16,13 @@
 
 use std::ffi::c_void;
 
+/// Whether `n` elements of `T` fit in one Rust slice (at most `isize::MAX` bytes): a
+/// caller's count beyond that is refused before any slice is made.
+pub fn fits<T>(n: usize) -> bool {
+    n.checked_mul(size_of::<T>())
+        .is_some_and(|b| b <= isize::MAX as usize)
+}
+
 /// Whether `p` is non-NULL and aligned for a `T`.
 pub fn usable<T>(p: *const T) -> bool {
     !p.is_null() && p.is_aligned()
@@ -46,24 +53,25 @@ pub unsafe fn write<T>(p: *mut T, v: T) -> bool {
     true
 }
 
-/// The slice `p[..n]`; `None` for NULL or misaligned `p`.
+/// The slice `p[..n]`; `None` for NULL or misaligned `p` or a count too big for a slice.
 ///
 /// # Safety
 /// `p` is NULL or valid for reads of `n` elements for `'a`.
 pub unsafe fn slice<'a, T>(p: *const T, n: usize) -> Option<&'a [T]> {
-    if !usable(p) {
+    if !usable(p) || !fits::<T>(n) {
         return None;
     }
     // SAFETY: non-NULL and aligned; the caller guarantees `n` readable elements.
     Some(unsafe { std::slice::from_raw_parts(p, n) })
 }
 
-/// The mutable slice `p[..n]`; `None` for NULL or misaligned `p`.
+/// The mutable slice `p[..n]`; `None` for NULL or misaligned `p` or a count too big for a
+/// slice.
 ///
 /// # Safety
 /// `p` is NULL or valid for reads and writes of `n` elements for `'a`, not aliased.
 pub unsafe fn slice_mut<'a, T>(p: *mut T, n: usize) -> Option<&'a mut [T]> {
-    if !usable(p) {
+    if !usable(p) || !fits::<T>(n) {
         return None;
     }
     // SAFETY: non-NULL and aligned; the caller guarantees `n` exclusive elements.
@@ -88,12 +96,12 @@ pub unsafe fn array_mut<'a, T>(p: *mut T, n: usize) -> Option<&'a mut [T]> {
     (n != 0).then(|| unsafe { slice_mut(p, n) }).flatten()
 }
 
-/// The `n` bytes at `p` (any alignment); `None` for NULL `p`.
+/// The `n` bytes at `p` (any alignment); `None` for NULL `p` or more than `isize::MAX` bytes.
 ///
 /// # Safety
 /// `p` is NULL or valid for reads of `n` bytes for `'a`.
 pub unsafe fn bytes<'a>(p: *const c_void, n: usize) -> Option<&'a [u8]> {
-    if p.is_null() {
+    if p.is_null() || !fits::<u8>(n) {
         return None;
     }
     // SAFETY: non-NULL; the caller guarantees `n` readable bytes (u8 needs no alignment).

@@ -114,6 +114,43 @@ pub fn ptr_of<T>(h: u64) -> *mut T {
     std::ptr::without_provenance_mut(h as usize)
 }
 
+/// Why a lookup of caller-supplied handles was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// A bad parameter (the library's "bad parameter" status).
+    Bad,
+    /// A working copy could not be allocated (the library's "insufficient memory" status).
+    NoMemory,
+}
+
+/// An empty vector with room for `n` elements, or [`Refused::NoMemory`]: caller-sized
+/// allocations must fail with a status, never abort the process.
+pub fn try_vec<T>(n: usize) -> Result<Vec<T>, Refused> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| Refused::NoMemory)?;
+    Ok(v)
+}
+
+/// Appends `more` to `v`, or [`Refused::NoMemory`] when `v` cannot grow.
+pub fn try_extend<T: Clone>(v: &mut Vec<T>, more: &[T]) -> Result<(), Refused> {
+    v.try_reserve(more.len()).map_err(|_| Refused::NoMemory)?;
+    v.extend_from_slice(more);
+    Ok(())
+}
+
+/// Sorts `keys` and returns a value that occurs twice, if any: O(n log n) comparisons (the
+/// reconcile calls take up to one handle per live list, so a pairwise scan was quadratic).
+///
+/// ```
+/// use sil_common::handle::first_duplicate;
+/// assert_eq!(first_duplicate(&mut [3, 1, 2]), None);
+/// assert_eq!(first_duplicate(&mut [3, 1, 3]), Some(3));
+/// ```
+pub fn first_duplicate<K: Ord + Copy>(keys: &mut [K]) -> Option<K> {
+    keys.sort_unstable();
+    keys.windows(2).find(|w| w[0] == w[1]).map(|w| w[0])
+}
+
 /// An entry of a [`ListTable`].
 struct ListEntry<L> {
     list: Arc<L>,
@@ -147,16 +184,44 @@ impl<L> ListTable<L> {
         self.0.get(&h).map(|e| &e.list)
     }
 
-    /// The lists behind `handles`, in order; `None` when one is unknown or appears twice.
-    pub fn get_distinct<T>(&self, handles: &[*mut T]) -> Option<Vec<Arc<L>>> {
-        let mut lists = Vec::with_capacity(handles.len());
-        for (i, &h) in handles.iter().enumerate() {
-            if handles[..i].contains(&h) {
-                return None;
-            }
-            lists.push(self.get(handle_of(h))?.clone());
+    /// The lists behind the `n` handles at `inputs`, in order: [`Refused::Bad`] for a NULL
+    /// or misaligned `inputs`, `n` 0, more handles than live lists (checked before `inputs`
+    /// is read, so a huge count costs nothing), an unknown handle or one that appears twice;
+    /// [`Refused::NoMemory`] when the working copies cannot be allocated. O(n log n): the
+    /// duplicates are found by sorting a copy ([`first_duplicate`]).
+    ///
+    /// # Safety
+    /// `inputs` is NULL or points to `n` handles.
+    pub unsafe fn get_distinct<T>(
+        &self,
+        inputs: *const *mut T,
+        n: usize,
+    ) -> Result<Vec<Arc<L>>, Refused> {
+        if n > self.0.len() {
+            return Err(Refused::Bad);
         }
-        Some(lists)
+        // SAFETY: forwarded caller guarantee; `n` is at most the number of live lists.
+        let handles = unsafe { crate::ffi::array(inputs, n) }.ok_or(Refused::Bad)?;
+        let mut keys = try_vec(n)?;
+        keys.extend(handles.iter().map(|&h| handle_of(h)));
+        if first_duplicate(&mut keys).is_some() {
+            return Err(Refused::Bad);
+        }
+        let mut lists = try_vec(n)?;
+        for &h in handles {
+            lists.push(self.get(handle_of(h)).ok_or(Refused::Bad)?.clone());
+        }
+        Ok(lists)
+    }
+
+    /// Number of lists in the table.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether the table holds no list.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 
     /// Removes a free-standing list; unknown handles and owned lists are ignored.
@@ -239,7 +304,7 @@ impl<T> Default for RefTable<T> {
 
 /// Covers: REQ-SIL-004
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// Covers: REQ-SYNC-005, REQ-BUF-003
@@ -266,9 +331,107 @@ mod tests {
         assert!(t.get(1).is_none());
         assert_eq!(t.get(2).map(|l| **l), Some(20));
         let hs: [*mut u8; 2] = [ptr_of(2), ptr_of(2)];
-        assert!(t.get_distinct(&hs).is_none());
+        // SAFETY: `hs` holds 2 handles; the huge count is refused before anything is read.
+        unsafe {
+            assert_eq!(t.get_distinct(hs.as_ptr(), 2).err(), Some(Refused::Bad));
+            assert_eq!(t.get_distinct(hs.as_ptr(), 1).map(|v| v.len()), Ok(1));
+            assert_eq!(
+                t.get_distinct(hs.as_ptr(), usize::MAX).err(),
+                Some(Refused::Bad)
+            );
+        }
         t.remove(2);
         assert!(t.get(2).is_none());
+    }
+
+    /// A key that counts every comparison made on it (equality included, so a pairwise
+    /// `contains` scan counts too).
+    #[derive(Clone, Copy, Debug, Eq)]
+    pub(crate) struct Counted(pub(crate) u64);
+
+    thread_local! {
+        pub(crate) static COMPARISONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    impl Counted {
+        fn count() {
+            COMPARISONS.with(|c| c.set(c.get() + 1));
+        }
+        /// The comparisons `f` made (on this thread).
+        pub(crate) fn made_by<R>(f: impl FnOnce() -> R) -> (R, u64) {
+            COMPARISONS.with(|c| c.set(0));
+            let r = f();
+            (r, COMPARISONS.with(std::cell::Cell::get))
+        }
+    }
+    impl PartialEq for Counted {
+        fn eq(&self, o: &Self) -> bool {
+            Self::count();
+            self.0 == o.0
+        }
+    }
+    impl PartialOrd for Counted {
+        fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+            Some(self.cmp(o))
+        }
+    }
+    impl Ord for Counted {
+        fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+            Self::count();
+            self.0.cmp(&o.0)
+        }
+    }
+
+    /// `n` distinct keys in a scrambled order (a multiplicative permutation of 0..2^20).
+    pub(crate) fn scrambled(n: usize) -> Vec<Counted> {
+        (0..n as u64)
+            .map(|i| Counted(i.wrapping_mul(0x9E37_79B9) & ((1 << 20) - 1)))
+            .collect()
+    }
+
+    /// n log2 n for the bounds below.
+    pub(crate) fn n_log_n(n: usize) -> u64 {
+        n as u64 * u64::from(n.ilog2() + 1)
+    }
+
+    /// Reconciling n lists checks them for duplicates in O(n log n) comparisons: 10^6
+    /// handles take at most 3 n log2 n (a pairwise scan would take n^2 / 2 = 5 * 10^11).
+    ///
+    /// Covers: REQ-ROB-062
+    #[test]
+    fn duplicate_check_of_a_million_handles_is_n_log_n() {
+        let n = 1_000_000;
+        let mut keys = scrambled(n);
+        let (dup, cmps) = Counted::made_by(|| first_duplicate(&mut keys));
+        assert!(dup.is_none());
+        assert!(cmps <= 3 * n_log_n(n), "{cmps} comparisons for {n} keys");
+        let mut keys = scrambled(n);
+        keys[n - 1] = keys[0];
+        let twice = keys[0].0;
+        let (dup, cmps) = Counted::made_by(|| first_duplicate(&mut keys));
+        assert_eq!(dup.map(|k| k.0), Some(twice));
+        assert!(cmps <= 3 * n_log_n(n), "{cmps} comparisons for {n} keys");
+    }
+
+    /// A huge count is refused before the array is read, and allocation failures are a
+    /// status: `try_vec` of more than memory can hold is `NoMemory`, not an abort.
+    ///
+    /// Covers: REQ-ROB-060
+    #[test]
+    fn huge_counts_are_refused_without_reading_or_aborting() {
+        let t: ListTable<u32> = ListTable::new();
+        let one: [*mut u8; 1] = [ptr_of(1)];
+        // SAFETY: the count exceeds the (empty) table, so nothing is read.
+        let r = unsafe { t.get_distinct(one.as_ptr(), usize::MAX) };
+        assert_eq!(r.err(), Some(Refused::Bad));
+        assert_eq!(
+            try_vec::<u64>(usize::MAX / 2).err(),
+            Some(Refused::NoMemory)
+        );
+        assert_eq!(try_vec::<u64>(3).map(|v| v.capacity()), Ok(3));
+        let mut v = vec![1u8];
+        assert_eq!(try_extend(&mut v, &[2, 3]), Ok(()));
+        assert_eq!(v, [1, 2, 3]);
     }
 
     #[test]

@@ -23,6 +23,7 @@
 //!     handles: |st| &mut st.handles,
 //!     status: Status { ok: 0, bad: 1 },
 //!     reconciliation_failed: 2,
+//!     no_memory: 3,
 //!     tag_module: 1 << 48,
 //!     tag_list: 2 << 48,
 //! };
@@ -42,7 +43,7 @@ use std::sync::Arc;
 
 use crate::attr::{AttrList, ListData, Slot, Value};
 use crate::ffi::{self, Status};
-use crate::handle::{ListTable, Map, Registry, handle_of, new_map, ptr_of};
+use crate::handle::{ListTable, Map, Refused, Registry, handle_of, new_map, ptr_of, try_extend};
 
 /// The module and attribute-list handles of a library.
 pub struct ListHandles<L> {
@@ -88,6 +89,8 @@ pub struct ListApi<S: 'static, L, E> {
     pub status: Status<E>,
     /// Status of a reconciliation that produced a conflict list.
     pub reconciliation_failed: E,
+    /// Status of a call whose caller-sized working memory could not be allocated.
+    pub no_memory: E,
     /// Tag of module handles.
     pub tag_module: u64,
     /// Tag of attribute list handles.
@@ -171,8 +174,9 @@ impl<S, E: Copy, R, const N: usize> ListApi<S, AttrList<R, N>, E> {
 
     /// Sets keys in slot 0 of a settable list. `validate` checks the `pairCount` pairs at
     /// `pairs` against slot 0 and gives their (storage index, value); a refused pair, a key
-    /// twice, a key already set, a NULL array, count 0, an unknown or non-settable list:
-    /// nothing is set (bad parameter, or `validate`'s error).
+    /// twice, a key already set, a NULL array, count 0 or more pairs than there are keys
+    /// (`N`: some key would be there twice), an unknown or non-settable list: nothing is set
+    /// (bad parameter, or `validate`'s error).
     ///
     /// # Safety
     /// `pairs` is NULL or points to `n` readable pairs.
@@ -184,6 +188,9 @@ impl<S, E: Copy, R, const N: usize> ListApi<S, AttrList<R, N>, E> {
         validate: impl FnOnce(&Slot<N>, &[P]) -> Result<Vec<(usize, Value)>, E>,
     ) -> E {
         let bad = self.status.bad;
+        if n > N {
+            return bad;
+        }
         // SAFETY: the caller guarantees `n` readable pairs (NULL is refused).
         let (Some(pairs), Some(list)) = (unsafe { ffi::array(pairs, n) }, self.list(list)) else {
             return bad;
@@ -240,9 +247,18 @@ impl<S, E: Copy, R, const N: usize> ListApi<S, AttrList<R, N>, E> {
         self.status.ok
     }
 
+    /// The status for a refused lookup.
+    pub fn refused(&self, r: Refused) -> E {
+        match r {
+            Refused::Bad => self.status.bad,
+            Refused::NoMemory => self.no_memory,
+        }
+    }
+
     /// The module and slots of the `n` input lists at `inputs` of a reconcile or append
     /// call: bad parameter unless they are distinct live lists (`n > 0`), all of one module
-    /// and all unreconciled.
+    /// and all unreconciled ([`ListTable::get_distinct`]); no memory when the slots cannot
+    /// be copied.
     ///
     /// # Safety
     /// `inputs` is NULL or points to `n` handles.
@@ -251,21 +267,17 @@ impl<S, E: Copy, R, const N: usize> ListApi<S, AttrList<R, N>, E> {
         inputs: *const *mut T,
         n: usize,
     ) -> Result<(u64, Vec<Slot<N>>), E> {
-        // SAFETY: the caller guarantees `n` readable handles (NULL is refused).
-        let handles = unsafe { ffi::array(inputs, n) }.ok_or(self.status.bad)?;
-        let lists = self.locked(|t| t.lists.get_distinct(handles));
-        let lists = lists.ok_or(self.status.bad)?;
+        // SAFETY: forwarded caller guarantee.
+        let lists = self.locked(|t| unsafe { t.lists.get_distinct(inputs, n) });
+        let lists = lists.map_err(|r| self.refused(r))?;
         let module = lists[0].module;
         let mut slots = Vec::new();
         for l in &lists {
-            if l.module != module {
-                return Err(self.status.bad);
-            }
             let d = l.lock();
-            if d.recon.is_some() {
+            if l.module != module || d.recon.is_some() {
                 return Err(self.status.bad);
             }
-            slots.extend(d.slots.iter().cloned());
+            try_extend(&mut slots, &d.slots).map_err(|r| self.refused(r))?;
         }
         Ok((module, slots))
     }

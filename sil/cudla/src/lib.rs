@@ -230,7 +230,12 @@ pub unsafe extern "C" fn cudlaModuleLoadFromMemory(
         let module = if diagnostics {
             Arc::new(Module::diagnostics(token))
         } else {
-            // SAFETY: non-NULL and readable for `moduleSize` bytes by contract.
+            // No slice can be that long: refused before the image is read.
+            if !sil_common::ffi::fits::<u8>(moduleSize) {
+                return cudlaErrorInvalidParam;
+            }
+            // SAFETY: non-NULL and readable for `moduleSize` bytes by contract, at most
+            // `isize::MAX` bytes (checked above).
             let image = unsafe { std::slice::from_raw_parts(pModule, moduleSize) };
             match Module::load(image, token) {
                 Ok(m) => Arc::new(m),

@@ -376,6 +376,11 @@ unsafe fn submit_inner(
     }
     let (noop, diag) = check_flags(flags)?;
     let num = num as usize;
+    // More tasks than the whole queue holds can never be accepted (the same answer as a
+    // full queue below); refused before `tasks` is read, so a huge count reads nothing.
+    if num > QUEUE_CAPACITY {
+        return Err(cudlaErrorOutOfResources);
+    }
     let mut st = lock(&dev.state);
 
     let mut event_only = false;

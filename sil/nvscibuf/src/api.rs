@@ -149,12 +149,16 @@ pub unsafe extern "C" fn NvSciBufAttrListSetAttrs(
 }
 
 /// Checks pairs as `SetAttrs` does (types: those of the list plus any `Types` pair of the
-/// same array; no key twice) and gives their (storage index, value).
+/// same array; no key twice, so at most one pair per key) and gives their (storage index,
+/// value).
 fn checked_pairs<'a>(
     pairs: &'a [NvSciBufAttrKeyValuePair],
     mut types: u32,
     bytes_of: impl Fn(&'a NvSciBufAttrKeyValuePair) -> Option<&'a [u8]>,
 ) -> Result<Vec<(usize, Value)>, NvSciError> {
+    if pairs.len() > keys::NK {
+        return Err(BAD);
+    }
     for p in pairs
         .iter()
         .filter(|p| p.key == NvSciBufGeneralAttrKey_Types)
@@ -225,7 +229,10 @@ pub unsafe extern "C" fn NvSciBufAttrListSlotGetAttrs(
     let Some(slot) = data.slots.get(slotIndex) else {
         return BAD;
     };
-    let mut idx = Vec::with_capacity(pairs.len());
+    let mut idx = Vec::new();
+    if idx.try_reserve_exact(pairs.len()).is_err() {
+        return NvSciError_InsufficientMemory;
+    }
     for p in pairs.iter() {
         let Some(k) = keys::index(p.key) else {
             return BAD;

@@ -4,8 +4,10 @@
 //! Every rule cites the key documentation of nvscibuf.h; where the header is silent the
 //! choice is listed in `sil/README.md` ("NvSciBuf").
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use nvsci_sys::*;
-use sil_common::attr::{ne_u32s, ne_u64s};
+use sil_common::attr::{ne_u32s, ne_u64s, union_in_order};
 
 use crate::color;
 use crate::keys::{self, Kind, Mask, bit};
@@ -370,15 +372,11 @@ fn general(r: &mut Recon<'_>, info: &mut BufInfo) {
     r.out.put(keys::CPU_SW_COHERENCY, Value::from_bool(false));
 
     // GpuId: the union; an invalid (all-zero) id when nobody set one.
-    let mut gpus: Vec<[u8; 16]> = Vec::new();
-    for v in r.values(keys::GPU_ID) {
-        for c in v.bytes().chunks_exact(16) {
-            let id: [u8; 16] = c.try_into().unwrap_or([0; 16]);
-            if !gpus.contains(&id) {
-                gpus.push(id);
-            }
-        }
-    }
+    let gpus = union_in_order(
+        r.values(keys::GPU_ID)
+            .flat_map(|v| v.bytes().chunks_exact(16))
+            .map(|c| <[u8; 16]>::try_from(c).unwrap_or([0; 16])),
+    );
     let gpu_set = !gpus.is_empty();
     let stored: Vec<u8> = if gpu_set { gpus.concat() } else { vec![0; 16] };
     r.out.put(keys::GPU_ID, Value::from_bytes(&stored));
@@ -390,8 +388,10 @@ fn general(r: &mut Recon<'_>, info: &mut BufInfo) {
         None => r.out.put(keys::VIDMEM_GPU, Value::from_bytes(&[0; 16])),
     }
 
-    gpu_cache(r, &gpus, need_cpu);
-    gpu_compression(r, &gpus, need_cpu);
+    // Membership tests against a set: one per input entry, so O(n log n) in all.
+    let known: BTreeSet<[u8; 16]> = gpus.iter().copied().collect();
+    gpu_cache(r, &gpus, &known, need_cpu);
+    gpu_compression(r, &gpus, &known, need_cpu);
     if !gpu_set && (r.is_set(keys::GPU_CACHE) || r.is_set(keys::GPU_COMPRESSION)) {
         // Their GPU ids must be among the GpuId values (nvscibuf.h).
         r.conflict(bit(keys::GPU_ID));
@@ -399,14 +399,7 @@ fn general(r: &mut Recon<'_>, info: &mut BufInfo) {
 
     // Peer keys: the aggregate of all values.
     for (k, size) in [(keys::PEER_LOCATION, 16), (keys::PEER_ENGINES, 8)] {
-        let mut all: Vec<&[u8]> = Vec::new();
-        for v in r.values(k) {
-            for c in v.bytes().chunks_exact(size) {
-                if !all.contains(&c) {
-                    all.push(c);
-                }
-            }
-        }
+        let all = union_in_order(r.values(k).flat_map(|v| v.bytes().chunks_exact(size)));
         if !all.is_empty() {
             r.out.put(k, Value::from_bytes(&all.concat()));
         }
@@ -416,7 +409,7 @@ fn general(r: &mut Recon<'_>, info: &mut BufInfo) {
 /// `EnableGpuCache` and `GpuSwNeedCacheCoherency` (nvscibuf.h): one iGPU may be named, in
 /// `GpuId`; per GPU id the AND of the lists' values, a list that names none counting as
 /// the iGPU default `true`. Written only when some list set `GpuId`.
-fn gpu_cache(r: &mut Recon<'_>, gpus: &[[u8; 16]], need_cpu: bool) {
+fn gpu_cache(r: &mut Recon<'_>, gpus: &[[u8; 16]], known: &BTreeSet<[u8; 16]>, need_cpu: bool) {
     let mut named: Option<[u8; 16]> = None;
     let mut cache = true;
     let entries: Vec<Vec<u8>> = r
@@ -429,7 +422,7 @@ fn gpu_cache(r: &mut Recon<'_>, gpus: &[[u8; 16]], need_cpu: bool) {
             continue;
         }
         let id: [u8; 16] = b[..16].try_into().unwrap_or([0; 16]);
-        if !gpus.contains(&id) || named.is_some_and(|n| n != id) {
+        if !known.contains(&id) || named.is_some_and(|n| n != id) {
             r.conflict(bit(keys::GPU_CACHE) | bit(keys::GPU_ID));
         }
         named = Some(id);
@@ -463,8 +456,13 @@ fn gpu_cache(r: &mut Recon<'_>, gpus: &[[u8; 16]], need_cpu: bool) {
 /// `EnableGpuCompression` (nvscibuf.h rules 1-5): every named GPU must be in `GpuId` and
 /// the lists must agree per GPU; compression is granted only to a single requesting GPU
 /// without CPU access, `None` elsewhere. Written only when some list set `GpuId`.
-fn gpu_compression(r: &mut Recon<'_>, gpus: &[[u8; 16]], need_cpu: bool) {
-    let mut asked: Vec<([u8; 16], [u8; 4])> = Vec::new();
+fn gpu_compression(
+    r: &mut Recon<'_>,
+    gpus: &[[u8; 16]],
+    known: &BTreeSet<[u8; 16]>,
+    need_cpu: bool,
+) {
+    let mut asked: BTreeMap<[u8; 16], [u8; 4]> = BTreeMap::new();
     let entries: Vec<Vec<u8>> = r
         .values(keys::GPU_COMPRESSION)
         .map(|v| v.bytes().to_vec())
@@ -473,13 +471,15 @@ fn gpu_compression(r: &mut Recon<'_>, gpus: &[[u8; 16]], need_cpu: bool) {
         for c in b.chunks_exact(GPU_COMPRESSION_LEN) {
             let id: [u8; 16] = c[..16].try_into().unwrap_or([0; 16]);
             let ty: [u8; 4] = c[16..].try_into().unwrap_or([0; 4]);
-            if !gpus.contains(&id) {
+            if !known.contains(&id) {
                 r.conflict(bit(keys::GPU_COMPRESSION) | bit(keys::GPU_ID));
             }
-            match asked.iter().find(|(i, _)| *i == id) {
-                Some((_, t)) if *t != ty => r.conflict(bit(keys::GPU_COMPRESSION)),
+            match asked.get(&id) {
+                Some(t) if *t != ty => r.conflict(bit(keys::GPU_COMPRESSION)),
                 Some(_) => {}
-                None => asked.push((id, ty)),
+                None => {
+                    asked.insert(id, ty);
+                }
             }
         }
     }
@@ -490,8 +490,8 @@ fn gpu_compression(r: &mut Recon<'_>, gpus: &[[u8; 16]], need_cpu: bool) {
     let b: Vec<u8> = gpus
         .iter()
         .flat_map(|id| {
-            let ty = match asked.iter().find(|(i, _)| i == id) {
-                Some((_, t)) if grant => *t,
+            let ty = match asked.get(id) {
+                Some(t) if grant => *t,
                 _ => NvSciBufCompressionType_None.0.to_ne_bytes(),
             };
             id.iter().copied().chain(ty)

@@ -6,15 +6,13 @@
 //! values are outside the canonical user address range). The table is this library's own
 //! `static`: `libnvscibuf.so` shares no state with any other SIL library.
 
-use std::alloc::Layout;
 use std::ptr::NonNull;
 use std::sync::{Arc, MutexGuard};
 
-use nvsci_sys::{NvSciError, NvSciError_BadParameter};
-use sil_common::handle::{ListTable, Map, RefTable, Registry, new_map};
+use nvsci_sys::{NvSciError, NvSciError_BadParameter, NvSciError_InsufficientMemory};
+use sil_common::handle::{ListTable, Map, RefTable, Refused, Registry, new_map, try_extend};
 pub(crate) use sil_common::handle::{handle_of, ptr_of};
 
-use crate::ffi;
 use crate::list::{AttrList, ListData, ListRef, Slot};
 
 /// Tag of module handles.
@@ -24,35 +22,73 @@ pub(crate) const TAG_LIST: u64 = 0x5EB2 << 48;
 /// Tag of object handles.
 pub(crate) const TAG_OBJ: u64 = 0x5EB3 << 48;
 
-/// The backing memory of a buffer: page-aligned, padded to whole pages, zero-filled.
+/// The largest buffer the SIL allocates (16 GiB, padded size): `NvSciBufObjAlloc` refuses
+/// a larger one with `NvSciError_InsufficientMemory` (see `sil/README.md`, "Objects").
+pub const MAX_BUFFER_BYTES: u64 = 16 << 30;
+
+/// The backing memory of a buffer: an anonymous private mapping, page-aligned (or more),
+/// padded to whole pages. The kernel zero-fills its pages on first touch, so a large
+/// buffer costs no time or memory until it is used.
 pub(crate) struct BufCore {
+    /// Start of the mapping (what `munmap` takes).
+    base: NonNull<u8>,
+    /// Length of the mapping (the buffer plus the slack to align it).
+    map_len: usize,
+    /// Start of the buffer (`base` rounded up to the alignment).
     ptr: NonNull<u8>,
-    layout: Layout,
+    /// Bytes of the buffer (whole pages).
+    bytes: usize,
     /// Bytes the reconciled list asked for.
     pub size: u64,
     /// Reconciled `NeedCpuAccess`.
     pub need_cpu: bool,
 }
 
-// SAFETY: `BufCore` owns its allocation; the library only hands out its address.
+// SAFETY: `BufCore` owns its mapping; the library only hands out its address.
 // Synchronising access to the bytes is the client's job, as with the vendor library.
 unsafe impl Send for BufCore {}
 // SAFETY: as above; the struct itself is never mutated after creation.
 unsafe impl Sync for BufCore {}
 
 impl BufCore {
-    /// Allocates `size` bytes aligned to `max(align, 4096)`, padded to whole pages and
-    /// zeroed. `None` when the allocation fails or the sizes overflow.
+    /// Maps `size` bytes aligned to `max(align, 4096)`, padded to whole pages, reading as
+    /// zeros. `None` when the padded size or the alignment exceeds [`MAX_BUFFER_BYTES`] or
+    /// the mapping fails.
     pub(crate) fn alloc(size: u64, align: u64, need_cpu: bool) -> Option<Self> {
         let page = crate::attr::PAGE;
-        let align = usize::try_from(align.max(page)).ok()?;
-        let bytes = usize::try_from(size.max(1).checked_next_multiple_of(page)?).ok()?;
-        let layout = Layout::from_size_align(bytes, align).ok()?;
-        // SAFETY: `layout` has a non-zero size.
-        let ptr = NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) })?;
+        let align = align.max(page);
+        let bytes = size.max(1).checked_next_multiple_of(page)?;
+        if bytes > MAX_BUFFER_BYTES || align > MAX_BUFFER_BYTES || !align.is_power_of_two() {
+            return None;
+        }
+        // Both are at most 16 GiB, so neither the casts nor the sum can overflow.
+        let (bytes, align) = (bytes as usize, align as usize);
+        let map_len = bytes + (align - page as usize);
+        // SAFETY: a fresh anonymous mapping; no existing memory is touched. NORESERVE: the
+        // pages are committed on first touch, not now.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return None;
+        }
+        let base = NonNull::new(base.cast::<u8>())?;
+        let offset = base.as_ptr().addr().next_multiple_of(align) - base.as_ptr().addr();
+        // SAFETY: `offset` < `align` and the mapping has `align - page` bytes of slack
+        // (mmap returns page-aligned addresses), so `ptr..ptr + bytes` lies inside it.
+        let ptr = unsafe { base.add(offset) };
         Some(BufCore {
+            base,
+            map_len,
             ptr,
-            layout,
+            bytes,
             size,
             need_cpu,
         })
@@ -63,14 +99,16 @@ impl BufCore {
     }
     /// Bytes allocated (whole pages).
     pub(crate) fn alloc_size(&self) -> u64 {
-        self.layout.size() as u64
+        self.bytes as u64
     }
 }
 
 impl Drop for BufCore {
     fn drop(&mut self) {
-        // SAFETY: allocated in `alloc` with exactly this layout, freed once.
-        unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) };
+        // SAFETY: mapped in `alloc` with exactly this start and length, unmapped once.
+        // munmap of a valid mapping cannot fail, and Drop must not panic: the result is
+        // not needed.
+        unsafe { libc::munmap(self.base.as_ptr().cast(), self.map_len) };
     }
 }
 
@@ -171,7 +209,8 @@ pub(crate) fn list<T>(h: *mut T) -> Option<ListRef> {
 
 /// The module and slots of the `n` lists at `inputs` (reconcile, append, validate, attach
 /// calls): `BadParameter` unless they are distinct live lists (`n > 0`), all of one module
-/// and all unreconciled (nvscibuf.h, each of those calls).
+/// and all unreconciled (nvscibuf.h, each of those calls); `InsufficientMemory` when the
+/// slots cannot be copied.
 ///
 /// # Safety
 /// `inputs` is NULL or points to `n` handles.
@@ -180,20 +219,20 @@ pub(crate) unsafe fn gather<T>(
     n: usize,
 ) -> Result<(u64, Vec<Slot>), NvSciError> {
     let bad = NvSciError_BadParameter;
-    // SAFETY: the caller guarantees `n` readable handles (NULL is refused).
-    let handles = unsafe { ffi::array(inputs, n) }.ok_or(bad)?;
-    let lists = state().lists.get_distinct(handles).ok_or(bad)?;
+    let refused = |r| match r {
+        Refused::Bad => bad,
+        Refused::NoMemory => NvSciError_InsufficientMemory,
+    };
+    // SAFETY: forwarded caller guarantee.
+    let lists = unsafe { state().lists.get_distinct(inputs, n) }.map_err(refused)?;
     let module = lists[0].module;
     let mut slots = Vec::new();
     for l in &lists {
-        if l.module != module {
-            return Err(bad);
-        }
         let d = l.lock();
-        if d.recon.is_some() {
+        if l.module != module || d.recon.is_some() {
             return Err(bad);
         }
-        slots.extend(d.slots.iter().cloned());
+        try_extend(&mut slots, &d.slots).map_err(refused)?;
     }
     Ok((module, slots))
 }

@@ -14,7 +14,7 @@
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, MutexGuard};
 
-use nvsci_sys::{NvSciError, NvSciError_ReconciliationFailed};
+use nvsci_sys::{NvSciError, NvSciError_InsufficientMemory, NvSciError_ReconciliationFailed};
 use sil_common::handle::{Map, RefTable, Registry, new_map};
 pub(crate) use sil_common::handle::{handle_of, ptr_of};
 use sil_common::list_api::{ListApi, ListHandles};
@@ -101,6 +101,7 @@ pub(crate) static API: ListApi<State, AttrList, NvSciError> = ListApi {
     handles: |st| &mut st.handles,
     status: STATUS,
     reconciliation_failed: NvSciError_ReconciliationFailed,
+    no_memory: NvSciError_InsufficientMemory,
     tag_module: TAG_MODULE,
     tag_list: TAG_LIST,
 };

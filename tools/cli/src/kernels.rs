@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use orin_exec_schedule::ParamKind;
+use orin_exec_schedule::{MAX_BINARY_BYTES, ParamKind, read_file, read_text};
 use sha2::{Digest, Sha256};
 
 /// The nvcc release the project pins (`kernels/manifest.toml`).
@@ -178,8 +178,7 @@ fn build_into(
             .and_then(|s| s.to_str())
             .ok_or_else(|| format!("`{}`: the file name is not UTF-8", source.display()))?;
         let source_name = format!("{module}.cu");
-        let code = std::fs::read_to_string(source)
-            .map_err(|e| format!("cannot read `{}`: {e}", source.display()))?;
+        let code = read_text(source).map_err(|e| e.to_string())?;
         let declared = declarations(&code);
         for &sm in sms {
             let file = format!("cubins/{module}.sm_{sm}.cubin");
@@ -197,7 +196,8 @@ fn build_into(
                     "nvcc failed on `{source_name}` for sm_{sm} ({status})"
                 ));
             }
-            let image = std::fs::read(out_dir.join(&file)).map_err(|e| e.to_string())?;
+            let image =
+                read_file(&out_dir.join(&file), MAX_BINARY_BYTES).map_err(|e| e.to_string())?;
             let info = cubin_check::check_cubin(&image, sm)
                 .map_err(|e| format!("`{file}` is not a usable cubin for sm_{sm}: {e}"))?;
             let mut kernels = Vec::new();

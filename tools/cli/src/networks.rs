@@ -10,6 +10,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use orin_exec_schedule::{MAX_BINARY_BYTES, read_file};
 use sha2::{Digest, Sha256};
 use sil_onnx::{Model, dla};
 
@@ -32,8 +33,7 @@ pub fn build(dir: &Path) -> Result<String, String> {
             .and_then(|f| f.to_str())
             .ok_or_else(|| format!("`{}`: the file name is not UTF-8", path.display()))?;
         let name = file.trim_end_matches(".onnx");
-        let bytes =
-            std::fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+        let bytes = read_file(path, MAX_BINARY_BYTES).map_err(|e| e.to_string())?;
         let model = Model::load(&bytes).map_err(|e| format!("`{file}`: {e}"))?;
         let _ = write!(
             text,
@@ -41,7 +41,7 @@ pub fn build(dir: &Path) -> Result<String, String> {
             hex(&Sha256::digest(&bytes))
         );
         let loadable = dir.join(format!("{name}.loadable"));
-        if let Ok(real) = std::fs::read(&loadable) {
+        if let Ok(real) = read_file(&loadable, MAX_BINARY_BYTES) {
             let _ = write!(
                 text,
                 "loadable = \"{name}.loadable\"\nloadable_sha256 = \"{}\"\n",

@@ -38,6 +38,7 @@ use std::path::{Path, PathBuf};
 
 pub use diag::{Diagnostic, Diagnostics, Severity};
 pub use manifest::ParamKind;
+pub use read::{FileError, MAX_BINARY_BYTES, MAX_TEXT_BYTES, read_file, read_text};
 pub use report::{EngineLoad, ModeReport, Report, TaskTiming};
 
 /// The default path of the table types in generated code.
@@ -101,11 +102,11 @@ struct Checked {
 }
 
 fn read_schedule(path: &Path) -> Result<String, Diagnostics> {
-    std::fs::read_to_string(path).map_err(|e| {
+    read_text(path).map_err(|e| {
         Diagnostics(vec![Diagnostic::plain(
             Severity::Error,
             path,
-            format!("cannot read schedule `{}`: {e}", path.display()),
+            format!("schedule: {e}"),
         )])
     })
 }

@@ -19,7 +19,7 @@ use sha2::{Digest, Sha256};
 
 use crate::diag::{Diagnostic, Source};
 use crate::node::{self, Fields, Node, Span, Value};
-use crate::read::{self, absolute, relative_to};
+use crate::read::{self, MAX_BINARY_BYTES, absolute, read_file, read_text, relative_to};
 
 /// A kernel parameter kind, as declared by a kernel signature.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -121,8 +121,8 @@ impl Artifact {
     /// Checks that the file exists and hashes to `sha256`; `src` is the manifest.
     pub fn verify(&self, src: &Source) -> Result<(), Diagnostic> {
         let (file, span) = (&self.file, &self.file_span);
-        let bytes = std::fs::read(file)
-            .map_err(|e| src.error(span, format!("cannot read `{}`: {e}", file.display())))?;
+        let bytes =
+            read_file(file, MAX_BINARY_BYTES).map_err(|e| src.error(span, e.to_string()))?;
         let actual: [u8; 32] = Sha256::digest(&bytes).into();
         if actual == self.sha256 {
             Ok(())
@@ -225,7 +225,7 @@ impl Module {
 /// that is not the one the manifest vouches for).
 fn read_layout(variant: &CubinVariant) -> Option<CubinLayout> {
     let (file, sm) = (&variant.artifact.file, variant.sm);
-    let bytes = std::fs::read(file).ok()?;
+    let bytes = read_file(file, MAX_BINARY_BYTES).ok()?;
     if <[u8; 32]>::from(Sha256::digest(&bytes)) != variant.artifact.sha256 {
         return None;
     }
@@ -313,13 +313,13 @@ impl Item for Loadable {
 
 /// Reads a manifest file into its root table; errors go to `diags`.
 fn load(path: &Path, diags: &mut Vec<Diagnostic>) -> Option<(Source, Vec<(node::Key, Node)>)> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match read_text(path) {
         Ok(t) => t,
         Err(e) => {
             diags.push(Diagnostic::plain(
                 crate::Severity::Error,
                 path,
-                format!("cannot read manifest `{}`: {e}", path.display()),
+                format!("manifest: {e}"),
             ));
             return None;
         }
@@ -647,7 +647,7 @@ impl Loadable {
     /// int8, and the int8 `kDLA_LINEAR` size and strides. Errors point at the manifest.
     pub fn check_onnx(&self, src: &Source) -> Vec<Diagnostic> {
         let what = format!("network `{}`", self.name);
-        let bytes = match std::fs::read(&self.onnx.file) {
+        let bytes = match read_file(&self.onnx.file, MAX_BINARY_BYTES) {
             Ok(b) => b,
             Err(_) => return Vec::new(), // the hash check reports an unreadable file
         };

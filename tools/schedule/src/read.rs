@@ -1,10 +1,115 @@
-//! Typed access to [`Node`]s, reporting type errors as diagnostics.
+//! Typed access to [`Node`]s, reporting type errors as diagnostics, and the one bounded
+//! reader of every file a schedule or manifest names ([`read_file`]).
 
+use std::fmt;
+use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
 use crate::diag::{Diagnostic, Source};
 use crate::node::{Fields, Node, Value};
 use crate::units::parse_duration;
+
+/// The largest schedule or manifest (TOML text) the tools read: 16 MiB.
+pub const MAX_TEXT_BYTES: u64 = 16 << 20;
+
+/// The largest cubin, ONNX model or DLA loadable the tools read: 1 GiB.
+pub const MAX_BINARY_BYTES: u64 = 1 << 30;
+
+/// Why [`read_file`] refused a file. Every variant names the path.
+#[derive(Debug)]
+pub enum FileError {
+    /// The file could not be opened or read.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the OS said.
+        error: std::io::Error,
+    },
+    /// Not a regular file (a device such as `/dev/zero`, a FIFO, a directory).
+    NotRegular {
+        /// The file.
+        path: PathBuf,
+    },
+    /// Larger than the limit for its kind.
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// Not UTF-8 text ([`read_text`]).
+    NotUtf8 {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+impl fmt::Display for FileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FileError::Io { path, error } => write!(f, "cannot read `{}`: {error}", path.display()),
+            FileError::NotRegular { path } => write!(
+                f,
+                "`{}` is not a regular file (a device, FIFO or directory); name a file",
+                path.display()
+            ),
+            FileError::TooLarge { path, limit } => write!(
+                f,
+                "`{}` is larger than the limit of {limit} bytes for this kind of file",
+                path.display()
+            ),
+            FileError::NotUtf8 { path } => write!(f, "`{}` is not UTF-8 text", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for FileError {}
+
+/// Reads a whole file named by a user, a schedule or a manifest: it must be a regular file
+/// (symbolic links are followed) of at most `limit` bytes. The read itself stops after
+/// `limit + 1` bytes, so a file that grows while it is read cannot exhaust memory either.
+///
+/// ```
+/// use orin_exec_schedule::{FileError, MAX_TEXT_BYTES, read_file};
+/// let e = read_file("/dev/zero".as_ref(), MAX_TEXT_BYTES).unwrap_err();
+/// assert!(matches!(e, FileError::NotRegular { .. }));
+/// assert!(e.to_string().contains("/dev/zero"));
+/// ```
+pub fn read_file(path: &Path, limit: u64) -> Result<Vec<u8>, FileError> {
+    let io = |error| FileError::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    if !meta.is_file() {
+        return Err(FileError::NotRegular {
+            path: path.to_path_buf(),
+        });
+    }
+    let too_large = || FileError::TooLarge {
+        path: path.to_path_buf(),
+        limit,
+    };
+    if meta.len() > limit {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::new();
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
+/// [`read_file`] of a UTF-8 text file (a schedule or manifest: [`MAX_TEXT_BYTES`]).
+pub fn read_text(path: &Path) -> Result<String, FileError> {
+    String::from_utf8(read_file(path, MAX_TEXT_BYTES)?).map_err(|_| FileError::NotUtf8 {
+        path: path.to_path_buf(),
+    })
+}
 
 /// A string value.
 pub(crate) fn string<'n>(src: &Source, n: &'n Node, what: &str) -> Result<&'n str, Diagnostic> {
