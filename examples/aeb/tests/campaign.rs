@@ -9,7 +9,7 @@
 //! Covers: REQ-ROB-083, REQ-ROB-084, REQ-ROB-085
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use aeb::app;
 use aeb::schedule::SCHEDULE;
@@ -78,6 +78,11 @@ struct Run {
 }
 
 fn run_demo(name: &str, frames: u64, inject: &[String]) -> Run {
+    run_demo_into(name, frames, inject, Stdio::piped())
+}
+
+/// [`run_demo`] with its stdout connected to `stdout`.
+fn run_demo_into(name: &str, frames: u64, inject: &[String], stdout: Stdio) -> Run {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("aeb-campaign-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     let out = Command::new(env!("CARGO_BIN_EXE_aeb"))
@@ -90,6 +95,7 @@ fn run_demo(name: &str, frames: u64, inject: &[String]) -> Run {
         ])
         .arg(&dir)
         .args(inject)
+        .stdout(stdout)
         .output()
         .expect("run the demo");
     let summary = std::fs::read_to_string(dir.join("summary.json"))
@@ -295,9 +301,9 @@ fn manual() -> PathBuf {
 #[test]
 fn every_fault_kind_everywhere_is_detected_and_reacted_to_and_tabled() {
     let cases = cases();
-    // Two runs at a time: the demo itself runs several threads.
+    // Four runs at a time: a hung DLA run mostly sleeps out the virtual clock's real-time cap.
     let rows: Vec<String> = cases
-        .chunks(2)
+        .chunks(4)
         .flat_map(|pair| {
             std::thread::scope(|scope| {
                 let handles: Vec<_> = pair
@@ -392,5 +398,24 @@ fn a_clean_run_exits_0_and_no_injection_is_dropped_silently() {
         unknown.stderr.contains("no task `nobody`"),
         "{}",
         unknown.stderr
+    );
+}
+
+/// `aeb | head`: the reader has gone before the first line; the run goes on, quietly, and
+/// writes its evidence.
+///
+/// Covers: REQ-ROB-084
+#[test]
+fn a_closed_stdout_does_not_stop_the_run() {
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    let run = run_demo_into("closed-stdout", FRAMES, &[], writer.into());
+    assert_eq!(run.status, CLEAN, "{}", run.stderr);
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
+    assert_eq!(
+        run.summary["frames"].as_u64(),
+        Some(FRAMES),
+        "{}",
+        run.summary
     );
 }
