@@ -418,6 +418,34 @@ impl fmt::Display for PlatformFact {
     }
 }
 
+/// Why a fault injection cannot take effect (see [`Error::InjectionRefused`]).
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum InjectionRefusal {
+    /// The task id is not in the schedule.
+    NoSuchTask,
+    /// A DLA fault aimed at a task that does not run on a DLA.
+    NotADlaTask,
+    /// A CPU overrun aimed at a task that does not run on a CPU worker.
+    NotACpuTask,
+    /// DLA faults are injected through the SIL cuDLA; this platform has none.
+    NoDlaInjectionOnThisPlatform,
+}
+
+impl fmt::Display for InjectionRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            InjectionRefusal::NoSuchTask => "no such task in the schedule",
+            InjectionRefusal::NotADlaTask => "it does not run on a DLA (pick a DLA task)",
+            InjectionRefusal::NotACpuTask => "it does not run on a CPU worker (pick a CPU task)",
+            InjectionRefusal::NoDlaInjectionOnThisPlatform => {
+                "DLA faults are injected only on the sil and rig platforms"
+            }
+        })
+    }
+}
+
 /// What the runtime could not do in its current phase or state (see [`Error::Phase`]).
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -811,6 +839,16 @@ pub enum Error {
         /// The task index given.
         task: u16,
     },
+    /// A fault injection that cannot take effect (`Executive::inject`): refused at once
+    /// rather than dropped later.
+    InjectionRefused {
+        /// The task (`"?"` when the id is not in the schedule).
+        task: &'static str,
+        /// The injection (`Injection::name`: `dla-hang`, `cpu-overrun`, ...).
+        injection: &'static str,
+        /// Why it cannot take effect.
+        reason: InjectionRefusal,
+    },
     /// The bodies given were generated for another schedule.
     BodiesOfAnotherSchedule {
         /// The schedule they belong to.
@@ -1012,6 +1050,11 @@ impl fmt::Display for Error {
             Error::NotADlaEngine { engine } => {
                 write!(f, "engine {engine} is not a DLA engine of the schedule")
             }
+            Error::InjectionRefused {
+                task,
+                injection,
+                reason,
+            } => write!(f, "cannot inject {injection} into task `{task}`: {reason}"),
             Error::NotACpuTask { task } => {
                 write!(f, "task {task} is not a CPU task of the schedule")
             }
@@ -1261,6 +1304,13 @@ mod tests {
             P::GpuSemaphoreMissing,
             P::WorkerLostStep,
             P::NoGraph,
+        ]);
+        use InjectionRefusal as IR;
+        distinct(&[
+            IR::NoSuchTask,
+            IR::NotADlaTask,
+            IR::NotACpuTask,
+            IR::NoDlaInjectionOnThisPlatform,
         ]);
         use ModelStatus as MS;
         distinct(&[

@@ -9,7 +9,8 @@ mod common;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use common::*;
-use orin_exec::exec::{Builder, Config, Executive, Injection, SafeStop};
+use orin_exec::error::{Error, InjectionRefusal, Phase};
+use orin_exec::exec::{Builder, Config, Executive, Injection, NotApplied, SafeStop};
 use orin_exec::table::{Action, EngineId, FaultKind, FaultScope, HealthRule, ModeId, TaskId};
 use orin_exec::trace::ring::Pop;
 use orin_exec::trace::{Event, Record};
@@ -257,4 +258,77 @@ fn a_task_error_keeps_the_code_the_task_reported() {
         "CPU task `check` reported failure code 1"
     );
     exec.shutdown().expect("shutdown");
+}
+
+/// An injection that cannot take effect is refused at once (wrong engine, unknown task, a
+/// planned frame) or, aimed at a task its frame's mode does not run, recorded as not applied;
+/// one whose frame is not reached stays pending. None is dropped silently.
+///
+/// Covers: REQ-ROB-083
+#[test]
+fn an_injection_that_cannot_take_effect_is_refused_or_reported() {
+    let _serial = serial();
+    let mut exec = start();
+    let overrun = Injection::CpuOverrun {
+        extra_ns: 5_000_000,
+    };
+    let refused = |r: orin_exec::Result<()>| match r {
+        Err(Error::InjectionRefused { reason, .. }) => Some(reason),
+        _ => None,
+    };
+    assert_eq!(
+        refused(exec.inject(INPUT, 3, Injection::DlaHang)),
+        Some(InjectionRefusal::NotADlaTask)
+    );
+    assert_eq!(
+        refused(exec.inject(DETECTOR, 3, overrun)),
+        Some(InjectionRefusal::NotACpuTask)
+    );
+    assert_eq!(
+        refused(exec.inject(TaskId(999), 3, Injection::DlaHang)),
+        Some(InjectionRefusal::NoSuchTask)
+    );
+    let message = exec
+        .inject(INPUT, 3, Injection::DlaCorrupt)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.contains("dla-corrupt") && message.contains("`input`"),
+        "{message}"
+    );
+
+    // The hang in frame 1 switches to mode 1 (input only) from frame 3: the DLA error aimed at
+    // the detector in frame 5 cannot take effect; the one in frame 50 is never reached.
+    exec.inject(DETECTOR, 1, Injection::DlaHang).unwrap();
+    exec.inject(DETECTOR, 5, Injection::DlaError).unwrap();
+    exec.inject(DETECTOR, 50, Injection::DlaError).unwrap();
+    exec.inject(INPUT, 5, overrun).unwrap();
+    let mut not_applied = Vec::new();
+    while exec.next_frame() <= 6 {
+        let r = exec.step().expect("step");
+        not_applied.push(r.injections_not_applied);
+    }
+    // Frame 5 is planned (lookahead 1) while frame 4 runs.
+    assert_eq!(not_applied, [0, 0, 0, 0, 1, 0, 0]);
+    assert_eq!(
+        exec.not_applied().copied().collect::<Vec<_>>(),
+        [NotApplied {
+            frame: 5,
+            task: DETECTOR,
+            injection: Injection::DlaError,
+            mode: ModeId(1),
+        }]
+    );
+    assert_eq!(exec.not_applied_total(), 1);
+    assert_eq!(
+        exec.pending_injections().collect::<Vec<_>>(),
+        [(DETECTOR, 50, Injection::DlaError)]
+    );
+    // The input's overrun in frame 5 did take effect (it runs in every mode).
+    assert!(exec.counters(INPUT).overruns >= 1);
+    assert_eq!(
+        exec.inject(INPUT, 7, overrun),
+        Err(Error::Phase(Phase::InjectionIntoPlannedFrame))
+    );
+    let _ = exec.shutdown(); // the hung DLA cannot be drained
 }

@@ -10,7 +10,9 @@ use crate::engine::dla::Submission;
 use crate::engine::nvsci::Waited;
 use crate::engine::os::RealtimeStatus;
 use crate::engine::platform::Clock;
-use crate::error::{Context, Error, Holder, Phase, Result, ScheduleFault, Status, Table};
+use crate::error::{
+    Context, Error, Holder, InjectionRefusal, Phase, Result, ScheduleFault, Status, Table,
+};
 use crate::exec::board::{Board, RunStatus};
 use crate::exec::graphs::{self, Waits};
 use crate::exec::health::HealthMonitor;
@@ -20,7 +22,7 @@ use crate::exec::state::{Stamps, State, Submit};
 use crate::exec::wait::{Until, wait_for};
 use crate::exec::worker::{Shared, TaskFault};
 use crate::limits::{FENCE_HISTORY, MAX_COPIES, MAX_WAITS};
-use crate::table::{Action, BufferId, FaultKind, ModeId, Schedule, TaskId};
+use crate::table::{Action, BufferId, EngineKind, FaultKind, ModeId, Schedule, TaskId};
 use crate::trace::TraceLog;
 use crate::trace::record::NO_TASK;
 use crate::trace::{Event, Record};
@@ -46,6 +48,46 @@ pub enum Injection {
     },
 }
 
+impl Injection {
+    /// Its name, as the demo's `--inject` spells it.
+    ///
+    /// ```
+    /// use orin_exec::exec::Injection;
+    /// assert_eq!(Injection::CpuOverrun { extra_ns: 1 }.name(), "cpu-overrun");
+    /// ```
+    pub const fn name(&self) -> &'static str {
+        match self {
+            Injection::DlaHang => "dla-hang",
+            Injection::DlaLate { .. } => "dla-late",
+            Injection::DlaError => "dla-error",
+            Injection::DlaCorrupt => "dla-corrupt",
+            Injection::CpuOverrun { .. } => "cpu-overrun",
+        }
+    }
+
+    /// The engine kind whose tasks it can target.
+    pub const fn engine(&self) -> EngineKind {
+        match self {
+            Injection::CpuOverrun { .. } => EngineKind::Cpu,
+            _ => EngineKind::Dla,
+        }
+    }
+}
+
+/// An injection the executive accepted but that could not take effect (its task does not
+/// run in its frame's mode), kept instead of dropped ([`Executive::not_applied`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NotApplied {
+    /// The frame it was aimed at.
+    pub frame: u64,
+    /// The task.
+    pub task: TaskId,
+    /// The injection.
+    pub injection: Injection,
+    /// The mode of the frame, which does not run the task.
+    pub mode: ModeId,
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Pending {
     frame: u64,
@@ -64,6 +106,9 @@ pub struct FrameReport {
     pub release_error_ns: i64,
     /// Faults detected while monitoring it.
     pub faults: u32,
+    /// Injections found not applicable while planning this step's frames (their task does
+    /// not run in the frame's mode; [`Executive::not_applied`] lists them).
+    pub injections_not_applied: u32,
     /// Whether the executive stopped (safe stop).
     pub stopped: bool,
 }
@@ -154,6 +199,9 @@ pub struct Executive {
     safe_state: Option<fn(&SafeStop)>,
     stopped: bool,
     pending: heapless::Vec<Pending, 16>,
+    not_applied: heapless::Deque<NotApplied, 16>,
+    not_applied_in_step: u32,
+    not_applied_total: u64,
     realtime: Option<RealtimeStatus>,
     faults_in_frame: u32,
     recent: heapless::Deque<FaultRecord, 16>,
@@ -203,6 +251,9 @@ impl Executive {
             safe_state,
             stopped: false,
             pending: heapless::Vec::new(),
+            not_applied: heapless::Deque::new(),
+            not_applied_in_step: 0,
+            not_applied_total: 0,
             realtime,
             faults_in_frame: 0,
             recent: heapless::Deque::new(),
@@ -315,16 +366,65 @@ impl Executive {
         self.recent.iter()
     }
 
+    /// The most recent injections (up to 16, oldest first) that could not take effect
+    /// because their task does not run in their frame's mode.
+    pub fn not_applied(&self) -> impl Iterator<Item = &NotApplied> {
+        self.not_applied.iter()
+    }
+
+    /// How many injections could not take effect since seal.
+    pub fn not_applied_total(&self) -> u64 {
+        self.not_applied_total
+    }
+
+    /// Accepted injections whose frame is not planned yet (at the end of a run: never).
+    pub fn pending_injections(&self) -> impl Iterator<Item = (TaskId, u64, Injection)> + '_ {
+        self.pending.iter().map(|p| (p.task, p.frame, p.injection))
+    }
+
     /// Whether a safe stop happened.
     pub fn stopped(&self) -> bool {
         self.stopped
     }
 
-    /// Inject a fault into `task` in `frame` (SIL libraries only; the frame must not be
-    /// planned yet).
+    /// Inject a fault into `task` in `frame`, whatever the mode the task runs in.
+    ///
+    /// Refused with a typed error when it could never take effect: the frame is already
+    /// planned ([`Phase::InjectionIntoPlannedFrame`]), the task is not in the schedule or
+    /// runs on an engine the injection does not target, or a DLA fault on a platform without
+    /// the SIL cuDLA ([`Error::InjectionRefused`]). Accepted, it takes effect when its frame is
+    /// planned, or, if the frame's mode does not run the task, is recorded as
+    /// [`NotApplied`]; one whose frame is never planned stays in
+    /// [`Executive::pending_injections`].
     pub fn inject(&mut self, task: TaskId, frame: u64, injection: Injection) -> Result<()> {
         if self.planned_up_to.is_some_and(|p| frame <= p) {
             return Err(Error::Phase(Phase::InjectionIntoPlannedFrame));
+        }
+        let s = self.shared.schedule;
+        let refused = |task: &'static str, reason| Error::InjectionRefused {
+            task,
+            injection: injection.name(),
+            reason,
+        };
+        let t = s
+            .tasks
+            .get(task.0 as usize)
+            .ok_or(refused("?", InjectionRefusal::NoSuchTask))?;
+        let kind = s.engines.get(t.engine.0 as usize).map(|e| e.kind);
+        match injection.engine() {
+            EngineKind::Cpu if kind != Some(EngineKind::Cpu) => {
+                return Err(refused(t.name, InjectionRefusal::NotACpuTask));
+            }
+            EngineKind::Dla if kind != Some(EngineKind::Dla) => {
+                return Err(refused(t.name, InjectionRefusal::NotADlaTask));
+            }
+            EngineKind::Dla if !cfg!(any(platform = "sil", platform = "rig")) => {
+                return Err(refused(
+                    t.name,
+                    InjectionRefusal::NoDlaInjectionOnThisPlatform,
+                ));
+            }
+            _ => {}
         }
         self.pending
             .push(Pending {
@@ -361,6 +461,7 @@ impl Executive {
         let release_error = now as i64 - release as i64;
         self.record(now, f, NO_TASK, Event::FrameRelease, release_error as u64);
         self.faults_in_frame = 0;
+        self.not_applied_in_step = 0;
 
         self.plan(f)?;
         self.shared.board.release(f);
@@ -378,6 +479,7 @@ impl Executive {
             mode,
             release_error_ns: release_error,
             faults: self.faults_in_frame,
+            injections_not_applied: self.not_applied_in_step,
             stopped: self.stopped,
         })
     }
@@ -407,6 +509,7 @@ impl Executive {
         };
         self.plans[(f % FENCE_HISTORY as u64) as usize] = Some(plan);
         self.planned_up_to = Some(f);
+        self.drop_inapplicable(s, &plan);
         let release = self.release_time(f);
         self.shared.board.publish_plan(&plan, release);
         for (i, rt) in self.st.tasks.iter_mut().enumerate() {
@@ -453,6 +556,31 @@ impl Executive {
             }
         }
         Ok(())
+    }
+
+    /// Move the injections aimed at frame `plan.frame` whose task the frame's mode does not
+    /// run from the pending list to the not-applied record.
+    fn drop_inapplicable(&mut self, s: &Schedule, plan: &FramePlan) {
+        let mut i = 0;
+        while i < self.pending.len() {
+            let p = self.pending[i];
+            if p.frame != plan.frame || plan.planned(s, p.task) {
+                i += 1;
+                continue;
+            }
+            self.pending.swap_remove(i);
+            if self.not_applied.is_full() {
+                self.not_applied.pop_front();
+            }
+            let _ = self.not_applied.push_back(NotApplied {
+                frame: p.frame,
+                task: p.task,
+                injection: p.injection,
+                mode: plan.mode,
+            });
+            self.not_applied_in_step += 1;
+            self.not_applied_total += 1;
+        }
     }
 
     fn apply_cpu_injection(&mut self, task: TaskId, f: u64) {

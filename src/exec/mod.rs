@@ -25,7 +25,9 @@ pub use crate::engine::cpu::{Buf, BufMut};
 #[cfg(feature = "std")]
 pub use bind::{BodySet, TaskContext};
 #[cfg(feature = "std")]
-pub use executive::{Executive, FaultRecord, FrameReport, Injection, SubmitStats, TaskCounters};
+pub use executive::{
+    Executive, FaultRecord, FrameReport, Injection, NotApplied, SubmitStats, TaskCounters,
+};
 #[cfg(feature = "std")]
 pub use runtime::{Builder, Config, Initialized, SafeStop, Storage};
 #[cfg(feature = "std")]

@@ -7,11 +7,12 @@
 //! storage: the demo puts it in `StaticCell`s, the HIL harness (several runtimes per process)
 //! leaks it.
 
+use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
 
 use orin_exec::exec::{Builder, Config, Executive, FaultRecord, Initialized};
-use orin_exec::table::{ModeId, Schedule};
+use orin_exec::table::{Action, ModeId, Schedule};
 use orin_exec_trace::{self as export, Drainer, ReleaseSummary, TaskSummary, TraceMeta};
 
 #[cfg(any(feature = "sil", feature = "rig"))]
@@ -132,6 +133,17 @@ pub fn mode_name(s: &Schedule, m: ModeId) -> &'static str {
     s.modes.get(m.0 as usize).map_or("?", |m| m.name)
 }
 
+/// How the demo words a health-monitor reaction (its output, `summary.json`, the safety
+/// manual's campaign table).
+pub fn reaction_text(s: &Schedule, action: Action) -> String {
+    match action {
+        Action::Log => "logged".to_string(),
+        Action::Skip => "task skipped next frame".to_string(),
+        Action::SwitchMode(m) => format!("switch to mode `{}`", mode_name(s, m)),
+        Action::SafeStop => "safe stop".to_string(),
+    }
+}
+
 /// The `faults` faults detected in the frame just stepped (at most as many as the executive
 /// still holds).
 pub fn new_faults(exec: &Executive, faults: u32) -> Vec<FaultRecord> {
@@ -151,12 +163,15 @@ pub fn fault_json(s: &Schedule, fault: &FaultRecord, reaction: &str) -> serde_js
     })
 }
 
-/// Print the per-task timing table and the frame release error.
+/// Print the per-task timing table and the frame release error (a closed stdout is not an
+/// error: the run's evidence is in its files).
 pub fn print_timing(tasks: &[TaskSummary], release: &ReleaseSummary) {
-    println!("\nper-task timing (ms) over {} frames:", release.frames);
-    print!("{}", export::summary_table(tasks));
-    println!(
-        "frame release error: mean {:.1} us, p99 {:.1} us, max {:.1} us",
+    let _ = write!(
+        std::io::stdout(),
+        "\nper-task timing (ms) over {} frames:\n{}\
+         frame release error: mean {:.1} us, p99 {:.1} us, max {:.1} us\n",
+        release.frames,
+        export::summary_table(tasks),
         release.mean_error_ns as f64 / 1e3,
         release.p99_error_ns as f64 / 1e3,
         release.max_error_ns as f64 / 1e3

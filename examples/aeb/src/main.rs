@@ -9,6 +9,10 @@
 //! `runs/latest` pointing at it, or `--out DIR`) holding `run.json` (written at start and at
 //! the end), `trace.bin`, `summary.json`, `trace.perfetto.json` and `report.html`. A counting
 //! global allocator measures the heap allocations from the first frame to the last.
+//!
+//! Exit status ([`EXIT_STATUS`]): 0 a clean run, 2 a usage or I/O error, 3 the run completed
+//! with faults detected (each with its reaction), 4 a safe stop. A closed stdout (`| head`)
+//! does not stop the run: it goes on quietly and writes its evidence.
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -21,7 +25,7 @@ use orin_exec::engine::os::{self, ThreadUsage};
 use orin_exec::engine::platform::{self, EngineThreadStats};
 use orin_exec::engine::report::PlatformReport;
 use orin_exec::exec::{Builder, Executive, Injection, SafeStop};
-use orin_exec::table::{Action, Schedule, TaskId};
+use orin_exec::table::{Schedule, TaskId};
 use orin_exec_evidence::html::Report;
 use orin_exec_evidence::run::{self, Clock, Criterion, RunDir, RunManifest, RunStatus};
 use orin_exec_trace::{self as export, Drainer, TraceMeta};
@@ -33,10 +37,35 @@ use aeb::schedule::{Bodies, SCHEDULE, Storage};
 use aeb::tasks::DecisionLog;
 use aeb::{scenario, tasks};
 
+/// The run completed and no fault was detected.
+const EXIT_CLEAN: u8 = 0;
+/// A usage error, or the run could not be made (I/O, init).
+const EXIT_ERROR: u8 = 2;
+/// The run completed with faults detected (each with its configured reaction).
+const EXIT_FAULTS: u8 = 3;
+/// The health monitor made a safe stop.
+const EXIT_SAFE_STOP: u8 = 4;
+
+/// The exit statuses (`--help` prints them).
+const EXIT_STATUS: &str = "Exit status:
+  0  clean run: every frame ran and no fault was detected
+  2  usage or I/O error, or the runtime could not start
+  3  the run completed with faults detected (each with its configured reaction)
+  4  safe stop: the health monitor stopped the executive";
+
+/// `println!` that survives a closed stdout (`aeb | head`): the run goes on and writes its
+/// evidence; what the reader no longer wants is not printed.
+macro_rules! say {
+    ($($t:tt)*) => {{
+        let _ = writeln!(std::io::stdout(), $($t)*);
+    }};
+}
+
 #[derive(Parser, Debug)]
 #[command(
     name = "aeb",
-    about = "AEB perception slice on orin-exec (SIL platform by default)"
+    about = "AEB perception slice on orin-exec (SIL platform by default)",
+    after_help = EXIT_STATUS
 )]
 struct Args {
     /// Major frames to run (30 Hz).
@@ -45,10 +74,12 @@ struct Args {
     /// Run on the SIL virtual clock: deterministic, as fast as possible.
     #[arg(long)]
     virtual_clock: bool,
-    /// Inject a fault: KIND@frame=N with KIND one of dla-hang, dla-late, dla-error,
-    /// dla-corrupt, cpu-overrun (repeatable).
+    /// Inject a fault: KIND[:TASK]@frame=N with KIND one of dla-hang, dla-late, dla-error,
+    /// dla-corrupt (TASK a DLA task, default `detector`) or cpu-overrun (TASK a CPU task of
+    /// any mode, default `decision`) (repeatable). One whose task does not run in frame N's
+    /// mode, or whose frame the run does not reach, is reported as not applied.
     #[arg(long, value_parser = parse_injection)]
-    inject: Vec<(Fault, u64)>,
+    inject: Vec<Inject>,
     /// Print the platform, library versions and devices, then exit.
     #[arg(long)]
     platform_report: bool,
@@ -70,10 +101,46 @@ enum Fault {
     CpuOverrun,
 }
 
-fn parse_injection(s: &str) -> Result<(Fault, u64), String> {
-    let (kind, frame) = s
+/// One `--inject`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Inject {
+    fault: Fault,
+    /// The task named, if any.
+    task: Option<String>,
+    frame: u64,
+}
+
+impl Fault {
+    /// The injection and the task it targets unless one is named.
+    fn injection(self) -> (&'static str, Injection) {
+        match self {
+            Fault::DlaHang => ("detector", Injection::DlaHang),
+            Fault::DlaLate => (
+                "detector",
+                Injection::DlaLate {
+                    extra_ns: 12_000_000,
+                },
+            ),
+            Fault::DlaError => ("detector", Injection::DlaError),
+            Fault::DlaCorrupt => ("detector", Injection::DlaCorrupt),
+            Fault::CpuOverrun => (
+                "decision",
+                Injection::CpuOverrun {
+                    extra_ns: 5_000_000,
+                },
+            ),
+        }
+    }
+}
+
+fn parse_injection(s: &str) -> Result<Inject, String> {
+    let (target, frame) = s
         .split_once("@frame=")
-        .ok_or("expected KIND@frame=N, e.g. dla-hang@frame=100")?;
+        .ok_or("expected KIND[:TASK]@frame=N, e.g. dla-hang@frame=100")?;
+    let (kind, task) = match target.split_once(':') {
+        Some((kind, task)) => (kind, Some(task.to_string())),
+        None => (target, None),
+    };
     let fault = match kind {
         "dla-hang" => Fault::DlaHang,
         "dla-late" => Fault::DlaLate,
@@ -89,7 +156,7 @@ fn parse_injection(s: &str) -> Result<(Fault, u64), String> {
     let frame = frame
         .parse()
         .map_err(|_| format!("bad frame number `{frame}`"))?;
-    Ok((fault, frame))
+    Ok(Inject { fault, task, frame })
 }
 
 /// How often the trace drainer empties the ring.
@@ -143,7 +210,7 @@ impl CpuCost {
 
     fn print(&self, frames: u64) {
         let per = |v: u64| v as f64 / frames.max(1) as f64;
-        println!(
+        say!(
             "CPU per frame: executive {:.1} µs and {:.1} wake-ups",
             per(self.executive.cpu_ns) / 1e3,
             per(self.executive.wakeups)
@@ -153,7 +220,7 @@ impl CpuCost {
             ("SIL cuDLA workers", self.dla),
         ] {
             if let Some(t) = t {
-                println!(
+                say!(
                     "CPU per frame: {what} {:.1} µs outside compute, {:.1} wake-ups",
                     per(t.overhead_ns()) / 1e3,
                     per(t.wakeups)
@@ -176,11 +243,6 @@ fn safe_state(stop: &SafeStop) {
         stop.fault.name(),
         stop.task
     );
-}
-
-fn task(s: &Schedule, name: &'static str) -> TaskId {
-    s.task_by_name(name)
-        .unwrap_or_else(|| panic!("schedule has no task `{name}`"))
 }
 
 /// `--out DIR`, or a new directory under `<target>/orin-exec/runs/`.
@@ -208,7 +270,7 @@ fn run_dir(args: &Args) -> std::io::Result<RunDir> {
 fn main() -> ExitCode {
     let args = Args::parse();
     if args.platform_report {
-        print!("{}", PlatformReport::probe());
+        let _ = write!(std::io::stdout(), "{}", PlatformReport::probe());
         return ExitCode::SUCCESS;
     }
     // The manifest is written before anything can fail, so that a failed or killed run still
@@ -217,7 +279,7 @@ fn main() -> ExitCode {
         Ok(d) => d,
         Err(e) => {
             eprintln!("error: run directory: {e}");
-            return ExitCode::from(2);
+            return ExitCode::from(EXIT_ERROR);
         }
     };
     let mut manifest = RunManifest::new(
@@ -234,7 +296,7 @@ fn main() -> ExitCode {
     }
     if let Err(e) = manifest.write(dir.path()) {
         eprintln!("error: {e}");
-        return ExitCode::from(2);
+        return ExitCode::from(EXIT_ERROR);
     }
     match run(&args, &dir, &mut manifest) {
         Ok(code) => code,
@@ -253,7 +315,7 @@ fn main() -> ExitCode {
             if let Ok(report) = Report::load(dir.path()) {
                 let _ = std::fs::write(dir.file(run::REPORT_FILE), report.html());
             }
-            ExitCode::from(2)
+            ExitCode::from(EXIT_ERROR)
         }
     }
 }
@@ -285,43 +347,31 @@ fn run(
     let meta = TraceMeta::from_schedule(s, orin_exec::engine::platform::NAME).with_run_id(dir.id());
     let drainer = Drainer::start(exec.trace(), &meta, &trace_path, DRAIN_PERIOD)?;
 
-    for &(fault, frame) in &args.inject {
-        let (t, injection) = match fault {
-            Fault::DlaHang => ("detector", Injection::DlaHang),
-            Fault::DlaLate => (
-                "detector",
-                Injection::DlaLate {
-                    extra_ns: 12_000_000,
-                },
-            ),
-            Fault::DlaError => ("detector", Injection::DlaError),
-            Fault::DlaCorrupt => ("detector", Injection::DlaCorrupt),
-            Fault::CpuOverrun => (
-                "decision",
-                Injection::CpuOverrun {
-                    extra_ns: 5_000_000,
-                },
-            ),
-        };
-        exec.inject(task(s, t), frame, injection)?;
+    for inject in &args.inject {
+        let (default, injection) = inject.fault.injection();
+        let name = inject.task.as_deref().unwrap_or(default);
+        let task = s
+            .task_by_name(name)
+            .ok_or_else(|| format!("--inject: the schedule has no task `{name}`"))?;
+        exec.inject(task, inject.frame, injection)?;
     }
     // On the virtual clock the output is deterministic (CI compares it with
     // `ci/expected/aeb-virtual-clock.txt`): nothing measured on the host's clock, no note on
     // the host's real-time permissions (timing does not depend on them there).
     if args.virtual_clock {
-        println!(
+        say!(
             "orin-exec AEB slice: {} frames at 30 Hz on `{}` (virtual clock)",
             args.frames,
             orin_exec::engine::platform::NAME,
         );
     } else {
-        println!(
+        say!(
             "orin-exec AEB slice: {} frames at 30 Hz on `{}` (real-time clock), init {init_ms:.1} ms",
             args.frames,
             orin_exec::engine::platform::NAME,
         );
         if let Some((ns, window)) = dla_offset_ns {
-            println!(
+            say!(
                 "DLA times from SOF/EOF fence timestamps; DLA clock - executive clock = {ns} ns, \
                  calibrated at init (the true offset is within {window} ns below)"
             );
@@ -331,7 +381,7 @@ fn run(
         && !args.virtual_clock
         && (!rt.fifo || !rt.locked)
     {
-        println!(
+        say!(
             "note: running without {}{}{} (not permitted for this user); timing is best effort",
             if rt.fifo { "" } else { "SCHED_FIFO" },
             if !rt.fifo && !rt.locked { " and " } else { "" },
@@ -340,7 +390,7 @@ fn run(
     }
 
     if !args.virtual_clock {
-        println!("run {}: {}", dir.id(), display(dir.path(), false));
+        say!("run {}: {}", dir.id(), display(dir.path(), false));
     }
     // From the first frame to the last, every allocation of the executive, its workers, the
     // engines and the drainer counts; the demo's own printing is exempt.
@@ -362,12 +412,24 @@ fn run(
         eprint!("{}", ALLOCATOR.backtraces());
     }
     manifest.allocations_after_seal = counter_works.then_some(after_seal);
-    let outcome = outcome?;
+    let mut outcome = outcome?;
+    // Injections whose frame the run did not reach: reported, not dropped.
+    for (task, frame, injection) in exec.pending_injections() {
+        let why = format!("the run ended before frame {frame}");
+        say!(
+            "injection {} on `{}` at frame {frame} not applied: {why}",
+            injection.name(),
+            s.task(task).name
+        );
+        outcome
+            .not_applied
+            .push(not_applied_json(s, task, frame, injection, &why));
+    }
     let stopped = exec.stopped();
     let recorded_faults = exec.health().total();
     if let Err(e) = exec.shutdown() {
         // E.g. a hung DLA leaves the GPU stream behind it blocked: report it, keep the evidence.
-        println!("\nwarning: {e}");
+        say!("\nwarning: {e}");
     }
     // The SIL engine threads add their figures to the totals when they go idle or exit: with
     // frames queued ahead they are never idle during the run, so read them after shutdown.
@@ -378,7 +440,7 @@ fn run(
     .since(cost_before);
     let records = drainer.finish()?;
     if !args.quiet && std::io::stdout().is_terminal() {
-        println!();
+        say!();
     }
 
     // Summary from the recorded trace, read record by record (memory flat in run length).
@@ -392,11 +454,14 @@ fn run(
     drop(reader);
     let (tasks, release) = summarizer.finish();
     app::print_timing(&tasks, &release);
-    println!(
+    say!(
         "brake decisions: {} of {} frames match the scenario's ground truth ({} brake frames in the truth, {} in the output)",
-        outcome.matched, outcome.decided, outcome.truth_brakes, outcome.output_brakes
+        outcome.matched,
+        outcome.decided,
+        outcome.truth_brakes,
+        outcome.output_brakes
     );
-    println!("faults detected: {recorded_faults}");
+    say!("faults detected: {recorded_faults}");
     // CPU figures depend on the host: only on the real clock (the virtual-clock output is
     // compared with a committed file).
     if !args.virtual_clock {
@@ -417,6 +482,8 @@ fn run(
         "percentiles": export::quantiles::METHOD,
         "decisions": { "matched": outcome.matched, "decided": outcome.decided, "truth_brakes": outcome.truth_brakes, "output_brakes": outcome.output_brakes },
         "faults": outcome.faults,
+        "injections_not_applied": outcome.not_applied,
+        "frames_without_decision_or_reaction": outcome.unaccounted,
         "safe_stop": stopped,
         "trace_records": records,
     });
@@ -470,23 +537,45 @@ fn run(
     export::write_file(&report_path, report.html().as_bytes())?;
 
     let shown = |p: &Path| display(p, args.virtual_clock);
-    println!(
+    say!(
         "\ntrace (Perfetto / chrome://tracing): {}",
         shown(&perfetto)
     );
-    println!(
+    say!(
         "summary (JSON):                       {}",
         shown(&summary_path)
     );
-    println!(
+    say!(
         "raw trace (`orin-exec report`):       {}",
         shown(&trace_path)
     );
-    println!(
+    say!(
         "report (HTML):                        {}",
         shown(&report_path)
     );
-    Ok(ExitCode::SUCCESS)
+    Ok(ExitCode::from(if stopped {
+        EXIT_SAFE_STOP
+    } else if recorded_faults > 0 {
+        EXIT_FAULTS
+    } else {
+        EXIT_CLEAN
+    }))
+}
+
+/// The JSON record of an injection that could not take effect, and why.
+fn not_applied_json(
+    s: &Schedule,
+    task: TaskId,
+    frame: u64,
+    injection: Injection,
+    why: &str,
+) -> serde_json::Value {
+    serde_json::json!({
+        "frame": frame,
+        "task": s.task(task).name,
+        "injection": injection.name(),
+        "why": why,
+    })
 }
 
 /// The canonical path of `p` or, with `relative` (the virtual clock's deterministic output),
@@ -510,6 +599,9 @@ struct Outcome {
     truth_brakes: u64,
     output_brakes: u64,
     faults: Vec<serde_json::Value>,
+    not_applied: Vec<serde_json::Value>,
+    /// Frames that ended with neither a decision nor a fault and its reaction.
+    unaccounted: Vec<u64>,
 }
 
 fn run_frames(exec: &mut Executive, args: &Args) -> Result<Outcome, orin_exec::Error> {
@@ -520,6 +612,8 @@ fn run_frames(exec: &mut Executive, args: &Args) -> Result<Outcome, orin_exec::E
         truth_brakes: 0,
         output_brakes: 0,
         faults: Vec::new(),
+        not_applied: Vec::new(),
+        unaccounted: Vec::new(),
     };
     for _ in 0..args.frames {
         // The main thread counts only inside the executive's step.
@@ -536,16 +630,34 @@ fn run_frames(exec: &mut Executive, args: &Args) -> Result<Outcome, orin_exec::E
             o.output_brakes += d.brake as u64;
             o.matched += (d.brake == truth) as u64;
         }
+        if decision.is_none() && report.faults == 0 {
+            o.unaccounted.push(f);
+        }
+        // Injections this step found not applicable (their task does not run in the mode).
+        let fresh: Vec<_> = exec.not_applied().copied().collect();
+        let fresh =
+            &fresh[fresh.len() - (report.injections_not_applied as usize).min(fresh.len())..];
+        for n in fresh {
+            let why = format!(
+                "mode `{}` of frame {} does not run the task",
+                app::mode_name(s, n.mode),
+                n.frame
+            );
+            say!(
+                "\r{:<90}\rinjection {} on `{}` at frame {} not applied: {why}",
+                "",
+                n.injection.name(),
+                s.task(n.task).name,
+                n.frame
+            );
+            o.not_applied
+                .push(not_applied_json(s, n.task, n.frame, n.injection, &why));
+        }
         // Faults and reactions, as they happen.
         if report.faults > 0 {
             for fault in app::new_faults(exec, report.faults) {
-                let reaction = match fault.action {
-                    Action::Log => "logged".to_string(),
-                    Action::Skip => "task skipped next frame".to_string(),
-                    Action::SwitchMode(m) => format!("switch to mode `{}`", app::mode_name(s, m)),
-                    Action::SafeStop => "safe stop".to_string(),
-                };
-                println!(
+                let reaction = app::reaction_text(s, fault.action);
+                say!(
                     "\r{:<90}\rframe {:>4}: detected {} on `{}` ({}) -> {}",
                     "",
                     fault.frame,
@@ -569,7 +681,8 @@ fn run_frames(exec: &mut Executive, args: &Args) -> Result<Outcome, orin_exec::E
                 };
                 format!("{} {dist}", if d.brake { "BRAKE" } else { "coast" })
             });
-            print!(
+            let _ = write!(
+                std::io::stdout(),
                 "{}frame {:>4}/{:<4} mode {:<8} obstacle {:<7} decision {:<14} matched {:>4}/{:<4}{}",
                 if live { "\r" } else { "" },
                 f + 1,

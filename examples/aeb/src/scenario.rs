@@ -17,21 +17,27 @@ pub const TTC_BRAKE_S: f64 = 2.0;
 /// Ego speed, m/s (from the vehicle bus in a real car).
 pub const EGO_SPEED: f64 = 12.0;
 
-/// Where the obstacle is at time `t` (s): two stationary obstacles in the ego lane, the first
-/// leaves the lane at 5 s, the second appears at 6 s.
+/// The length of one encounter cycle in frames (11 s): the scenario repeats it for as long as
+/// the run lasts, so that a long run's ground truth keeps both decisions (about 27 % brake).
+pub const CYCLE_FRAMES: u64 = 330;
+
+/// Where the obstacle is at time `t` (s) of the cycle: two stationary obstacles in the ego
+/// lane, the first leaves the lane at 5 s, the second appears at 6 s and leaves at 10 s (7 m
+/// ahead), the lane stays empty until the cycle starts again at 11 s.
 pub fn obstacle_distance(t: f64) -> Option<f64> {
     if t < 5.0 {
         Some(66.0 - EGO_SPEED * t)
-    } else if t < 6.0 {
-        None
+    } else if (6.0..10.0).contains(&t) {
+        Some(55.0 - EGO_SPEED * (t - 6.0))
     } else {
-        Some((55.0 - EGO_SPEED * (t - 6.0)).max(4.5))
+        None
     }
 }
 
-/// Scenario time of a frame.
+/// Scenario time of a frame within its encounter cycle, s (whole frames are counted, so every
+/// cycle is the same to the bit).
 pub fn time_of(frame: u64) -> f64 {
-    frame as f64 / FPS
+    (frame % CYCLE_FRAMES) as f64 / FPS
 }
 
 /// What the car should do: brake when an obstacle is closer than `TTC_BRAKE_S` seconds.
@@ -93,6 +99,22 @@ mod tests {
         let brake: Vec<u64> = (0..300).filter(|&f| ground_truth_brake(f)).collect();
         assert!(brake.contains(&120) && brake.contains(&290));
         assert!(!brake.contains(&100) && !brake.contains(&160) && !brake.contains(&200));
+    }
+
+    /// Covers: REQ-ROB-086
+    #[test]
+    fn the_encounters_repeat_over_a_long_run() {
+        let brakes = |frames: std::ops::Range<u64>| frames.filter(|&f| ground_truth_brake(f));
+        let first: Vec<u64> = brakes(0..CYCLE_FRAMES).collect();
+        let far = 300 * CYCLE_FRAMES;
+        let later: Vec<u64> = brakes(far..far + CYCLE_FRAMES).map(|f| f - far).collect();
+        assert_eq!(first, later);
+        // Over 10^5 frames both decisions stay frequent: neither dominates the match count.
+        let n = brakes(0..100_000).count() as f64 / 100_000.0;
+        assert!((0.2..0.4).contains(&n), "brake share {n}");
+        // Inside the cycle the lane empties after the second approach, before the first again.
+        assert!(obstacle_distance(time_of(CYCLE_FRAMES - 1)).is_none());
+        assert!(obstacle_distance(time_of(299)).is_some_and(|d| d > 6.0));
     }
 
     #[test]

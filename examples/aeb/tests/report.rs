@@ -17,8 +17,9 @@ fn scratch(name: &str) -> PathBuf {
     d
 }
 
-/// Run `frames` frames of the demo on the virtual clock into `dir`.
-fn demo(dir: &Path, frames: u64, extra: &[&str]) -> String {
+/// Run `frames` frames of the demo on the virtual clock into `dir`; it must exit with
+/// `status` (0 a clean run, 3 a run with faults: `aeb --help`).
+fn demo(dir: &Path, frames: u64, extra: &[&str], status: i32) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_aeb"))
         .args([
             "--virtual-clock",
@@ -32,8 +33,9 @@ fn demo(dir: &Path, frames: u64, extra: &[&str]) -> String {
         .output()
         .expect("run the demo");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
+    assert_eq!(
+        out.status.code(),
+        Some(status),
         "demo failed: {stdout}{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -79,7 +81,7 @@ fn ms3(ns: u64) -> String {
 #[test]
 fn the_demo_writes_a_run_directory_whose_report_matches_its_summary() {
     let dir = scratch("plain");
-    let stdout = demo(&dir, 300, &[]);
+    let stdout = demo(&dir, 300, &[], 0);
     for f in [
         "run.json",
         "trace.bin",
@@ -216,7 +218,7 @@ fn the_demo_writes_a_run_directory_whose_report_matches_its_summary() {
 #[test]
 fn an_injected_fault_shows_with_its_frame_reaction_and_mode_switch() {
     let dir = scratch("hang");
-    demo(&dir, 300, &["--inject", "dla-hang@frame=120"]);
+    demo(&dir, 300, &["--inject", "dla-hang@frame=120"], 3);
     let summary = json(&dir.join("summary.json"));
     let html = std::fs::read_to_string(dir.join("report.html")).expect("report");
     let faults = summary["faults"].as_array().expect("faults");
@@ -325,7 +327,7 @@ fn a_killed_run_still_reports_where_its_trace_ends() {
 #[test]
 fn a_trace_cut_inside_a_record_reports_up_to_the_cut() {
     let dir = scratch("cut");
-    demo(&dir, 60, &[]);
+    demo(&dir, 60, &[], 0);
     let full = std::fs::read(dir.join("trace.bin")).expect("trace");
     let whole = orin_exec_trace::read_trace(&dir.join("trace.bin")).expect("trace");
     // Cut two thirds in, inside a record.

@@ -12,14 +12,29 @@
 //!   SIL DLA's reader; descriptors; hashes; the real loadable when present).
 //! * `kernels build [DIR]`: compile a project's `.cu` files into SASS-only cubins with the
 //!   pinned nvcc and write the kernels manifest (`--check`: rebuild and compare).
+//!
+//! Every command exits with the same statuses ([`EXIT_STATUS`], printed by `--help`): 0 ok,
+//! 1 the check failed, 2 a usage or I/O error (whose message names the path). A closed output
+//! pipe (`orin-exec check s.toml | head -1`) is not an error: the command stops writing and
+//! exits with the status it would have had.
 
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use orin_exec::engine::report::PlatformReport;
 use orin_exec_evidence::Audit;
-use orin_exec_evidence::html::{EXIT_ERROR, ReportArgs, report_command};
+use orin_exec_evidence::html::{
+    EXIT_CRITERION_FAILED, EXIT_ERROR, EXIT_OK, ReportArgs, report_command,
+};
+
+/// The exit statuses of every command (`--help` prints them).
+const EXIT_STATUS: &str = "Exit status (every command):
+  0  ok (schedule valid, report made with no failed criterion, audit passed, ...)
+  1  the check failed (invalid schedule, failed criterion, forbidden symbol, kernels differ)
+  2  usage or I/O error (the message names the path)
+A closed output pipe (`| head`) ends the command quietly with the status it would have had.";
 
 mod kernels;
 mod networks;
@@ -29,7 +44,8 @@ mod new;
 #[command(
     name = "orin-exec",
     version,
-    about = "Deterministic CPU/GPU/DLA executive for NVIDIA Orin: tools"
+    about = "Deterministic CPU/GPU/DLA executive for NVIDIA Orin: tools",
+    after_help = EXIT_STATUS
 )]
 struct Cli {
     #[command(subcommand)]
@@ -130,7 +146,15 @@ enum KernelsCommand {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // `--help` and `--version` go to stdout (status 0), usage errors to stderr
+            // (status 2); a closed pipe is not worth a panic.
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { EXIT_ERROR } else { EXIT_OK });
+        }
+    };
     let result = match cli.command {
         Command::Check { file } => check(&file),
         Command::Report {
@@ -146,21 +170,17 @@ fn main() -> ExitCode {
                 perfetto,
             }) {
                 Ok(outcome) => {
-                    print!("{}", outcome.stdout);
-                    eprint!("{}", outcome.stderr);
-                    ExitCode::from(outcome.exit)
+                    err(&outcome.stderr);
+                    match out(&outcome.stdout) {
+                        Ok(()) => ExitCode::from(outcome.exit),
+                        Err(e) => fail(&e),
+                    }
                 }
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    ExitCode::from(EXIT_ERROR)
-                }
+                Err(e) => fail(&e.to_string()),
             };
         }
         Command::Audit { binary, json } => audit(&binary, json),
-        Command::Platform => {
-            print!("{}", PlatformReport::probe());
-            Ok(true)
-        }
+        Command::Platform => out(&PlatformReport::probe().to_string()).map(|()| true),
         Command::New {
             dir,
             name,
@@ -172,14 +192,10 @@ fn main() -> ExitCode {
             orin_exec,
             no_kernels,
         })
-        .map(|summary| {
-            print!("{summary}");
-            true
-        }),
-        Command::Networks(NetworksCommand::Build { dir }) => networks::build(&dir).map(|summary| {
-            print!("{summary}");
-            true
-        }),
+        .and_then(|summary| out(&summary).map(|()| true)),
+        Command::Networks(NetworksCommand::Build { dir }) => {
+            networks::build(&dir).and_then(|summary| out(&summary).map(|()| true))
+        }
         Command::Kernels(KernelsCommand::Build {
             dir,
             sms,
@@ -191,35 +207,54 @@ fn main() -> ExitCode {
             nvcc,
             check,
         }) {
-            Ok(summary) => {
-                print!("{summary}");
-                Ok(true)
-            }
+            Ok(summary) => out(&summary).map(|()| true),
             Err(e) if check => {
-                eprintln!("{e}");
+                err(&format!("{e}\n"));
                 Ok(false)
             }
             Err(e) => Err(e),
         },
     };
     match result {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
+        Ok(true) => ExitCode::from(EXIT_OK),
+        Ok(false) => ExitCode::from(EXIT_CRITERION_FAILED),
+        Err(e) => fail(&e),
     }
 }
 
-fn check(file: &Path) -> Result<bool, String> {
-    match orin_exec_schedule::check_file(file) {
-        Ok(report) => {
-            print!("{report}");
-            Ok(true)
+/// Print `text` on stdout. A reader that closed the pipe (`| head -1`) has what it wanted:
+/// not an error; any other write failure is an I/O error.
+fn out(text: &str) -> Result<(), String> {
+    let mut stdout = io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+            Err(format!("writing to standard output: {e}"))
         }
+        _ => Ok(()),
+    }
+}
+
+/// Print `text` on stderr; nothing more can be said if that fails.
+fn err(text: &str) {
+    let _ = io::stderr().lock().write_all(text.as_bytes());
+}
+
+/// Report a usage or I/O error: status 2.
+fn fail(message: &str) -> ExitCode {
+    err(&format!("error: {message}\n"));
+    ExitCode::from(EXIT_ERROR)
+}
+
+fn check(file: &Path) -> Result<bool, String> {
+    // A schedule that cannot be opened is an I/O error (2), not an invalid schedule (1).
+    std::fs::File::open(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    match orin_exec_schedule::check_file(file) {
+        Ok(report) => out(&report.to_string()).map(|()| true),
         Err(diagnostics) => {
-            eprint!("{diagnostics}");
+            err(&diagnostics.to_string());
             Ok(false)
         }
     }
@@ -227,13 +262,10 @@ fn check(file: &Path) -> Result<bool, String> {
 
 fn audit(binary: &Path, json: bool) -> Result<bool, String> {
     let audit = Audit::of_file(binary)?;
-    if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&audit).map_err(|e| e.to_string())?
-        );
+    let text = if json {
+        serde_json::to_string_pretty(&audit).map_err(|e| e.to_string())? + "\n"
     } else {
-        print!("{audit}");
-    }
-    Ok(audit.ok())
+        audit.to_string()
+    };
+    out(&text).map(|()| audit.ok())
 }

@@ -13,6 +13,22 @@ fn orin_exec(args: &[&str]) -> (i32, String) {
     (out.status.code().unwrap_or(-1), text)
 }
 
+/// Run `orin-exec args` with its stdout a pipe whose reading end is already closed (`| head`
+/// that has stopped reading): its exit status and stderr.
+fn orin_exec_closed_stdout(args: &[&str]) -> (i32, String) {
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    let out = Command::new(env!("CARGO_BIN_EXE_orin-exec"))
+        .args(args)
+        .stdout(writer)
+        .output()
+        .expect("run orin-exec");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 fn root() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
 }
@@ -98,6 +114,62 @@ fn audit_passes_a_clean_binary_and_fails_dlopen() {
     let (code, out) = orin_exec(&["audit", bin.to_str().unwrap(), "--json"]);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("\"dlopen\""), "{out}");
+}
+
+/// Covers: REQ-ROB-080
+#[test]
+fn a_closed_pipe_ends_check_help_and_audit_quietly_with_their_status() {
+    let schedule = root().join("examples/aeb/schedule.toml");
+    let me = env!("CARGO_BIN_EXE_orin-exec");
+    for (args, status) in [
+        (vec!["check", schedule.to_str().unwrap()], 0),
+        (vec!["--help"], 0),
+        (vec!["audit", me, "--json"], 0),
+        (vec!["platform"], 0),
+    ] {
+        let (code, stderr) = orin_exec_closed_stdout(&args);
+        assert_eq!(code, status, "{args:?}: {stderr}");
+        assert!(stderr.is_empty(), "{args:?} said: {stderr}");
+    }
+}
+
+/// Covers: REQ-ROB-081
+#[test]
+fn help_documents_the_same_exit_statuses_for_every_command() {
+    let (code, out) = orin_exec(&["--help"]);
+    assert_eq!(code, 0, "{out}");
+    for line in ["0  ok", "1  the check failed", "2  usage or I/O error"] {
+        assert!(out.contains(line), "`{line}` in {out}");
+    }
+    // A usage error is status 2 for every command, the same as an I/O error.
+    for args in [&["no-such-command"][..], &["check"], &["report", "a", "b"]] {
+        let (code, out) = orin_exec(args);
+        assert_eq!(code, 2, "{args:?}: {out}");
+    }
+}
+
+/// Covers: REQ-ROB-082
+#[test]
+fn a_missing_input_is_status_2_and_the_message_names_its_path() {
+    let dir = std::env::temp_dir().join(format!("orin-exec-missing-{}", std::process::id()));
+    let missing = dir.join("no-such-file.toml");
+    let missing = missing.to_str().unwrap();
+    for args in [
+        vec!["check", missing],
+        vec!["report", missing],
+        vec!["report", missing, "--json"],
+        vec!["audit", missing],
+        vec!["networks", "build", missing],
+        vec!["kernels", "build", missing],
+    ] {
+        let (code, out) = orin_exec(&args);
+        assert_eq!(code, 2, "{args:?}: {out}");
+        assert!(
+            out.contains(missing),
+            "{args:?} does not name the path: {out}"
+        );
+        assert!(!out.contains("panicked"), "{args:?}: {out}");
+    }
 }
 
 /// Covers: REQ-TOOL-003
@@ -256,6 +328,24 @@ mod report {
         let (code, out) = orin_exec(&["report", dir.to_str().unwrap()]);
         assert_eq!(code, 0, "{out}");
         assert!(out.contains("verdict: PASS"), "{out}");
+    }
+
+    /// `report --json | head`: the reader stops early; the report ends quietly with the
+    /// status of its verdict.
+    ///
+    /// Covers: REQ-ROB-080
+    #[test]
+    fn a_closed_pipe_ends_report_quietly_with_its_verdict() {
+        let dir = scratch("pipe");
+        trace(&dir, 200);
+        for args in [
+            vec!["report", dir.to_str().unwrap(), "--json"],
+            vec!["report", dir.to_str().unwrap()],
+        ] {
+            let (code, stderr) = super::orin_exec_closed_stdout(&args);
+            assert_eq!(code, 0, "{args:?}: {stderr}");
+            assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        }
     }
 
     /// Covers: REQ-EVD-005
