@@ -83,7 +83,7 @@ fn check_and_the_build_use_the_manifest_signatures_alike() {
         &file,
         &text,
         "kernel parameter is `u32` in the kernel's signature",
-        "{ f32 = 96.0 }",
+        "f32 = 96.0",
     );
 }
 
