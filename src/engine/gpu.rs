@@ -90,7 +90,7 @@ use crate::engine::keep::{Claim, Hold, Keep};
 use crate::engine::nvsci::{BufObj, RawFence, SyncAttrList, SyncObj};
 use crate::error::{Context, Error, Misuse, ParamMismatch, Result, ScheduleFault, Status, Table};
 use crate::kernel_model::ParamKind;
-use crate::limits::MAX_PARAMS;
+use crate::limits::{MAX_KERNEL_NAME, MAX_PARAMS};
 use crate::table::CubinDesc;
 
 pub(crate) fn check(call: &'static str, status: cu::CUresult, context: Context) -> Result<()> {
@@ -359,11 +359,11 @@ impl GpuModule {
         kinds: Option<&[ParamKind]>,
         context: Context,
     ) -> Result<Function> {
-        let mut name = [0u8; 128];
-        if kernel.len() >= name.len() {
+        let mut name = [0u8; MAX_KERNEL_NAME + 1];
+        if kernel.len() > MAX_KERNEL_NAME {
             return Err(Error::Capacity {
                 table: Table::KernelNameBytes,
-                limit: 127,
+                limit: MAX_KERNEL_NAME as u32,
             });
         }
         name[..kernel.len()].copy_from_slice(kernel.as_bytes());

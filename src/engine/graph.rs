@@ -29,8 +29,8 @@ use crate::error::{Context, Error, Misuse, Result, Table};
 use crate::limits::MAX_PARAMS;
 
 /// Nodes one graph holds at most (a stream's tasks of one frame: waits, stamps, launch,
-/// signal each).
-pub const MAX_GRAPH_NODES: usize = 64;
+/// signal each); the validator and `Schedule::check` count them (`Limit::GraphNodes`).
+pub use crate::limits::MAX_GRAPH_NODES;
 
 /// A node of one graph: an index into its table (meaningless in another graph, where the
 /// kind check refuses it or it names a node of the same kind, never a driver object of a

@@ -45,10 +45,10 @@ pub(crate) fn check_table(s: &Schedule) -> Result<()> {
                     context,
                 });
             }
-            if w.lag as usize + 2 > FENCE_HISTORY {
+            if w.lag as usize > MAX_LAG {
                 return Err(Error::Capacity {
                     table: Table::DependencyLag,
-                    limit: FENCE_HISTORY as u32 - 2,
+                    limit: MAX_LAG as u32,
                 });
             }
         }

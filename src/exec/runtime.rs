@@ -47,8 +47,9 @@ use heapless::vec::VecView;
 /// Default for [`Config::virtual_wait_cap_us`].
 pub const VIRTUAL_WAIT_CAP_US: u64 = 2_000_000;
 
-/// Base-address alignment the DLA needs (cuDLA: imported addresses must be 32-byte aligned).
-pub const DLA_ALIGN: u64 = 32;
+/// Base-address alignment the DLA needs (cuDLA: imported addresses must be 32-byte aligned);
+/// the validator and `Schedule::check` refuse less (`Limit::DlaAlign`).
+pub use crate::table::DLA_ALIGN;
 
 /// Init-time waits (warm-up) give up after this long.
 pub(crate) const WARMUP_TIMEOUT_US: u64 = 10_000_000;

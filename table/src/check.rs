@@ -7,8 +7,9 @@
 //! [`MAX_TASKS`]; per-buffer sets are fixed arrays, hence [`MAX_BUFFERS`].
 
 use crate::{
-    Action, BufferId, BufferKind, CpuWait, CubinId, EngineId, EngineKind, FaultScope, LoadableId,
-    ModeId, ModeMask, Param, Schedule, ScheduleTables, TableError, TaskDesc, TaskId, Work,
+    Action, BufferId, BufferKind, CpuWait, CubinId, EngineId, EngineKind, FaultScope,
+    GRAPH_NODES_PER_TASK, Limit, LoadableId, ModeId, ModeMask, Param, Schedule, ScheduleTables,
+    TableError, TaskDesc, TaskId, Work,
 };
 
 /// Most tasks a schedule may have (task sets are 64-bit masks, here and in the runtime).
@@ -136,10 +137,12 @@ impl Schedule {
             check!(task(tables, i));
             i += 1;
         }
+        check!(loadables(tables));
         check!(health(tables));
         check!(timeline_entries(tables));
         check!(cpu_waits(tables));
         check!(stream_ops(tables));
+        check!(graph_nodes(tables));
         let users = users(tables);
         // Modes with the same task set have the same races and timeline.
         let mut sets = [0u64; MAX_MODES];
@@ -191,6 +194,70 @@ const fn stream_ops(s: &ScheduleTables) -> Result {
             }
         }
         e += 1;
+    }
+    Ok(())
+}
+
+/// `Err(Limit)` unless `limit` admits `value` of the item `name`.
+const fn within(limit: Limit, name: &'static str, value: u64) -> Result {
+    if limit.admits(value) {
+        Ok(())
+    } else {
+        Err(TableError::Limit { limit, name, value })
+    }
+}
+
+/// Every graph-mode GPU engine's graph holds at most [`MAX_GRAPH_NODES`](crate::MAX_GRAPH_NODES)
+/// nodes: per task, its waits that the stream does not order already (on an earlier task of
+/// the same engine, or on any of its tasks in an earlier frame) and
+/// [`GRAPH_NODES_PER_TASK`].
+const fn graph_nodes(s: &ScheduleTables) -> Result {
+    let mut e = 0;
+    while e < s.engines.len() {
+        if matches!(s.engines[e].kind, EngineKind::Gpu) && s.engines[e].graph {
+            let mut nodes = 0;
+            let mut i = 0;
+            while i < s.tasks.len() {
+                let t = &s.tasks[i];
+                if t.engine.0 as usize == e && matches!(t.work, Work::Gpu(_)) {
+                    nodes += GRAPH_NODES_PER_TASK;
+                    let mut k = 0;
+                    while k < t.waits.len() {
+                        let w = t.waits[k];
+                        let d = &s.tasks[w.task.0 as usize];
+                        let same_stream =
+                            d.engine.0 == t.engine.0 && matches!(d.work, Work::Gpu(_));
+                        if !(same_stream && (w.lag > 0 || (w.task.0 as usize) < i)) {
+                            nodes += 1;
+                        }
+                        k += 1;
+                    }
+                }
+                i += 1;
+            }
+            check!(within(Limit::GraphNodes, s.engines[e].name, nodes as u64));
+        }
+        e += 1;
+    }
+    Ok(())
+}
+
+/// Every loadable's input and output tensors fit the runtime's descriptor arrays.
+const fn loadables(s: &ScheduleTables) -> Result {
+    let mut l = 0;
+    while l < s.loadables.len() {
+        let desc = &s.loadables[l];
+        check!(within(
+            Limit::LoadableInputs,
+            desc.name,
+            desc.inputs.len() as u64
+        ));
+        check!(within(
+            Limit::LoadableOutputs,
+            desc.name,
+            desc.outputs.len() as u64
+        ));
+        l += 1;
     }
     Ok(())
 }
@@ -291,6 +358,11 @@ const fn buffers(s: &ScheduleTables) -> Result {
                 buffer_name,
             });
         }
+        check!(within(
+            Limit::Multiplicity,
+            buffer_name,
+            desc.multiplicity as u64
+        ));
         b += 1;
     }
     Ok(())
@@ -360,9 +432,11 @@ const fn task(s: &ScheduleTables, i: usize) -> Result {
         check!(buffer_in_range(s, i, t.writes[k]));
         k += 1;
     }
+    check!(within(Limit::Waits, task_name, t.waits.len() as u64));
     k = 0;
     while k < t.waits.len() {
         let w = t.waits[k];
+        check!(within(Limit::Lag, task_name, w.lag as u64));
         if w.task.0 as usize >= s.tasks.len() {
             return Err(TableError::WaitOutOfRange {
                 task,
@@ -391,6 +465,12 @@ const fn task(s: &ScheduleTables, i: usize) -> Result {
                     cubin: CubinId(g.cubin.0),
                 });
             }
+            check!(within(
+                Limit::KernelParams,
+                task_name,
+                g.params.len() as u64
+            ));
+            check!(within(Limit::KernelName, task_name, g.kernel.len() as u64));
             k = 0;
             while k < g.params.len() {
                 if let Param::Buffer(b) = g.params[k] {
@@ -417,6 +497,18 @@ const fn task(s: &ScheduleTables, i: usize) -> Result {
             while k < d.outputs.len() {
                 let b = d.outputs[k].buffer;
                 check!(declared(s, i, b, lists(t.writes, b)));
+                k += 1;
+            }
+            // Init registers every buffer a DLA task touches with cuDLA.
+            k = 0;
+            while k < t.reads.len() + t.writes.len() {
+                let b = if k < t.reads.len() {
+                    t.reads[k]
+                } else {
+                    t.writes[k - t.reads.len()]
+                };
+                let desc = &s.buffers[b.0 as usize];
+                check!(within(Limit::DlaAlign, desc.name, desc.kind.align()));
                 k += 1;
             }
         }

@@ -2,7 +2,9 @@
 
 use core::fmt;
 
-use crate::{BufferId, CubinId, EngineId, EngineKind, FaultScope, LoadableId, ModeId, TaskId};
+use crate::{
+    BufferId, CubinId, EngineId, EngineKind, FaultScope, Limit, LoadableId, ModeId, TaskId,
+};
 
 /// Why [`Schedule::check`](crate::Schedule::check) refused a set of tables: the first rule
 /// the tables break, with the ids and names of what is involved.
@@ -42,6 +44,15 @@ pub enum TableError {
         engine_name: &'static str,
         /// Operations it would hold.
         ops: usize,
+    },
+    /// A task, buffer, loadable or engine exceeds one of the runtime's capacities.
+    Limit {
+        /// Which.
+        limit: Limit,
+        /// The name of the task, buffer, loadable or engine.
+        name: &'static str,
+        /// Its value in the tables (a count, a lag, an alignment).
+        value: u64,
     },
     /// No mode, or more than [`MAX_MODES`](crate::MAX_MODES).
     ModeCount {
@@ -289,6 +300,7 @@ impl TableError {
                 "a GPU stream would hold more than 768 operations (frames in flight x operations per frame)"
             }
             TableError::TooManyBuffers { .. } => "the schedule has more than 64 buffers",
+            TableError::Limit { .. } => "the schedule exceeds one of the runtime's capacities",
             TableError::ModeCount { .. } => "the schedule has no mode or more than 32 modes",
             TableError::ZeroPeriod => "the period is zero",
             TableError::Lookahead { .. } => "the lookahead is neither 0 nor 1",
@@ -368,6 +380,7 @@ impl fmt::Display for TableError {
                     "the schedule has {count} buffers; at most 64 fit a buffer set"
                 )
             }
+            TableError::Limit { limit, name, value } => limit.exceeded(name, value).fmt(f),
             TableError::ModeCount { count } => {
                 write!(f, "the schedule has {count} modes; it needs 1 to 32")
             }

@@ -62,9 +62,14 @@
 
 mod check;
 mod error;
+mod limits;
 
 pub use check::{MAX_BUFFERS, MAX_MODES, MAX_STREAM_OPS, MAX_TASKS, STREAM_OPS_PER_TASK};
 pub use error::TableError;
+pub use limits::{
+    Bound, DLA_ALIGN, Exceeded, FENCE_HISTORY, GRAPH_NODES_PER_TASK, Limit, MAX_COPIES,
+    MAX_GRAPH_NODES, MAX_KERNEL_NAME, MAX_LAG, MAX_PARAMS, MAX_TENSORS, MAX_WAITS,
+};
 
 /// Index of a task in [`ScheduleTables::tasks`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -869,7 +869,7 @@ fn race_across_frames_from_copy_reuse_is_rejected() {
     };
     assert_eq!(with(2, &[]), race(2));
     assert_eq!(with(2, waits![(1, 3)]), race(2));
-    assert_eq!(with(3, waits![(1, 3)]).err(), None);
+    assert_eq!(with(4, waits![(1, 3)]).err(), None);
     assert_eq!(with(2, waits![(1, 2)]).err(), None);
     assert_eq!(with(2, waits![(1, 1)]).err(), None);
 }
@@ -1179,4 +1179,218 @@ fn a_gpu_stream_holds_at_most_max_stream_ops() {
         })
         .collect();
     assert_eq!(check(with_tasks(chain)).err(), None);
+}
+
+/// `n` names `{prefix}0`.. (leaked).
+fn names(prefix: &str, n: u64) -> Vec<&'static str> {
+    (0..n)
+        .map(|i| &*String::leak(format!("{prefix}{i}")))
+        .collect()
+}
+
+/// Tables for `limit` with `value`: each limit's item (a task, buffer, network or engine)
+/// takes the value, everything else stays well within the runtime's capacities.
+fn tables_for(limit: Limit, value: u64) -> ScheduleTables {
+    let short = |t: TaskDesc| TaskDesc {
+        wcet_ns: 10_000,
+        budget_ns: 10_000,
+        ..t
+    };
+    let base = with_tasks(vec![]);
+    match limit {
+        Limit::Tasks => with_tasks(
+            names("t", value)
+                .into_iter()
+                .map(|n| short(cpu(n, CPU0, 0, &[], &[], &[])))
+                .collect(),
+        ),
+        Limit::Buffers => ScheduleTables {
+            buffers: leak(
+                names("b", value)
+                    .into_iter()
+                    .map(|n| raw(n, 64, 1))
+                    .collect(),
+            ),
+            ..base
+        },
+        Limit::Modes => ScheduleTables {
+            modes: leak(
+                names("m", value)
+                    .into_iter()
+                    .map(|name| ModeDesc { name })
+                    .collect(),
+            ),
+            ..base
+        },
+        Limit::Lookahead => ScheduleTables {
+            lookahead: value as u8,
+            ..base
+        },
+        Limit::Multiplicity => ScheduleTables {
+            buffers: leak(vec![raw("buf", 64, value as u8)]),
+            ..with_tasks(vec![cpu("w", CPU0, MS, &[], &[BUF], &[])])
+        },
+        Limit::Waits => {
+            let mut tasks: Vec<TaskDesc> = names("t", value)
+                .into_iter()
+                .map(|n| short(cpu(n, CPU0, 0, &[], &[], &[])))
+                .collect();
+            let waits = leak((0..value as u16).map(|t| wait(t, 0)).collect());
+            tasks.push(short(cpu("w", CPU0, 0, &[], &[], waits)));
+            with_tasks(tasks)
+        }
+        Limit::Lag => with_tasks(vec![
+            cpu("t", CPU0, MS, &[], &[], &[]),
+            cpu("w", CPU1, MS, &[], &[], leak(vec![wait(0, value as u8)])),
+        ]),
+        Limit::KernelParams => {
+            let params = leak((0..value as u32).map(Param::U32).collect());
+            with_tasks(vec![gpu("g", params, &[], &[], &[])])
+        }
+        Limit::KernelName => {
+            let mut g = gpu("g", &[], &[], &[], &[]);
+            if let Work::Gpu(work) = &mut g.work {
+                work.kernel = String::leak("k".repeat(value as usize));
+            }
+            with_tasks(vec![g])
+        }
+        Limit::LoadableInputs | Limit::LoadableOutputs => {
+            let spec = TensorSpec {
+                name: "x",
+                size: 64,
+                dims: [1, 1, 1, 64],
+                data_type: TensorType::Int8,
+            };
+            let tensors = leak(vec![spec; value as usize]);
+            let (inputs, outputs): (&[TensorSpec], &[TensorSpec]) =
+                if limit == Limit::LoadableInputs {
+                    (tensors, &[])
+                } else {
+                    (&[], tensors)
+                };
+            ScheduleTables {
+                loadables: leak(vec![LoadableDesc {
+                    inputs,
+                    outputs,
+                    ..LOADABLES[0]
+                }]),
+                ..base
+            }
+        }
+        Limit::DlaAlign => ScheduleTables {
+            buffers: leak(vec![
+                raw("buf", 64, 1),
+                BufferDesc {
+                    kind: BufferKind::Raw {
+                        size: 64,
+                        align: value,
+                    },
+                    ..raw("in", 64, 1)
+                },
+                raw("out", 256, 1),
+            ]),
+            ..with_tasks(vec![dla(
+                "net",
+                &IN_TO_NET,
+                &NET_TO_OUT,
+                &[IN],
+                &[OUT],
+                &[],
+            )])
+        },
+        // 64 GPU tasks of 4 operations and 2 waits each (lookahead 1: 2 x 384 = 768), then
+        // one more wait per 2 operations beyond.
+        Limit::StreamOps => {
+            let extra = (value - 768) / 2;
+            with_tasks(
+                names("g", 64)
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, n)| {
+                        let mut waits = vec![wait(0, 1), wait(1, 1)];
+                        if (i as u64) < extra {
+                            waits.push(wait(2, 1));
+                        }
+                        short(gpu(n, &[], &[], &[], leak(waits)))
+                    })
+                    .collect(),
+            )
+        }
+        // 16 GPU tasks of 4 nodes on a graph-mode engine (64), then one wait on a CPU task
+        // per node beyond.
+        Limit::GraphNodes => {
+            let extra = value - 64;
+            let mut tasks = vec![short(cpu("c", CPU0, 0, &[], &[], &[]))];
+            tasks.extend(names("g", 16).into_iter().enumerate().map(|(i, n)| {
+                let waits: &'static [Wait] = if (i as u64) < extra {
+                    waits![(0, 0)]
+                } else {
+                    &[]
+                };
+                short(gpu(n, &[], &[], &[], waits))
+            }));
+            let mut engines = ENGINES.to_vec();
+            engines[GPU0 as usize].graph = true;
+            ScheduleTables {
+                engines: leak(engines),
+                ..with_tasks(tasks)
+            }
+        }
+        other => panic!("no tables for {other:?}"),
+    }
+}
+
+/// Every limit of `Limit::ALL`: tables at it pass `Schedule::check`, tables one step past it
+/// are refused with the limit, the item and the value (the variants older than `Limit` for
+/// the counts per schedule, the lookahead and the stream operations).
+///
+/// Covers: REQ-ROB-001, REQ-ROB-004
+#[test]
+fn limits_at_and_past_the_runtime_capacities() {
+    for limit in Limit::ALL {
+        let (at, past) = match limit.bound() {
+            Bound::AtMost(max) => (max, max + 1),
+            Bound::AtLeast(min) => (min, min / 2),
+            Bound::DivisorOf(n) => (n, n - 1),
+        };
+        // Stream operations grow by 2 (one wait, two frames in flight).
+        let past = if limit == Limit::StreamOps {
+            at + 2
+        } else {
+            past
+        };
+        if let Err(e) = check(tables_for(limit, at)) {
+            panic!("{limit:?} at {at}: {e}");
+        }
+        let refused = check(tables_for(limit, past)).err();
+        let name = match limit {
+            Limit::Multiplicity => "buf",
+            Limit::Waits | Limit::Lag => "w",
+            Limit::KernelParams | Limit::KernelName => "g",
+            Limit::LoadableInputs | Limit::LoadableOutputs => "net",
+            Limit::DlaAlign => "in",
+            Limit::GraphNodes => "gpu0",
+            _ => "",
+        };
+        let count = past as usize;
+        let expected = match limit {
+            Limit::Tasks => TableError::TooManyTasks { count },
+            Limit::Buffers => TableError::TooManyBuffers { count },
+            Limit::Modes => TableError::ModeCount { count },
+            Limit::Lookahead => TableError::Lookahead {
+                lookahead: past as u8,
+            },
+            Limit::StreamOps => TableError::StreamOps {
+                engine: EngineId(GPU0),
+                engine_name: "gpu0",
+                ops: count,
+            },
+            _ => TableError::Limit {
+                limit,
+                name,
+                value: past,
+            },
+        };
+        assert_eq!(refused, Some(expected), "{limit:?} at {past}");
+    }
 }

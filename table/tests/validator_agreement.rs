@@ -107,7 +107,14 @@ fn random_spec(rng: &mut Rng) -> Spec {
         });
     }
     Spec {
-        multiplicity: [(); 3].map(|_| 1 + rng.below(3) as u8),
+        // Now and then a multiplicity the runtime does not take (3): both refuse it.
+        multiplicity: [(); 3].map(|_| {
+            if rng.chance(3) {
+                3
+            } else {
+                [1, 2, 4][rng.below(3) as usize]
+            }
+        }),
         lookahead: rng.below(2) as u8,
         tasks,
     }
@@ -332,6 +339,7 @@ fn fragments(e: &TableError) -> Vec<String> {
         TableError::Release { task_name, .. } => {
             vec![format!("task `{task_name}` is released at ")]
         }
+        TableError::Limit { limit, name, value } => vec![limit.exceeded(name, value).to_string()],
         ref other => panic!("unexpected rejection {other:?}"),
     }
 }
@@ -347,7 +355,7 @@ fn random_schedules_are_accepted_or_rejected_by_both() {
     let dir = kernels_dir();
     let path = dir.join("schedule.toml");
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    let (mut accepted, mut races, mut misses) = (0, 0, 0);
+    let (mut accepted, mut races, mut misses, mut limits) = (0, 0, 0, 0);
     for round in 0..5000 {
         let spec = random_spec(&mut rng);
         let text = toml(&spec);
@@ -362,6 +370,7 @@ fn random_schedules_are_accepted_or_rejected_by_both() {
                 );
                 match e {
                     TableError::DeadlineMiss { .. } => misses += 1,
+                    TableError::Limit { .. } => limits += 1,
                     _ => races += 1,
                 }
             }
@@ -374,9 +383,13 @@ fn random_schedules_are_accepted_or_rejected_by_both() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
-    println!("{accepted} accepted, {races} races and {misses} deadline misses rejected by both");
+    println!(
+        "{accepted} accepted, {races} races, {misses} deadline misses and {limits} limits \
+         rejected by both"
+    );
     // The generator must exercise every outcome, or the agreement says little.
     assert!(accepted > 300, "{accepted} accepted");
     assert!(races > 300, "{races} races");
     assert!(misses > 100, "{misses} deadline misses");
+    assert!(limits > 50, "{limits} limits");
 }

@@ -672,9 +672,14 @@ fn race_diag(model: &Model, r: Race) -> Diagnostic {
             ta.name, tb.name
         )),
     };
-    let help = match r.chain {
-        Some(k) if k <= 255 => format!(
-            "add `after = [\"{}@-{}\"]` to `{}`, or raise `multiplicity` of `{}` to {k}",
+    // The fewest copies that cover the chain, among those the runtime takes.
+    let copies = r.chain.and_then(|k| {
+        (u64::from(k)..=orin_exec_table::MAX_COPIES as u64)
+            .find(|&c| orin_exec_table::Limit::Multiplicity.admits(c))
+    });
+    let help = match copies {
+        Some(c) => format!(
+            "add `after = [\"{}@-{}\"]` to `{}`, or raise `multiplicity` of `{}` to {c}",
             ta.name, r.distance, tb.name, buffer.name
         ),
         _ if m == 1 => format!(

@@ -58,7 +58,9 @@ fn trace_records_per_frame(model: &Model) -> usize {
 /// The runtime's storage sized to the schedule: `rt::exec::Storage<tasks, buffers, copies,
 /// CPU workers, trace records>`.
 fn storage(model: &Model, rt: &syn::Path) -> TokenStream {
-    let tasks = model.tasks.len();
+    // The per-task tables hold the GPU streams too (one per GPU engine, used or not).
+    let gpu_engines = model.engines.iter().filter(|e| e.kind == Kind::Gpu).count();
+    let tasks = model.tasks.len().max(gpu_engines);
     let buffers = model.buffers.len();
     let copies: usize = model.buffers.iter().map(|b| b.multiplicity as usize).sum();
     let workers = model.engines.iter().filter(|e| e.kind == Kind::Cpu).count();

@@ -27,6 +27,7 @@ mod analysis;
 mod bind;
 mod codegen;
 mod diag;
+mod limits;
 mod manifest;
 mod model;
 mod node;
@@ -37,6 +38,7 @@ mod units;
 use std::path::{Path, PathBuf};
 
 pub use diag::{Diagnostic, Diagnostics, Severity};
+pub use limits::markdown as limits_markdown;
 pub use manifest::ParamKind;
 pub use read::{FileError, MAX_BINARY_BYTES, MAX_TEXT_BYTES, read_file, read_text};
 pub use report::{EngineLoad, ModeReport, Report, TaskTiming};
@@ -115,6 +117,12 @@ fn read_schedule(path: &Path) -> Result<String, Diagnostics> {
 fn check_inner(path: &Path, text: String) -> Result<Checked, (Diagnostics, Vec<PathBuf>)> {
     let (model, warnings) =
         model::parse(path, text).map_err(|d| (Diagnostics(d), vec![path.to_path_buf()]))?;
+    // The analysis assumes a schedule the runtime can hold.
+    let mut beyond = limits::check(&model);
+    if !beyond.is_empty() {
+        beyond.extend(warnings);
+        return Err((Diagnostics(beyond), model.files.clone()));
+    }
     match analysis::analyse(&model) {
         Ok(analysis) => {
             let report = Report::new(&model, &analysis, warnings);

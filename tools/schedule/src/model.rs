@@ -6,7 +6,10 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use orin_exec_table::{Limit, MAX_MODES};
+
 use crate::diag::{Diagnostic, Source};
+use crate::limits;
 use crate::manifest::{self, CubinVariant, DataType, ParamKind};
 use crate::node::{self, Fields, Node, Span, Value};
 use crate::read::{self, quoted, relative_to};
@@ -155,12 +158,25 @@ pub(crate) enum BufKind {
     },
 }
 
+impl BufKind {
+    /// The alignment in bytes (pinned host memory is page-aligned), as the tables give it.
+    pub fn align(self) -> u64 {
+        match self {
+            BufKind::Raw { align, .. } | BufKind::Tensor { align, .. } => align,
+            BufKind::Pinned { .. } => 4096,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub(crate) struct Buffer {
     pub name: String,
     pub kind: BufKind,
     pub multiplicity: u8,
     pub cpu_access: bool,
+    /// Its `name` and its `align` in the schedule (where the limits point).
+    pub span: Span,
+    pub align_span: Option<Span>,
 }
 
 #[derive(Clone, Debug)]
@@ -655,7 +671,7 @@ fn parse_root(p: &mut Parser, root: &[(node::Key, Node)]) -> Option<Model> {
     let kernels = read_manifest(p, &mut top, &mut files, manifest::kernels);
     let loadables = read_manifest(p, &mut top, &mut files, manifest::loadables);
 
-    let modes = parse_modes(p, top.value("modes"));
+    let modes = parse_modes(p, top.value("modes"), name.as_deref().unwrap_or("?"));
     let engines = parse_engines(p, top.value("engines"), profile);
     let buffer_nodes = array_of_tables(p, &mut top, "buffer");
     let mut buffer_decls: Vec<(String, Option<BufferDecl>)> = Vec::new();
@@ -717,7 +733,6 @@ fn parse_root(p: &mut Parser, root: &[(node::Key, Node)]) -> Option<Model> {
     // Without a valid period, tasks are still checked (against no period).
     let mut cx = TaskCx {
         period: period.unwrap_or(u64::MAX),
-        lookahead: lookahead.unwrap_or(1),
         minor_frames: minor_frames.clone().unwrap_or_else(|| vec![0]),
         engines: &engines,
         buffers: &buffer_decls,
@@ -1020,7 +1035,7 @@ fn parse_minor_frames(p: &mut Parser, n: &Node, period: u64) -> Option<Vec<u64>>
     }
 }
 
-fn parse_modes(p: &mut Parser, n: Option<&Node>) -> Vec<Mode> {
+fn parse_modes(p: &mut Parser, n: Option<&Node>, schedule: &str) -> Vec<Mode> {
     let Some(n) = n else {
         return vec![Mode {
             name: "normal".into(),
@@ -1050,12 +1065,15 @@ fn parse_modes(p: &mut Parser, n: Option<&Node>) -> Vec<Mode> {
             name: "normal".into(),
         });
     }
-    if modes.len() > 32 {
+    if !Limit::Modes.admits(modes.len() as u64) {
         p.err(
             &n.span,
-            format!("{} modes declared; at most 32 fit a mode mask", modes.len()),
-        );
-        modes.truncate(32);
+            Limit::Modes
+                .exceeded(schedule, modes.len() as u64)
+                .to_string(),
+        )
+        .help = Some(limits::help(Limit::Modes).into());
+        modes.truncate(MAX_MODES);
     }
     check_const_names(
         p,
@@ -1300,6 +1318,17 @@ fn parse_buffer(p: &mut Parser, n: &Node) -> Option<(String, Option<BufferDecl>)
             1,
         )
         .map(|m| m as u8);
+    if let (Some(m), Some(node)) = (multiplicity, f.value("multiplicity"))
+        && !Limit::Multiplicity.admits(u64::from(m))
+    {
+        p.err(
+            &node.span,
+            Limit::Multiplicity
+                .exceeded(&name, u64::from(m))
+                .to_string(),
+        )
+        .help = Some(limits::help(Limit::Multiplicity).into());
+    }
     p.unknown(
         &f,
         &[
@@ -1376,7 +1405,6 @@ fn parse_buffer(p: &mut Parser, n: &Node) -> Option<(String, Option<BufferDecl>)
 
 struct TaskCx<'a> {
     period: u64,
-    lookahead: u8,
     minor_frames: Vec<u64>,
     engines: &'a [Engine],
     buffers: &'a [(String, Option<BufferDecl>)],
@@ -1672,22 +1700,11 @@ fn parse_task(p: &mut Parser, cx: &mut TaskCx<'_>, n: &Node, index: usize) -> Op
                         }
                         None => (text, 0),
                     };
-                    let window = lag + u64::from(cx.lookahead) + 1;
-                    if window > 512 {
-                        p.err(
-                            &node.span,
-                            format!("{what} waits for `{target}` {lag} frames back; a semaphore keeps the timestamps of its last 512 values only"),
-                        )
-                        .notes
-                        .push("lag + lookahead + 1 values of the semaphore are outstanding at once".into());
-                        ok = false;
-                        continue;
-                    }
-                    if lag > 255 {
-                        p.err(
-                            &node.span,
-                            format!("`{text}`: at most 255 frames back (`Wait::lag` is a u8)"),
-                        );
+                    // Within it, the `u8` of `Wait::lag` and the 512 timestamps a semaphore
+                    // keeps (lag + lookahead + 1 values outstanding) hold too.
+                    if !Limit::Lag.admits(lag) {
+                        p.err(&node.span, Limit::Lag.exceeded(&name, lag).to_string())
+                            .help = Some(limits::help(Limit::Lag).into());
                         ok = false;
                         continue;
                     }
@@ -2436,6 +2453,8 @@ fn finish_buffers(
             kind,
             multiplicity: decl.multiplicity,
             cpu_access,
+            span: decl.span.clone(),
+            align_span: decl.align.as_ref().map(|a| a.1.clone()),
         });
     }
     if out.len() > usize::from(u16::MAX) {

@@ -6,11 +6,10 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use common::{
     Fixture, buffer, cpu_task, dla_task, docs_example, docs_example_path, edited, options,
-    raw_buffer, repo_root, scratch, task, with_header,
+    raw_buffer, repo_root, scratch, task, try_compile_and_run_main, with_header,
 };
 use orin_exec_schedule::{Options, render_str};
 
@@ -75,60 +74,12 @@ fn try_compile_and_run(
     package_dir: Option<&Path>,
     main_body: &str,
 ) -> Result<String, String> {
-    let dir = scratch("compile");
-    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
-    let rlib = dir.join("liborin_exec_table.rlib");
-    let out = Command::new(&rustc)
-        .args([
-            "--edition",
-            "2024",
-            "--crate-type",
-            "rlib",
-            "--crate-name",
-            "orin_exec_table",
-        ])
-        .arg("-o")
-        .arg(&rlib)
-        .arg(repo_root().join("table/src/lib.rs"))
-        .output()
-        .expect("rustc");
-    assert!(
-        out.status.success(),
-        "table/src/lib.rs does not compile:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    std::fs::write(dir.join("schedule.rs"), schedule).unwrap();
     let main = format!(
         "#![deny(warnings)]\nmod schedule {{\n    include!(\"schedule.rs\");\n}}\n\
          #[allow(unused_imports)]\nuse schedule::{{SCHEDULE, buffer, engine, mode, task}};\n\
          #[allow(unused_imports)]\nuse orin_exec_table::*;\nfn main() {{\n{main_body}\n}}\n"
     );
-    std::fs::write(dir.join("main.rs"), main).unwrap();
-    let bin = dir.join("schedule-test");
-    let mut compile = Command::new(&rustc);
-    if let Some(package_dir) = package_dir {
-        compile.env("CARGO_MANIFEST_DIR", package_dir);
-    }
-    let out = compile
-        .args(["--edition", "2024", "--crate-type", "bin", "-o"])
-        .arg(&bin)
-        .arg("--extern")
-        .arg(format!("orin_exec_table={}", rlib.display()))
-        .arg(dir.join("main.rs"))
-        .output()
-        .expect("rustc");
-    if !out.status.success() {
-        let _ = std::fs::remove_dir_all(&dir);
-        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
-    }
-    let run = Command::new(&bin).output().unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let _ = std::fs::remove_dir_all(&dir);
-    Ok(String::from_utf8(run.stdout).unwrap())
+    try_compile_and_run_main(&[("schedule.rs", schedule)], &main, package_dir)
 }
 
 /// [`try_compile_and_run`], which must compile.
@@ -345,7 +296,7 @@ fn varied() -> String {
         buffer(
             "input_with_a_rather_long_name",
             "raw",
-            &["size = 64", "multiplicity = 3"],
+            &["size = 64", "multiplicity = 4"],
         ),
         buffer("dla_in", "tensor", &[]),
         raw_buffer("out", 256),

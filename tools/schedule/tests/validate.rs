@@ -451,9 +451,12 @@ fn queue_capacity_counts_lookahead_frames() {
     fx.ok(&text.replace("lookahead = 1", "lookahead = 0"));
 }
 
-/// Covers: REQ-SCH-004
+/// cuDLA takes 29 pre-fences per task, the runtime's wait vectors 16 (`MAX_WAITS`): a DLA
+/// task waiting for 17 tasks is refused by the runtime's limit.
+///
+/// Covers: REQ-SCH-004, REQ-ROB-002
 #[test]
-fn dla_tasks_wait_for_at_most_29_semaphores() {
+fn dla_tasks_wait_for_at_most_16_tasks() {
     let fx = Fixture::new();
     let mut body = raw_buffer("i", 512) + &raw_buffer("o", 256);
     let mut names = Vec::new();
@@ -482,10 +485,10 @@ fn dla_tasks_wait_for_at_most_29_semaphores() {
         )
     };
     fx.rejects(
-        &big(with_header(&format!("{body}{}", dla(30)))),
-        &["DLA task `d` waits for 30 semaphores; cuDLA takes at most 29 pre-fences per task"],
+        &big(with_header(&format!("{body}{}", dla(17)))),
+        &["task `d`: 17 waits of one task (`after` entries); the runtime takes at most 16"],
     );
-    fx.ok(&big(with_header(&format!("{body}{}", dla(29)))));
+    fx.ok(&big(with_header(&format!("{body}{}", dla(16)))));
 }
 
 /// Covers: REQ-SCH-002, REQ-SCH-004
@@ -507,8 +510,9 @@ fn semaphore_value_window_and_lag_syntax() {
     fx.rejects(
         &text,
         &[
-            "task `y` waits for `x` 600 frames back; a semaphore keeps the timestamps of its last 512 values only",
-            "`x@-300`: at most 255 frames back",
+            "task `y`: 600 frames one dependency looks back",
+            "task `y`: 300 frames one dependency looks back",
+            "the runtime takes at most 6 (`MAX_LAG`)",
             "`x@+1`: the frame offset must be `@-k` with k ≥ 1",
             "`x@-0`: the frame offset must be `@-k`",
         ],
@@ -600,17 +604,18 @@ fn multiplicity_two_needs_a_chain_within_two_frames() {
             "add `after = [\"r@-2\"]` to `w`",
         ],
     );
-    // A chain of distance 3 is not enough for two copies; the help names multiplicity 3.
+    // A chain of distance 3 is not enough for two copies; the help names multiplicity 4 (the
+    // runtime takes 1, 2 or 4).
     let far = back(3);
     fx.rejects(
         &with_header(&far),
         &[
             "the shortest chain orders `r` of frame f only before `w` of frame f+3",
-            "or raise `multiplicity` of `buf` to 3",
+            "or raise `multiplicity` of `buf` to 4",
         ],
     );
     fx.ok(&with_header(
-        &far.replace("multiplicity = 2", "multiplicity = 3"),
+        &far.replace("multiplicity = 2", "multiplicity = 4"),
     ));
     // Distance 2 with two copies: accepted (and distance 1 a fortiori).
     fx.ok(&with_header(&back(2)));
@@ -1137,10 +1142,10 @@ fn submit_is_a_gpu_engine_choice_of_stream_or_graph() {
 fn a_gpu_stream_holds_at_most_768_operations() {
     let fx = Fixture::new();
     let text = |gpu_tasks: usize| {
-        let cpu: String = (0..20)
+        let cpu: String = (0..12)
             .map(|i| cpu_task(&format!("c{i}"), "cpu0", "10us", &[]))
             .collect();
-        let deps: Vec<String> = (0..20).map(|i| format!("\"c{i}\"")).collect();
+        let deps: Vec<String> = (0..12).map(|i| format!("\"c{i}\"")).collect();
         let after = format!("after = [{}]", deps.join(", "));
         let gpu: String = (0..gpu_tasks)
             .map(|i| gpu_task(&format!("g{i}"), &[&after]).replace("\"1ms\"", "\"10us\""))
@@ -1159,12 +1164,12 @@ fn a_gpu_stream_holds_at_most_768_operations() {
             ],
         )
     };
-    // 16 tasks x (4 + 20 waits) x 2 frames = 768: the limit itself.
-    fx.ok(&text(16));
+    // 24 tasks x (4 + 12 waits) x 2 frames = 768: the limit itself.
+    fx.ok(&text(24));
     fx.rejects(
-        &text(17),
+        &text(25),
         &[
-            "GPU engine `gpu0` would hold 816 stream operations (408 per frame × (1 + lookahead 1)), more than the 768 a stream's queue takes",
+            "GPU engine `gpu0` would hold 800 stream operations (400 per frame × (1 + lookahead 1)), more than the 768 a stream's queue takes",
             "move tasks to another GPU engine",
         ],
     );

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use orin_exec_schedule::{Diagnostic, Diagnostics, Options, Report};
@@ -242,6 +243,86 @@ onnx_sha256 = "{}"
             Err(d) => panic!("expected a valid schedule, got:\n{d}\n--- schedule ---\n{text}"),
         }
     }
+}
+
+/// Compiles `main` (the source of a binary's `main.rs`) next to `files` (name, contents: the
+/// generated schedules it includes) against the `orin-exec-table` crate (built here with rustc
+/// from `table/src/lib.rs`) and runs it: its stdout, or the compiler's diagnostics when it does
+/// not compile. `package_dir` is the `CARGO_MANIFEST_DIR` it is compiled with.
+pub fn try_compile_and_run_main(
+    files: &[(&str, &str)],
+    main: &str,
+    package_dir: Option<&Path>,
+) -> Result<String, String> {
+    let dir = scratch("compile");
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let rlib = dir.join("liborin_exec_table.rlib");
+    let out = Command::new(&rustc)
+        .args([
+            "--edition",
+            "2024",
+            "--crate-type",
+            "rlib",
+            "--crate-name",
+            "orin_exec_table",
+        ])
+        .arg("-o")
+        .arg(&rlib)
+        .arg(repo_root().join("table/src/lib.rs"))
+        .output()
+        .expect("rustc");
+    assert!(
+        out.status.success(),
+        "table/src/lib.rs does not compile:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (name, contents) in files {
+        std::fs::write(dir.join(name), contents).unwrap();
+    }
+    std::fs::write(dir.join("main.rs"), main).unwrap();
+    let bin = dir.join("schedule-test");
+    let mut compile = Command::new(&rustc);
+    if let Some(package_dir) = package_dir {
+        compile.env("CARGO_MANIFEST_DIR", package_dir);
+    }
+    let out = compile
+        .args(["--edition", "2024", "--crate-type", "bin", "-o"])
+        .arg(&bin)
+        .arg("--extern")
+        .arg(format!("orin_exec_table={}", rlib.display()))
+        .arg(dir.join("main.rs"))
+        .output()
+        .expect("rustc");
+    if !out.status.success() {
+        let _ = std::fs::remove_dir_all(&dir);
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    let run = Command::new(&bin).output().unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(String::from_utf8(run.stdout).unwrap())
+}
+
+/// Compiles the generated schedules `files` (module name, source), each as a module of a
+/// binary whose `main` is `main_body`, and runs it (see [`try_compile_and_run_main`]); the
+/// schedules must compile.
+pub fn compile_and_run_files(files: &[(String, String)], main_body: &str) -> String {
+    let mut main = String::new();
+    for (name, _) in files {
+        main += &format!("pub mod {name} {{\n    include!(\"{name}.rs\");\n}}\n");
+    }
+    main += &format!("fn main() {{\n{main_body}}}\n");
+    let named: Vec<(String, &str)> = files
+        .iter()
+        .map(|(name, source)| (format!("{name}.rs"), source.as_str()))
+        .collect();
+    let named: Vec<(&str, &str)> = named.iter().map(|(n, s)| (n.as_str(), *s)).collect();
+    try_compile_and_run_main(&named, &main, None)
+        .unwrap_or_else(|e| panic!("the generated code does not compile:\n{e}"))
 }
 
 /// Options without cargo directives, generating the tables alone (the codegen tests compile

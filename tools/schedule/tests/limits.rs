@@ -1,0 +1,391 @@
+//! One source of truth for the runtime's capacities: for every limit of
+//! `orin_exec_table::Limit`, a schedule at the limit is accepted by the validator (what
+//! `orin-exec check` runs) and by the build path (`render_str`, what an application's
+//! `build.rs` runs), and its generated tables compile, which runs `Schedule::check` at compile
+//! time; a schedule one step past it is refused by both, with an error at its line and column
+//! that gives the value and the limit. The limits table in docs/schedule.md is generated from
+//! the same list (`ORIN_EXEC_BLESS=1` rewrites it).
+//!
+//! The input and output tensor counts of a DLA network have no case here: no network of the
+//! SIL DLA's operator subset with nine inputs exists; `Schedule::check` refuses them
+//! (table/tests/check.rs `limits_at_and_past_the_runtime_capacities`).
+//!
+//! Covers: REQ-ROB-001, REQ-ROB-002, REQ-ROB-003
+
+mod common;
+
+use common::{Fixture, compile_and_run_files, options, points_at, pos, repo_root, sha};
+use orin_exec_schedule::{Diagnostics, Options, limits_markdown, render_str};
+use orin_exec_table::{Limit, MAX_STREAM_OPS};
+
+/// A schedule: lookahead, mode count, then the body.
+fn schedule(lookahead: u64, modes: usize, body: &str) -> String {
+    let modes: Vec<String> = (0..modes).map(|m| format!("\"m{m}\"")).collect();
+    format!(
+        r#"name = "lim"
+profile = "sil"
+period = "10ms"
+lookahead = {lookahead}
+kernels_manifest = "../manifests/kernels.toml"
+loadables_manifest = "../manifests/loadables.toml"
+modes = [{}]
+
+[engines]
+cpu = [{{ name = "cpu0", queue_capacity = 1024 }}]
+gpu = [{{ name = "gpu0", stream = 0, queue_capacity = 1024 }}, {{ name = "gpu1", stream = 1, submit = "graph", queue_capacity = 1024 }}]
+dla = [{{ name = "dla0", core = 0 }}]
+{body}"#,
+        modes.join(", ")
+    )
+}
+
+fn cpu(name: &str, extra: &str) -> String {
+    format!("\n[[task]]\nname = \"{name}\"\nengine = \"cpu0\"\nwcet = \"10us\"\n{extra}")
+}
+
+fn gpu(name: &str, engine: &str, cubin: &str, kernel: &str, extra: &str) -> String {
+    format!(
+        "\n[[task]]\nname = \"{name}\"\nengine = \"{engine}\"\ncubin = \"{cubin}\"\nkernel = \"{kernel}\"\ngrid = 1\nblock = 1\nwcet = \"10us\"\n{extra}"
+    )
+}
+
+fn raw(name: &str, extra: &str) -> String {
+    format!("\n[[buffer]]\nname = \"{name}\"\nkind = \"raw\"\nsize = 512\n{extra}")
+}
+
+fn quoted_list(names: impl Iterator<Item = String>) -> String {
+    names
+        .map(|n| format!("\"{n}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `n` CPU tasks `t0`..
+fn tasks(n: u64) -> String {
+    (0..n).map(|i| cpu(&format!("t{i}"), "")).collect()
+}
+
+/// The kernel of `limits.cu` with a name of `n` bytes.
+fn long_name(n: u64) -> String {
+    format!("k{}", "x".repeat(n as usize - 1))
+}
+
+/// 63 GPU tasks on `gpu0`, each waiting for two others, and a CPU task `c`: with lookahead
+/// 1, 2 x (63 x 4 + 126) = 756 stream operations, 2 more per wait on `c` of the first
+/// `extra` GPU tasks.
+const STREAM_CHAIN_OPS: u64 = 756;
+
+fn stream_chain(extra: u64) -> String {
+    let n = 63;
+    let mut body = cpu("c", "");
+    for i in 0..n {
+        let mut after = match i {
+            0 => vec![format!("g{}@-1", n - 1), format!("g{}@-1", n - 2)],
+            1 => vec!["g0".to_owned(), format!("g{}@-1", n - 1)],
+            _ => vec![format!("g{}", i - 1), format!("g{}", i - 2)],
+        };
+        if i < extra {
+            after.push("c".into());
+        }
+        body += &gpu(
+            &format!("g{i}"),
+            "gpu0",
+            "k",
+            "copy",
+            &format!("after = [{}]\n", quoted_list(after.into_iter())),
+        );
+    }
+    body
+}
+
+/// One limit's pair of schedules.
+struct Case {
+    limit: Limit,
+    /// The value at the limit and one step past it.
+    at: u64,
+    past: u64,
+    /// The schedule for a value.
+    text: fn(u64) -> String,
+    /// The name the error gives (a task, buffer, network, engine or the schedule) and the text
+    /// it points at, for the value past the limit.
+    name: &'static str,
+    /// Where the error points: `.1` characters after the first occurrence of `.0`.
+    at_text: fn(u64) -> (String, usize),
+}
+
+fn cases() -> Vec<Case> {
+    vec![
+        Case {
+            limit: Limit::Tasks,
+            at: 64,
+            past: 65,
+            text: |n| schedule(1, 1, &tasks(n)),
+            name: "lim",
+            at_text: |n| (format!("name = \"t{}\"", n - 1), 7),
+        },
+        Case {
+            limit: Limit::Buffers,
+            at: 64,
+            past: 65,
+            text: |n| {
+                let buffers: String = (0..n).map(|i| raw(&format!("b{i}"), "")).collect();
+                let all = quoted_list((0..n).map(|i| format!("b{i}")));
+                schedule(1, 1, &(buffers + &cpu("t", &format!("writes = [{all}]\n"))))
+            },
+            name: "lim",
+            at_text: |n| (format!("name = \"b{}\"", n - 1), 7),
+        },
+        Case {
+            limit: Limit::Modes,
+            at: 32,
+            past: 33,
+            text: |n| schedule(1, n as usize, &tasks(1)),
+            name: "lim",
+            at_text: |_| ("modes = ".into(), 8),
+        },
+        Case {
+            limit: Limit::Lookahead,
+            at: 1,
+            past: 2,
+            text: |n| schedule(n, 1, &tasks(1)),
+            name: "lim",
+            at_text: |n| (format!("lookahead = {n}"), 12),
+        },
+        Case {
+            limit: Limit::Multiplicity,
+            at: 4,
+            past: 3,
+            text: |n| {
+                let b = raw("b", &format!("multiplicity = {n}\n"));
+                schedule(1, 1, &(b + &cpu("t", "writes = [\"b\"]\n")))
+            },
+            name: "b",
+            at_text: |n| (format!("multiplicity = {n}"), 15),
+        },
+        Case {
+            limit: Limit::Waits,
+            at: 16,
+            past: 17,
+            text: |n| {
+                let all = quoted_list((0..n).map(|i| format!("t{i}")));
+                schedule(1, 1, &(tasks(n) + &cpu("w", &format!("after = [{all}]\n"))))
+            },
+            name: "w",
+            at_text: |n| (format!("\"t{}\"]", n - 1), 0),
+        },
+        Case {
+            limit: Limit::Lag,
+            at: 6,
+            past: 7,
+            text: |n| {
+                schedule(
+                    1,
+                    1,
+                    &(tasks(1) + &cpu("w", &format!("after = [\"t0@-{n}\"]\n"))),
+                )
+            },
+            name: "w",
+            at_text: |n| (format!("\"t0@-{n}\""), 0),
+        },
+        Case {
+            limit: Limit::KernelParams,
+            at: 16,
+            past: 17,
+            text: |n| {
+                let params = (0..n)
+                    .map(|i| format!("{{ u32 = {i} }}"))
+                    .collect::<Vec<_>>();
+                let params = format!("params = [{}]\n", params.join(", "));
+                schedule(
+                    1,
+                    1,
+                    &gpu("g", "gpu0", "limits", &format!("params{n}"), &params),
+                )
+            },
+            name: "g",
+            at_text: |_| ("name = \"g\"".into(), 7),
+        },
+        Case {
+            limit: Limit::KernelName,
+            at: 127,
+            past: 128,
+            text: |n| schedule(1, 1, &gpu("g", "gpu0", "limits", &long_name(n), "")),
+            name: "g",
+            at_text: |_| ("name = \"g\"".into(), 7),
+        },
+        Case {
+            limit: Limit::DlaAlign,
+            at: 32,
+            past: 16,
+            text: |n| {
+                let buffers = raw("input", &format!("align = {n}\n")) + &raw("output", "");
+                let dla = "\n[[task]]\nname = \"d\"\nengine = \"dla0\"\nnetwork = \"net\"\n\
+                           inputs = { in = \"input\" }\noutputs = { out = \"output\" }\nwcet = \"1ms\"\n";
+                schedule(1, 1, &(buffers + dla))
+            },
+            name: "input",
+            at_text: |n| (format!("align = {n}"), 8),
+        },
+        Case {
+            limit: Limit::StreamOps,
+            at: MAX_STREAM_OPS as u64,
+            past: MAX_STREAM_OPS as u64 + 2,
+            text: |n| schedule(1, 1, &stream_chain((n - STREAM_CHAIN_OPS) / 2)),
+            name: "gpu0",
+            at_text: |_| ("{ name = \"gpu0\"".into(), 9),
+        },
+        Case {
+            limit: Limit::GraphNodes,
+            at: 64,
+            past: 65,
+            text: |n| {
+                let waits = n - 64;
+                let mut body = cpu("c", "");
+                for i in 0..16 {
+                    let after = if i < waits { "after = [\"c\"]\n" } else { "" };
+                    body += &gpu(&format!("g{i}"), "gpu1", "k", "copy", after);
+                }
+                schedule(1, 1, &body)
+            },
+            name: "gpu1",
+            at_text: |_| ("{ name = \"gpu1\"".into(), 9),
+        },
+    ]
+}
+
+/// The fixture, with the kernels of `limits.cu` added to its kernels manifest as module
+/// `limits`.
+fn fixture() -> Fixture {
+    let fx = Fixture::new();
+    let manifests = fx.dir.join("manifests");
+    let mut kernels = std::fs::read_to_string(manifests.join("kernels.toml")).unwrap();
+    for sm in [87, 90] {
+        let file = format!("bin/limits.sm_{sm}.cubin");
+        let src = repo_root().join(format!(
+            "tools/schedule/tests/fixtures/limits.sm_{sm}.cubin"
+        ));
+        let bytes = std::fs::read(&src).unwrap_or_else(|e| panic!("{}: {e}", src.display()));
+        std::fs::write(manifests.join(&file), &bytes).unwrap();
+        kernels += &format!(
+            "\n[[cubin]]\nname = \"limits\"\nfile = \"{file}\"\nsm = {sm}\nsha256 = \"{}\"\n\
+             kernels = [\"params16\", \"params17\", \"{}\", \"{}\"]\n",
+            sha(&bytes),
+            long_name(127),
+            long_name(128)
+        );
+    }
+    std::fs::write(manifests.join("kernels.toml"), kernels).unwrap();
+    fx
+}
+
+/// What the error for `case` past its limit says.
+fn expected_message(case: &Case) -> String {
+    match case.limit {
+        Limit::Lookahead => format!("`lookahead` must be in 0..=1, found {}", case.past),
+        Limit::StreamOps => format!(
+            "GPU engine `gpu0` would hold {} stream operations",
+            case.past
+        ),
+        limit => limit.exceeded(case.name, case.past).to_string(),
+    }
+}
+
+/// Asserts that `d` has the error of `case` past its limit, at the expected position.
+fn assert_refused(case: &Case, text: &str, d: &Diagnostics, how: &str) {
+    let message = expected_message(case);
+    let (needle, offset) = (case.at_text)(case.past);
+    let found = d
+        .iter()
+        .find(|x| x.is_error() && x.message.contains(&message));
+    let Some(found) = found else {
+        panic!(
+            "{how}: no error {message:?} for {:?} past its limit:\n{d}",
+            case.limit
+        );
+    };
+    assert!(
+        points_at(found, text, &needle, offset),
+        "{how}: {:?} should point {offset} after {needle:?} ({:?}):\n{d}",
+        case.limit,
+        pos(text, &needle)
+    );
+}
+
+/// Covers: REQ-ROB-001, REQ-ROB-002
+#[test]
+fn every_limit_is_accepted_at_and_refused_past_by_check_and_build() {
+    let fx = fixture();
+    let path = fx.schedule_path();
+    let cases = cases();
+    let mut generated = Vec::new();
+    let mut covered = Vec::new();
+    for case in &cases {
+        let at = (case.text)(case.at);
+        fx.ok(&at);
+        let tables = Options {
+            table_path: "::orin_exec_table".into(),
+            ..options()
+        };
+        let source = render_str(&path, &at, &tables)
+            .unwrap_or_else(|d| panic!("build of {:?} at the limit:\n{d}", case.limit))
+            .source;
+        generated.push((format!("{:?}", case.limit).to_lowercase(), source));
+        let past = (case.text)(case.past);
+        let (d, _) = fx.errors(&past);
+        assert_refused(case, &past, &d, "check");
+        let d = render_str(&path, &past, &options())
+            .err()
+            .unwrap_or_else(|| panic!("build of {:?} past the limit succeeded", case.limit));
+        assert_refused(case, &past, &d, "build");
+        covered.push(case.limit);
+    }
+    // Every limit has a case, but the tensor counts (see the header).
+    let untested = [Limit::LoadableInputs, Limit::LoadableOutputs];
+    for limit in Limit::ALL {
+        assert!(
+            covered.contains(&limit) != untested.contains(&limit),
+            "{limit:?}: no case, or a case for a limit listed as untested"
+        );
+    }
+    // `Schedule::check` runs at compile time on each generated `static SCHEDULE`.
+    let main: String = generated
+        .iter()
+        .map(|(name, _)| format!("    println!(\"{name} {{}}\", {name}::SCHEDULE.tasks.len());\n"))
+        .collect();
+    let out = compile_and_run_files(&generated, &main);
+    for (case, (name, _)) in cases.iter().zip(&generated) {
+        let tasks = out
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("{name} missing from:\n{out}"));
+        if case.limit == Limit::Tasks {
+            assert_eq!(tasks, case.at.to_string());
+        }
+    }
+}
+
+/// The limits table of docs/schedule.md is the generated one.
+///
+/// Covers: REQ-ROB-003
+#[test]
+fn docs_limits_table_is_generated_from_the_code() {
+    let path = repo_root().join("docs/schedule.md");
+    let doc = std::fs::read_to_string(&path).unwrap();
+    let (begin, end) = ("<!-- limits:begin -->\n", "<!-- limits:end -->");
+    let start = doc.find(begin).expect("limits:begin marker") + begin.len();
+    let stop = doc.find(end).expect("limits:end marker");
+    let table = limits_markdown();
+    if std::env::var_os("ORIN_EXEC_BLESS").is_some_and(|v| v == "1") {
+        std::fs::write(&path, format!("{}{table}{}", &doc[..start], &doc[stop..])).unwrap();
+        return;
+    }
+    assert_eq!(
+        &doc[start..stop],
+        table,
+        "docs/schedule.md's limits table is out of date: run \
+         `ORIN_EXEC_BLESS=1 cargo test -p orin-exec-schedule --test limits`"
+    );
+    for limit in Limit::ALL {
+        assert!(table.contains(limit.counts()), "{limit:?} missing");
+    }
+}
