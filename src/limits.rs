@@ -22,3 +22,8 @@ pub use crate::table::{
     FENCE_HISTORY, MAX_COPIES, MAX_GRAPH_NODES, MAX_KERNEL_NAME, MAX_LAG, MAX_PARAMS, MAX_TENSORS,
     MAX_WAITS,
 };
+/// DLA device handles (one per network and core) a buffer copy or a task's semaphore is
+/// imported into, and imports into one handle.
+pub use crate::table::{
+    MAX_DLA_HANDLES_PER_BUFFER, MAX_DLA_HANDLES_PER_SEMAPHORE, MAX_DLA_IMPORTS,
+};

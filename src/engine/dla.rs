@@ -103,7 +103,7 @@ impl DlaPtr {
 }
 
 /// Live imports per device handle: the semaphores and buffer copies its tasks use.
-const MAX_IMPORTS: usize = 128;
+const MAX_IMPORTS: usize = crate::limits::MAX_DLA_IMPORTS;
 
 /// Device ids for [`DlaPtr`] tokens; 0 is [`DlaPtr::NONE`]'s.
 static NEXT_DEVICE_ID: AtomicU32 = AtomicU32::new(1);

@@ -18,6 +18,7 @@ use crate::exec::state::*;
 use crate::exec::worker::{CpuTask, Shared, Worker, WorkerTask};
 use crate::kernel_model::ParamKind;
 use crate::limits::*;
+use crate::limits::{MAX_DLA_HANDLES_PER_BUFFER, MAX_DLA_HANDLES_PER_SEMAPHORE};
 use crate::sync::SemaphoreLedger;
 use crate::table::{BufferId, BufferKind, EngineId, EngineKind, Param, Schedule, TaskId, Work};
 
@@ -345,7 +346,7 @@ impl Init {
                             let p = dla.device.import_memory(&obj, context)?;
                             copy.dla.push((di, p)).map_err(|_| Error::Capacity {
                                 table: Table::DlaImportsPerBuffer,
-                                limit: 4,
+                                limit: MAX_DLA_HANDLES_PER_BUFFER as u32,
                             })?;
                         }
                     }
@@ -508,14 +509,15 @@ impl Init {
                 rt.ledger.add_waiter(s.task(d).engine);
             }
             // Imports: into the DLA handles that signal or wait on it, and into the GPU.
-            let mut handles: heapless::Vec<usize, 4> = heapless::Vec::new();
+            let mut handles: heapless::Vec<usize, MAX_DLA_HANDLES_PER_SEMAPHORE> =
+                heapless::Vec::new();
             for user in core::iter::once(id).chain(dependents()) {
                 if let Some(di) = self.dla_index(user)
                     && !handles.contains(&di)
                 {
                     handles.push(di).map_err(|_| Error::Capacity {
                         table: Table::DlaHandlesPerSemaphore,
-                        limit: 4,
+                        limit: MAX_DLA_HANDLES_PER_SEMAPHORE as u32,
                     })?;
                 }
             }
@@ -528,7 +530,7 @@ impl Init {
                     let p = self.state.dlas[di].device.import_semaphore(&sem, context)?;
                     rt.dla_imports.push((di, p)).map_err(|_| Error::Capacity {
                         table: Table::DlaImportsPerSemaphore,
-                        limit: 4,
+                        limit: MAX_DLA_HANDLES_PER_SEMAPHORE as u32,
                     })?;
                 }
                 if kind == EngineKind::Gpu || gpu_waits {

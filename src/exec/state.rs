@@ -19,7 +19,7 @@ use crate::table::{EngineId, Schedule};
 pub(crate) struct BufferCopy {
     pub obj: Option<BufObj>,
     pub gpu: Option<GpuMemory>,
-    pub dla: heapless::Vec<(usize, DlaPtr), 4>,
+    pub dla: heapless::Vec<(usize, DlaPtr), { crate::limits::MAX_DLA_HANDLES_PER_BUFFER }>,
 }
 
 pub(crate) struct DlaEntry {
@@ -58,7 +58,8 @@ pub(crate) enum Submit {
 /// The executive's per-task state.
 pub(crate) struct TaskRt {
     pub ledger: SemaphoreLedger,
-    pub dla_imports: heapless::Vec<(usize, DlaPtr), 4>,
+    pub dla_imports:
+        heapless::Vec<(usize, DlaPtr), { crate::limits::MAX_DLA_HANDLES_PER_SEMAPHORE }>,
     pub submit: Submit,
     pub waits: [RawFence; MAX_WAITS],
     /// Per recent frame (`frame % FENCE_HISTORY`): the completion fence the engine returned.

@@ -143,6 +143,7 @@ impl Schedule {
         check!(cpu_waits(tables));
         check!(stream_ops(tables));
         check!(graph_nodes(tables));
+        check!(dla_imports(tables));
         let users = users(tables);
         // Modes with the same task set have the same races and timeline.
         let mut sets = [0u64; MAX_MODES];
@@ -240,6 +241,139 @@ const fn graph_nodes(s: &ScheduleTables) -> Result {
         e += 1;
     }
     Ok(())
+}
+
+/// The DLA device handle task `i` runs on, as the index of the first task with the same
+/// network on the same DLA core (the runtime opens one handle per network and core); `None` for
+/// other work. Runs after the tasks' ids are checked.
+const fn dla_handle(s: &ScheduleTables, i: usize) -> Option<usize> {
+    let Work::Dla(d) = s.tasks[i].work else {
+        return None;
+    };
+    let core = s.engines[s.tasks[i].engine.0 as usize].instance;
+    let mut j = 0;
+    while j < i {
+        if let Work::Dla(e) = s.tasks[j].work
+            && e.loadable.0 == d.loadable.0
+            && s.engines[s.tasks[j].engine.0 as usize].instance == core
+        {
+            return Some(j);
+        }
+        j += 1;
+    }
+    Some(i)
+}
+
+/// Whether task `t` reads or writes buffer `b`.
+const fn uses(t: &crate::TaskDesc, b: usize) -> bool {
+    let mut k = 0;
+    while k < t.reads.len() {
+        if t.reads[k].0 as usize == b {
+            return true;
+        }
+        k += 1;
+    }
+    k = 0;
+    while k < t.writes.len() {
+        if t.writes[k].0 as usize == b {
+            return true;
+        }
+        k += 1;
+    }
+    false
+}
+
+/// The DLA handles (a bit per representative task, see [`dla_handle`]) whose tasks use buffer
+/// `b`.
+const fn handles_of_buffer(s: &ScheduleTables, b: usize) -> u64 {
+    let mut set = 0u64;
+    let mut i = 0;
+    while i < s.tasks.len() {
+        if let Some(h) = dla_handle(s, i)
+            && uses(&s.tasks[i], b)
+        {
+            set |= 1 << h;
+        }
+        i += 1;
+    }
+    set
+}
+
+/// The DLA handles task `id`'s semaphore is imported into: its own, and those of the tasks
+/// that wait for it (at any lag).
+const fn handles_of_semaphore(s: &ScheduleTables, id: usize) -> u64 {
+    let mut set = match dla_handle(s, id) {
+        Some(h) => 1u64 << h,
+        None => 0,
+    };
+    let mut i = 0;
+    while i < s.tasks.len() {
+        if let Some(h) = dla_handle(s, i) {
+            let waits = s.tasks[i].waits;
+            let mut k = 0;
+            while k < waits.len() {
+                if waits[k].task.0 as usize == id {
+                    set |= 1 << h;
+                }
+                k += 1;
+            }
+        }
+        i += 1;
+    }
+    set
+}
+
+/// The DLA imports fit the runtime's tables, as init makes them: per buffer copy, one into each
+/// handle whose tasks use the buffer; per task, its semaphore into each handle that signals or
+/// waits for it; per DLA task, a start semaphore into its handle. Each handle holds at most
+/// [`MAX_DLA_IMPORTS`](crate::MAX_DLA_IMPORTS).
+const fn dla_imports(s: &ScheduleTables) -> Result {
+    let mut imports = [0u64; MAX_TASKS];
+    let mut b = 0;
+    while b < s.buffers.len() {
+        let set = handles_of_buffer(s, b);
+        check!(within(
+            Limit::DlaHandlesPerBuffer,
+            s.buffers[b].name,
+            set.count_ones() as u64
+        ));
+        add_to_each(&mut imports, set, s.buffers[b].multiplicity as u64);
+        b += 1;
+    }
+    let mut i = 0;
+    while i < s.tasks.len() {
+        let set = handles_of_semaphore(s, i);
+        check!(within(
+            Limit::DlaHandlesPerSemaphore,
+            s.tasks[i].name,
+            set.count_ones() as u64
+        ));
+        add_to_each(&mut imports, set, 1);
+        if let Some(h) = dla_handle(s, i) {
+            imports[h] += 1; // the start semaphore
+        }
+        i += 1;
+    }
+    let mut h = 0;
+    while h < s.tasks.len() {
+        if let Work::Dla(d) = s.tasks[h].work {
+            let network = s.loadables[d.loadable.0 as usize].name;
+            check!(within(Limit::DlaImports, network, imports[h]));
+        }
+        h += 1;
+    }
+    Ok(())
+}
+
+/// Adds `n` to `counts[h]` for each bit `h` of `set`.
+const fn add_to_each(counts: &mut [u64; MAX_TASKS], set: u64, n: u64) {
+    let mut h = 0;
+    while h < MAX_TASKS {
+        if set & (1 << h) != 0 {
+            counts[h] += n;
+        }
+        h += 1;
+    }
 }
 
 /// Every loadable's input and output tensors fit the runtime's descriptor arrays.

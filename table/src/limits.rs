@@ -33,6 +33,15 @@ pub const MAX_GRAPH_NODES: usize = 64;
 pub const MAX_KERNEL_NAME: usize = 127;
 /// Graph nodes of a GPU task besides its waits: two timer stamps, the launch, the signal.
 pub const GRAPH_NODES_PER_TASK: usize = 4;
+/// DLA device handles one buffer is imported into. The runtime opens one cuDLA device handle
+/// per network and DLA core; a buffer is imported into each handle whose tasks use it.
+pub const MAX_DLA_HANDLES_PER_BUFFER: usize = 4;
+/// DLA device handles one task's completion semaphore is imported into: the task's own (a DLA
+/// task) and those of the DLA tasks that wait for it.
+pub const MAX_DLA_HANDLES_PER_SEMAPHORE: usize = 4;
+/// Imports into one DLA device handle: every copy of each buffer its tasks use, the completion
+/// semaphore of each task it signals or waits for, and one start semaphore per task it runs.
+pub const MAX_DLA_IMPORTS: usize = 128;
 
 /// How a [`Limit`] bounds its value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,11 +112,18 @@ pub enum Limit {
     StreamOps,
     /// Nodes of one graph-mode GPU engine's graph ([`MAX_GRAPH_NODES`]).
     GraphNodes,
+    /// DLA device handles one buffer is imported into ([`MAX_DLA_HANDLES_PER_BUFFER`]).
+    DlaHandlesPerBuffer,
+    /// DLA device handles one task's semaphore is imported into
+    /// ([`MAX_DLA_HANDLES_PER_SEMAPHORE`]).
+    DlaHandlesPerSemaphore,
+    /// Imports into one DLA device handle ([`MAX_DLA_IMPORTS`]).
+    DlaImports,
 }
 
 impl Limit {
     /// Every limit, in the order of the docs table.
-    pub const ALL: [Limit; 14] = [
+    pub const ALL: [Limit; 17] = [
         Limit::Tasks,
         Limit::Buffers,
         Limit::Modes,
@@ -122,6 +138,9 @@ impl Limit {
         Limit::DlaAlign,
         Limit::StreamOps,
         Limit::GraphNodes,
+        Limit::DlaHandlesPerBuffer,
+        Limit::DlaHandlesPerSemaphore,
+        Limit::DlaImports,
     ];
 
     /// The bound, from the constants above.
@@ -140,6 +159,9 @@ impl Limit {
             Limit::DlaAlign => Bound::AtLeast(DLA_ALIGN),
             Limit::StreamOps => Bound::AtMost(MAX_STREAM_OPS as u64),
             Limit::GraphNodes => Bound::AtMost(MAX_GRAPH_NODES as u64),
+            Limit::DlaHandlesPerBuffer => Bound::AtMost(MAX_DLA_HANDLES_PER_BUFFER as u64),
+            Limit::DlaHandlesPerSemaphore => Bound::AtMost(MAX_DLA_HANDLES_PER_SEMAPHORE as u64),
+            Limit::DlaImports => Bound::AtMost(MAX_DLA_IMPORTS as u64),
         }
     }
 
@@ -152,9 +174,13 @@ impl Limit {
     pub const fn item(self) -> &'static str {
         match self {
             Limit::Tasks | Limit::Buffers | Limit::Modes | Limit::Lookahead => "schedule",
-            Limit::Multiplicity | Limit::DlaAlign => "buffer",
-            Limit::Waits | Limit::Lag | Limit::KernelParams | Limit::KernelName => "task",
-            Limit::LoadableInputs | Limit::LoadableOutputs => "network",
+            Limit::Multiplicity | Limit::DlaAlign | Limit::DlaHandlesPerBuffer => "buffer",
+            Limit::Waits
+            | Limit::Lag
+            | Limit::KernelParams
+            | Limit::KernelName
+            | Limit::DlaHandlesPerSemaphore => "task",
+            Limit::LoadableInputs | Limit::LoadableOutputs | Limit::DlaImports => "network",
             Limit::StreamOps | Limit::GraphNodes => "engine",
         }
     }
@@ -199,6 +225,15 @@ impl Limit {
             Limit::GraphNodes => {
                 "nodes of a graph-mode GPU engine's graph: (4 + waits not ordered by the stream) per task"
             }
+            Limit::DlaHandlesPerBuffer => {
+                "DLA device handles (one per network and DLA core) whose tasks use one buffer"
+            }
+            Limit::DlaHandlesPerSemaphore => {
+                "DLA device handles that signal or wait for one task's semaphore (its own, and those of the DLA tasks waiting for it)"
+            }
+            Limit::DlaImports => {
+                "imports into the DLA device handle of a network on one core: buffer copies its tasks use, semaphores they signal or wait for, one start semaphore per task"
+            }
         }
     }
 
@@ -219,6 +254,9 @@ impl Limit {
             Limit::DlaAlign => "DLA_ALIGN",
             Limit::StreamOps => "MAX_STREAM_OPS",
             Limit::GraphNodes => "MAX_GRAPH_NODES",
+            Limit::DlaHandlesPerBuffer => "MAX_DLA_HANDLES_PER_BUFFER",
+            Limit::DlaHandlesPerSemaphore => "MAX_DLA_HANDLES_PER_SEMAPHORE",
+            Limit::DlaImports => "MAX_DLA_IMPORTS",
         }
     }
 
@@ -244,6 +282,10 @@ impl Limit {
                 "the CUDA driver blocks the enqueuer at about 1,000 pending operations"
             }
             Limit::GraphNodes => "a graph's node table is a fixed array",
+            Limit::DlaHandlesPerBuffer | Limit::DlaHandlesPerSemaphore => {
+                "each buffer copy and semaphore keeps its DLA imports in a fixed array"
+            }
+            Limit::DlaImports => "each DLA device handle keeps its imports in a fixed array",
         }
     }
 }

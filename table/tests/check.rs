@@ -1336,8 +1336,81 @@ fn tables_for(limit: Limit, value: u64) -> ScheduleTables {
                 ..with_tasks(tasks)
             }
         }
+        // `value` networks on one core, each run by a task that reads `in`.
+        Limit::DlaHandlesPerBuffer => {
+            let tasks = (0..value)
+                .map(|i| TaskDesc {
+                    work: Work::Dla(DlaWork {
+                        loadable: LoadableId(i as u16),
+                        inputs: &IN_TO_NET,
+                        outputs: &[],
+                    }),
+                    ..short(dla("d", &IN_TO_NET, &[], &[IN], &[], &[]))
+                })
+                .collect();
+            ScheduleTables {
+                loadables: networks(value),
+                ..with_tasks(tasks)
+            }
+        }
+        // `value` networks on one core, each run by a task that waits for CPU task `c`.
+        Limit::DlaHandlesPerSemaphore => {
+            let mut tasks = vec![short(cpu("c", CPU0, 0, &[], &[], &[]))];
+            tasks.extend((0..value).map(|i| TaskDesc {
+                work: Work::Dla(DlaWork {
+                    loadable: LoadableId(i as u16),
+                    inputs: &[],
+                    outputs: &[],
+                }),
+                ..short(dla("d", &[], &[], &[], &[], waits![(0, 0)]))
+            }));
+            ScheduleTables {
+                loadables: networks(value),
+                ..with_tasks(tasks)
+            }
+        }
+        // 63 tasks of `net` (a semaphore and a start semaphore each, 126 imports) reading `in`
+        // (127), the first also reading `value - 127` more buffers.
+        Limit::DlaImports => {
+            let more: &'static [BufferId] = match value - 127 {
+                1 => &[IN, BUF],
+                2 => &[IN, BUF, OUT],
+                n => panic!("no DLA import case for {n} more buffers"),
+            };
+            let tasks = (0..63)
+                .map(|i| {
+                    short(dla(
+                        "net",
+                        &[],
+                        &[],
+                        if i == 0 { more } else { &[IN] },
+                        &[],
+                        &[],
+                    ))
+                })
+                .collect();
+            let mut engines = ENGINES.to_vec();
+            engines[DLA0 as usize].queue_capacity = 256;
+            ScheduleTables {
+                engines: leak(engines),
+                ..with_tasks(tasks)
+            }
+        }
         other => panic!("no tables for {other:?}"),
     }
+}
+
+/// `n` networks (`LOADABLES[0]` under other names).
+fn networks(n: u64) -> &'static [LoadableDesc] {
+    leak(
+        names("net", n)
+            .into_iter()
+            .map(|name| LoadableDesc {
+                name,
+                ..LOADABLES[0]
+            })
+            .collect(),
+    )
 }
 
 /// Every limit of `Limit::ALL`: tables at it pass `Schedule::check`, tables one step past it
@@ -1370,6 +1443,9 @@ fn limits_at_and_past_the_runtime_capacities() {
             Limit::LoadableInputs | Limit::LoadableOutputs => "net",
             Limit::DlaAlign => "in",
             Limit::GraphNodes => "gpu0",
+            Limit::DlaHandlesPerBuffer => "in",
+            Limit::DlaHandlesPerSemaphore => "c",
+            Limit::DlaImports => "net",
             _ => "",
         };
         let count = past as usize;

@@ -34,6 +34,12 @@ pub(crate) fn help(limit: Limit) -> &'static str {
         Limit::GraphNodes => {
             "move tasks to another GPU engine, or submit this one as a stream (`submit = \"stream\"`)"
         }
+        Limit::DlaHandlesPerBuffer | Limit::DlaHandlesPerSemaphore => {
+            "run the DLA tasks that share it with fewer networks or on fewer cores, or hand data over through another buffer"
+        }
+        Limit::DlaImports => {
+            "lower the multiplicity of its buffers, or run some of its tasks on the other DLA core"
+        }
         _ => "stay within the limit",
     }
 }
@@ -52,6 +58,9 @@ fn reported_at(limit: Limit) -> &'static str {
         Limit::LoadableInputs | Limit::LoadableOutputs => "the first task running the network",
         Limit::DlaAlign => "the buffer's `align`",
         Limit::StreamOps | Limit::GraphNodes => "the engine",
+        Limit::DlaHandlesPerBuffer => "the buffer",
+        Limit::DlaHandlesPerSemaphore => "the task",
+        Limit::DlaImports => "the first task of the network on that core",
         _ => "the schedule",
     }
 }
@@ -164,6 +173,29 @@ pub(crate) fn check(model: &Model) -> Vec<Diagnostic> {
             exceeded(span, Limit::DlaAlign, &b.name, align);
         }
     }
+    let imports = DlaImports::of(model);
+    for (b, set) in imports.per_buffer.iter().enumerate() {
+        let n = set.count_ones() as u64;
+        if !Limit::DlaHandlesPerBuffer.admits(n) {
+            let b = &model.buffers[b];
+            exceeded(&b.span, Limit::DlaHandlesPerBuffer, &b.name, n);
+        }
+    }
+    for (i, set) in imports.per_semaphore.iter().enumerate() {
+        let n = set.count_ones() as u64;
+        if !Limit::DlaHandlesPerSemaphore.admits(n) {
+            let t = &model.tasks[i];
+            exceeded(&t.span, Limit::DlaHandlesPerSemaphore, &t.name, n);
+        }
+    }
+    for (h, &n) in imports.per_handle.iter().enumerate() {
+        if let Work::Dla { loadable, .. } = &model.tasks[h].work
+            && !Limit::DlaImports.admits(n)
+        {
+            let name = &model.loadables[*loadable].name;
+            exceeded(&model.tasks[h].span, Limit::DlaImports, name, n);
+        }
+    }
     for (e, engine) in model.engines.iter().enumerate() {
         if engine.kind == Kind::Gpu && engine.graph {
             let nodes = graph_nodes(model, e);
@@ -190,4 +222,65 @@ fn graph_nodes(model: &Model, e: usize) -> u64 {
         nodes += (GRAPH_NODES_PER_TASK + unordered) as u64;
     }
     nodes
+}
+
+/// The runtime's DLA imports, counted as `Schedule::check` counts them. A DLA device handle
+/// (one per network and DLA core) is named by its first task.
+struct DlaImports {
+    /// Per buffer: the handles (bit per first task) whose tasks use it.
+    per_buffer: Vec<u64>,
+    /// Per task: the handles its semaphore is imported into (its own, its DLA waiters').
+    per_semaphore: Vec<u64>,
+    /// Per first task of a handle: the imports into that handle.
+    per_handle: Vec<u64>,
+}
+
+impl DlaImports {
+    fn of(model: &Model) -> Self {
+        let handle = |i: usize| -> Option<usize> {
+            let t = &model.tasks[i];
+            let Work::Dla { loadable, .. } = &t.work else {
+                return None;
+            };
+            let core = model.engines[t.engine].instance;
+            model.tasks.iter().position(|u| {
+                matches!(&u.work, Work::Dla { loadable: l, .. } if l == loadable)
+                    && model.engines[u.engine].instance == core
+            })
+        };
+        let bit = |h: Option<usize>| h.filter(|&h| h < 64).map_or(0, |h| 1u64 << h);
+        let handles: Vec<Option<usize>> = (0..model.tasks.len()).map(handle).collect();
+        let mut per_buffer = vec![0u64; model.buffers.len()];
+        let mut per_semaphore: Vec<u64> = handles.iter().map(|&h| bit(h)).collect();
+        for (i, t) in model.tasks.iter().enumerate() {
+            for a in &t.accesses {
+                per_buffer[a.buffer] |= bit(handles[i]);
+            }
+            for d in &t.after {
+                per_semaphore[d.task] |= bit(handles[i]);
+            }
+        }
+        let mut per_handle = vec![0u64; model.tasks.len()];
+        let mut add = |set: u64, n: u64| {
+            for (h, count) in per_handle.iter_mut().enumerate().take(64) {
+                if set & (1 << h) != 0 {
+                    *count += n;
+                }
+            }
+        };
+        for (b, &set) in per_buffer.iter().enumerate() {
+            add(set, u64::from(model.buffers[b].multiplicity));
+        }
+        for &set in &per_semaphore {
+            add(set, 1);
+        }
+        for h in handles.iter().flatten() {
+            per_handle[*h] += 1; // the task's start semaphore
+        }
+        DlaImports {
+            per_buffer,
+            per_semaphore,
+            per_handle,
+        }
+    }
 }

@@ -33,7 +33,7 @@ modes = [{}]
 [engines]
 cpu = [{{ name = "cpu0", queue_capacity = 1024 }}]
 gpu = [{{ name = "gpu0", stream = 0, queue_capacity = 1024 }}, {{ name = "gpu1", stream = 1, submit = "graph", queue_capacity = 1024 }}]
-dla = [{{ name = "dla0", core = 0 }}]
+dla = [{{ name = "dla0", core = 0, queue_capacity = 32 }}]
 {body}"#,
         modes.join(", ")
     )
@@ -92,6 +92,97 @@ fn stream_chain(extra: u64) -> String {
             "gpu0",
             "k",
             "copy",
+            &format!("after = [{}]\n", quoted_list(after.into_iter())),
+        );
+    }
+    body
+}
+
+/// DLA task `name` on `dla0` running network `net`, with its input and output buffers.
+fn dla(name: &str, net: &str, input: &str, output: &str, extra: &str) -> String {
+    format!(
+        "\n[[task]]\nname = \"{name}\"\nengine = \"dla0\"\nnetwork = \"{net}\"\n\
+         inputs = {{ in = \"{input}\" }}\noutputs = {{ out = \"{output}\" }}\nwcet = \"100us\"\n{extra}"
+    )
+}
+
+/// The fixture's networks: `net`, and the same model as `net1`.. (see [`fixture`]).
+fn net(i: u64) -> String {
+    if i == 0 {
+        "net".into()
+    } else {
+        format!("net{i}")
+    }
+}
+
+/// `n` DLA tasks of `n` networks on one core after a CPU task `src`: each reads its own input
+/// (written by `src`), so `src`'s semaphore goes into `n` DLA device handles.
+fn dla_waiters(n: u64) -> String {
+    let inputs = quoted_list((0..n).map(|i| format!("i{i}")));
+    let last = format!("after = [\"d{}@-1\"]\n", n - 1);
+    let mut body = cpu("src", &format!("writes = [{inputs}]\n{last}"));
+    for i in 0..n {
+        body += &raw(&format!("i{i}"), "");
+        body += &raw(&format!("o{i}"), "");
+        body += &dla(
+            &format!("d{i}"),
+            &net(i),
+            &format!("i{i}"),
+            &format!("o{i}"),
+            "after = [\"src\"]\n",
+        );
+    }
+    body
+}
+
+/// `n` DLA tasks of `n` networks on one core reading one buffer `shared`, in a chain (each
+/// task's semaphore goes into two handles at most).
+fn dla_readers(n: u64) -> String {
+    let last = format!("after = [\"d{}@-1\"]\n", n - 1);
+    let mut body = cpu("src", &format!("writes = [\"shared\"]\n{last}")) + &raw("shared", "");
+    for i in 0..n {
+        let after = if i == 0 {
+            "src".to_owned()
+        } else {
+            format!("d{}", i - 1)
+        };
+        body += &raw(&format!("o{i}"), "");
+        body += &dla(
+            &format!("d{i}"),
+            &net(i),
+            "shared",
+            &format!("o{i}"),
+            &format!("after = [\"{after}\"]\n"),
+        );
+    }
+    body
+}
+
+/// Twelve tasks of network `net` on one core, each with an input and an output of
+/// multiplicity 4 (12 x (8 copies + its semaphore + its start semaphore) = 120 imports), all
+/// after `src` (1 more), the first also after `n - 121` more CPU tasks.
+fn dla_imports(n: u64) -> String {
+    let inputs = quoted_list((0..12).map(|i| format!("i{i}")));
+    let mut body = cpu(
+        "src",
+        &format!("writes = [{inputs}]\nafter = [\"d11@-1\"]\n"),
+    );
+    let extra: Vec<String> = (0..n - 121).map(|j| format!("c{j}")).collect();
+    for c in &extra {
+        body += &cpu(c, "");
+    }
+    for i in 0..12 {
+        let mut after = vec!["src".to_owned()];
+        if i == 0 {
+            after.extend(extra.iter().cloned());
+        }
+        body += &raw(&format!("i{i}"), "multiplicity = 4\n");
+        body += &raw(&format!("o{i}"), "multiplicity = 4\n");
+        body += &dla(
+            &format!("d{i}"),
+            "net",
+            &format!("i{i}"),
+            &format!("o{i}"),
             &format!("after = [{}]\n", quoted_list(after.into_iter())),
         );
     }
@@ -250,6 +341,30 @@ fn cases() -> Vec<Case> {
             name: "gpu1",
             at_text: |_| ("{ name = \"gpu1\"".into(), 9),
         },
+        Case {
+            limit: Limit::DlaHandlesPerBuffer,
+            at: 4,
+            past: 5,
+            text: |n| schedule(1, 1, &dla_readers(n)),
+            name: "shared",
+            at_text: |_| ("name = \"shared\"".into(), 7),
+        },
+        Case {
+            limit: Limit::DlaHandlesPerSemaphore,
+            at: 4,
+            past: 5,
+            text: |n| schedule(1, 1, &dla_waiters(n)),
+            name: "src",
+            at_text: |_| ("name = \"src\"".into(), 7),
+        },
+        Case {
+            limit: Limit::DlaImports,
+            at: 128,
+            past: 129,
+            text: |n| schedule(1, 1, &dla_imports(n)),
+            name: "net",
+            at_text: |_| ("name = \"d0\"".into(), 7),
+        },
     ]
 }
 
@@ -275,6 +390,14 @@ fn fixture() -> Fixture {
         );
     }
     std::fs::write(manifests.join("kernels.toml"), kernels).unwrap();
+    // The fixture's network again as `net1`..`net4`: DLA device handles are per network.
+    let loadables = std::fs::read_to_string(manifests.join("loadables.toml")).unwrap();
+    let network = &loadables[loadables.find("[[network]]").expect("a network")..];
+    let mut more = loadables.clone();
+    for i in 1..=4 {
+        more += &network.replacen("name = \"net\"", &format!("name = \"{}\"", net(i)), 1);
+    }
+    std::fs::write(manifests.join("loadables.toml"), more).unwrap();
     fx
 }
 
