@@ -28,13 +28,24 @@ pub(crate) enum Cause {
     FifoPrevFrame(usize),
 }
 
-/// One task in a mode's worst-case timeline.
+/// One task in a mode's worst-case timeline. Times are nanoseconds from the frame's release,
+/// in `i128`: a chain of WCETs near `u64::MAX` exceeds `u64` without wrapping (at most
+/// 4 passes × tasks × 2^64, far below 2^127), and such a timeline is judged, and rejected,
+/// with its true value. An accepted timeline lies within `0..=period` (see [`Row::ns`]).
 #[derive(Clone, Debug)]
 pub(crate) struct Row {
     pub task: usize,
-    pub start: u64,
-    pub finish: u64,
+    pub start: i128,
+    pub finish: i128,
     pub cause: Cause,
+}
+
+impl Row {
+    /// A time of an accepted timeline as `u64` (it lies within `0..=period`; saturates
+    /// otherwise, which only a rejected timeline reaches).
+    pub(crate) fn ns(t: i128) -> u64 {
+        u64::try_from(t.max(0)).unwrap_or(u64::MAX)
+    }
 }
 
 /// The worst-case timeline of one mode.
@@ -752,8 +763,8 @@ fn timeline(model: &Model, mode: usize, order: &[usize]) -> (ModeTimeline, Vec<D
             .iter()
             .map(|&t| Row {
                 task: t,
-                start: u64::try_from(start_of[t]).unwrap_or(0),
-                finish: u64::try_from(finish[t]).unwrap_or(0),
+                start: start_of[t],
+                finish: finish[t],
                 cause: cause_of[t],
             })
             .collect();
@@ -791,10 +802,10 @@ fn timeline(model: &Model, mode: usize, order: &[usize]) -> (ModeTimeline, Vec<D
     let mut errors = Vec::new();
     for row in &rows {
         let task = &model.tasks[row.task];
-        if row.finish > task.deadline || row.finish > model.period {
+        if row.finish > i128::from(task.deadline) || row.finish > period {
             let chain = chain_to(row.task);
             let path = describe_chain(model, &rows, &chain, model.period);
-            let what = if row.finish > task.deadline {
+            let what = if row.finish > i128::from(task.deadline) {
                 format!("after its deadline {}", ms(task.deadline))
             } else {
                 format!("after the end of the period {}", ms(model.period))
@@ -811,7 +822,7 @@ fn timeline(model: &Model, mode: usize, order: &[usize]) -> (ModeTimeline, Vec<D
                         format!(
                             "task `{}` can finish at {} in mode `{}`, {what}",
                             task.name,
-                            ms(row.finish),
+                            ms_signed(row.finish),
                             model.modes[mode].name
                         ),
                     )
@@ -874,9 +885,7 @@ pub(crate) fn describe_chain(
             let task: &Task = &model.tasks[t];
             let row = rows.iter().find(|r| r.task == t);
             let shift = i128::from(back) * i128::from(period);
-            let (s, f) = row.map_or((0, 0), |r| {
-                (i128::from(r.start) - shift, i128::from(r.finish) - shift)
-            });
+            let (s, f) = row.map_or((0, 0), |r| (r.start - shift, r.finish - shift));
             let frame = if back == 0 {
                 String::new()
             } else {

@@ -1672,7 +1672,8 @@ fn parse_task(p: &mut Parser, cx: &mut TaskCx<'_>, n: &Node, index: usize) -> Op
                         }
                         None => (text, 0),
                     };
-                    let window = lag + u64::from(cx.lookahead) + 1;
+                    // Saturating: a lag near u64::MAX is refused below, not wrapped.
+                    let window = lag.saturating_add(u64::from(cx.lookahead) + 1);
                     if window > 512 {
                         p.err(
                             &node.span,
@@ -2392,7 +2393,26 @@ fn finish_buffers(
                     ok = false;
                     continue;
                 };
-                let bytes = dims.iter().map(|&d| u64::from(d)).product::<u64>() * data_type.size();
+                let Some(bytes) = dims
+                    .iter()
+                    .try_fold(data_type.size(), |acc, &d| acc.checked_mul(u64::from(d)))
+                else {
+                    let span = decl.dims.as_ref().map_or(&decl.span, |d| &d.1);
+                    p.err(
+                        span,
+                        format!(
+                            "tensor {what} of {} {} elements is larger than 2^64 bytes",
+                            dims.iter()
+                                .map(u32::to_string)
+                                .collect::<Vec<_>>()
+                                .join("x"),
+                            data_type.name()
+                        ),
+                    )
+                    .help = Some("check the dimensions: no memory holds it".into());
+                    ok = false;
+                    continue;
+                };
                 for (t, spec) in &bound {
                     if spec.size > bytes && spec.dims == dims && spec.data_type == data_type {
                         p.err(
