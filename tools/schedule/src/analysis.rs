@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use crate::diag::Diagnostic;
-use crate::model::{Kind, Model, Task, Work};
+use crate::model::{Action, Kind, Model, Task, Work};
 use crate::read::quoted;
 use crate::units::{ms, ms_signed};
 
@@ -107,6 +107,7 @@ pub(crate) fn analyse(model: &Model) -> Result<Analysis, Vec<Diagnostic>> {
     };
     errors.extend(capacities(model));
     errors.extend(races(model));
+    errors.extend(switch_races(model));
     let mut timelines = Vec::new();
     for mode in 0..model.modes.len() {
         let (tl, errs) = timeline(model, mode, &order);
@@ -617,6 +618,215 @@ fn races(model: &Model) -> Vec<Diagnostic> {
         }
     }
     found.into_values().map(|r| race_diag(model, r)).collect()
+}
+
+/// The frames around a switch from mode `from` to mode `to`: frames `-depth..0` ran under
+/// `from` (planned, their accelerator work possibly submitted ahead), frames `0..depth` run
+/// under `to`. Ordering between task instances is what the executive enforces there: a wait
+/// is kept when its task was planned in the frame it names (whatever that frame's mode) and
+/// dropped otherwise; every engine instance runs its planned tasks in order, frame after
+/// frame.
+struct Switch<'m> {
+    model: &'m Model,
+    modes: [usize; 2],
+    depth: usize,
+    /// Per mode of `modes`, each engine's queue in that mode.
+    queues: [Vec<Vec<usize>>; 2],
+    /// Per task, the tasks waiting for it and at which lag.
+    waiters: Vec<Vec<(usize, usize)>>,
+}
+
+impl<'m> Switch<'m> {
+    fn new(model: &'m Model, from: usize, to: usize, depth: usize) -> Switch<'m> {
+        let mut waiters = vec![Vec::new(); model.tasks.len()];
+        for (y, t) in model.tasks.iter().enumerate() {
+            for d in &t.after {
+                waiters[d.task].push((y, usize::from(d.lag)));
+            }
+        }
+        Switch {
+            model,
+            modes: [from, to],
+            depth,
+            queues: [queues(model, from), queues(model, to)],
+            waiters,
+        }
+    }
+
+    /// Which of `modes` frame index `i` (frame `i - depth`) runs.
+    fn side(&self, i: usize) -> usize {
+        usize::from(i >= self.depth)
+    }
+
+    fn planned(&self, i: usize, t: usize) -> bool {
+        self.model.tasks[t].in_mode(self.modes[self.side(i)])
+    }
+
+    /// Task instances ordered after task `x` of frame index `i0` (itself included):
+    /// `reached[i][t]`.
+    fn reach(&self, x: usize, i0: usize) -> Vec<Vec<bool>> {
+        let frames = 2 * self.depth;
+        let mut reached = vec![vec![false; self.model.tasks.len()]; frames];
+        let mut todo = vec![(i0, x)];
+        reached[i0][x] = true;
+        while let Some((i, t)) = todo.pop() {
+            let mut visit = |j: usize, u: usize| {
+                if !reached[j][u] {
+                    reached[j][u] = true;
+                    todo.push((j, u));
+                }
+            };
+            // The next planned task on its engine instance: later in this frame's queue, or
+            // the first of the next frame that has one.
+            let e = self.model.tasks[t].engine;
+            let q = &self.queues[self.side(i)][e];
+            let next = q
+                .iter()
+                .position(|&u| u == t)
+                .and_then(|k| q.get(k + 1))
+                .map(|&u| (i, u))
+                .or_else(|| {
+                    (i + 1..frames)
+                        .find_map(|j| self.queues[self.side(j)][e].first().map(|&u| (j, u)))
+                });
+            if let Some((j, u)) = next {
+                visit(j, u);
+            }
+            for &(y, lag) in &self.waiters[t] {
+                let j = i + lag;
+                if j < frames && self.planned(j, y) {
+                    visit(j, y);
+                }
+            }
+        }
+        reached
+    }
+}
+
+/// A race at a mode switch: `first` of frame `s - back` (mode `from`) and `second` of frame
+/// `s - back + multiplicity` (mode `to`), where `s` is the first frame of `to`.
+struct SwitchRace {
+    buffer: usize,
+    first: (usize, bool),
+    second: (usize, bool),
+    back: usize,
+}
+
+/// Buffer races across the frame in which the mode changes, for every ordered pair of modes
+/// (`from` then `to`) where a health rule switches to `to`. Pairs within one mode are the per-mode analysis' ([`races`]): a chain
+/// only runs forward in frames, so it stays within that mode's frames. A pair that straddles
+/// the switch, `x` of frame `s - k` (mode `from`) and `y` of frame `s - k + m` (mode `to`)
+/// on the same copy (multiplicity `m`, `1 ≤ k ≤ m`), must be ordered by a chain through the
+/// frames that actually run: waits on tasks `from` planned are kept, those on tasks it did not
+/// plan are dropped. Pairs further apart follow (`y` runs in every frame of `to` after the
+/// switch, and `x` in every frame of `from` before it).
+fn switch_races(model: &Model) -> Vec<Diagnostic> {
+    let depth = model
+        .buffers
+        .iter()
+        .map(|b| usize::from(b.multiplicity))
+        .max()
+        .unwrap_or(0);
+    // Only health rules switch modes: a mode no rule switches to is never entered after
+    // the first frame. Any other mode may be the one left (a rule may fire in any mode).
+    let targets: Vec<usize> = (0..model.modes.len())
+        .filter(|&m| {
+            model
+                .health
+                .iter()
+                .any(|r| r.action == Action::SwitchMode(m))
+        })
+        .collect();
+    let mut found: BTreeMap<(usize, usize, usize, usize, usize), SwitchRace> = BTreeMap::new();
+    for &to in &targets {
+        for from in (0..model.modes.len()).filter(|&from| from != to) {
+            let sw = Switch::new(model, from, to, depth);
+            for (x, tx) in model.tasks.iter().enumerate() {
+                if !tx.in_mode(from) || tx.accesses.is_empty() {
+                    continue;
+                }
+                for back in 1..=depth {
+                    let reached = sw.reach(x, depth - back);
+                    for a in &tx.accesses {
+                        let m = usize::from(model.buffers[a.buffer].multiplicity);
+                        if back > m {
+                            continue;
+                        }
+                        let i = depth - back + m;
+                        for (y, ty) in model.tasks.iter().enumerate() {
+                            if !ty.in_mode(to) || reached[i][y] {
+                                continue;
+                            }
+                            for b in ty.accesses.iter().filter(|b| b.buffer == a.buffer) {
+                                if a.write || b.write {
+                                    found
+                                        .entry((from, to, a.buffer, x, y))
+                                        .or_insert(SwitchRace {
+                                            buffer: a.buffer,
+                                            first: (x, a.write),
+                                            second: (y, b.write),
+                                            back,
+                                        });
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    found
+        .into_iter()
+        .map(|((from, to, ..), r)| switch_race_diag(model, from, to, &r))
+        .collect()
+}
+
+fn switch_race_diag(model: &Model, from: usize, to: usize, r: &SwitchRace) -> Diagnostic {
+    let buffer = &model.buffers[r.buffer];
+    let (a, aw) = r.first;
+    let (b, bw) = r.second;
+    let (ta, tb) = (&model.tasks[a], &model.tasks[b]);
+    let (from, to) = (&model.modes[from].name, &model.modes[to].name);
+    let verb = |w: bool| if w { "writes" } else { "reads" };
+    let frame = |k: i64| match k {
+        0 => "s".to_owned(),
+        k if k > 0 => format!("s+{k}"),
+        k => format!("s{k}"),
+    };
+    let m = usize::from(buffer.multiplicity);
+    let back = r.back as i64;
+    let copy = if m == 1 {
+        "the same buffer".to_owned()
+    } else {
+        format!("the same copy (multiplicity {m})")
+    };
+    let span = tb
+        .accesses
+        .iter()
+        .find(|x| x.buffer == r.buffer)
+        .map_or(tb.span.clone(), |x| x.span.clone());
+    model
+        .src
+        .error(
+            &span,
+            format!(
+                "buffer race on `{}` when mode `{from}` switches to `{to}`: `{}` of frame {} (mode `{from}`) {} it and `{}` of frame {} (mode `{to}`) {} {copy}, and nothing orders them",
+                buffer.name,
+                ta.name,
+                frame(-back),
+                verb(aw),
+                tb.name,
+                frame(m as i64 - back),
+                verb(bw),
+            ),
+        )
+        .note(format!(
+            "`s` is the first frame of mode `{to}`; each mode alone is race-free, but a wait for a task its frame did not plan is dropped, so the chains that order them in mode `{from}` or `{to}` do not exist across the switch"
+        ))
+        .help(format!(
+            "add `after = [\"{}@-{m}\"]` to `{}` (a wait for a task planned in the frame it names is kept across the switch), or run both on one engine instance",
+            ta.name, tb.name
+        ))
 }
 
 fn race_diag(model: &Model, r: Race) -> Diagnostic {
