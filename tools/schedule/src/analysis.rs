@@ -620,113 +620,60 @@ fn races(model: &Model) -> Vec<Diagnostic> {
     found.into_values().map(|r| race_diag(model, r)).collect()
 }
 
-/// The frames around a switch from mode `from` to mode `to`: frames `-depth..0` ran under
-/// `from` (planned, their accelerator work possibly submitted ahead), frames `0..depth` run
-/// under `to`. Ordering between task instances is what the executive enforces there: a wait
-/// is kept when its task was planned in the frame it names (whatever that frame's mode) and
-/// dropped otherwise; every engine instance runs its planned tasks in order, frame after
-/// frame.
-struct Switch<'m> {
-    model: &'m Model,
-    modes: [usize; 2],
-    depth: usize,
-    /// Per mode of `modes`, each engine's queue in that mode.
-    queues: [Vec<Vec<usize>>; 2],
-    /// Per task, the tasks waiting for it and at which lag.
-    waiters: Vec<Vec<(usize, usize)>>,
-}
-
-impl<'m> Switch<'m> {
-    fn new(model: &'m Model, from: usize, to: usize, depth: usize) -> Switch<'m> {
-        let mut waiters = vec![Vec::new(); model.tasks.len()];
-        for (y, t) in model.tasks.iter().enumerate() {
-            for d in &t.after {
-                waiters[d.task].push((y, usize::from(d.lag)));
-            }
-        }
-        Switch {
-            model,
-            modes: [from, to],
-            depth,
-            queues: [queues(model, from), queues(model, to)],
-            waiters,
-        }
-    }
-
-    /// Which of `modes` frame index `i` (frame `i - depth`) runs.
-    fn side(&self, i: usize) -> usize {
-        usize::from(i >= self.depth)
-    }
-
-    fn planned(&self, i: usize, t: usize) -> bool {
-        self.model.tasks[t].in_mode(self.modes[self.side(i)])
-    }
-
-    /// Task instances ordered after task `x` of frame index `i0` (itself included):
-    /// `reached[i][t]`.
-    fn reach(&self, x: usize, i0: usize) -> Vec<Vec<bool>> {
-        let frames = 2 * self.depth;
-        let mut reached = vec![vec![false; self.model.tasks.len()]; frames];
-        let mut todo = vec![(i0, x)];
-        reached[i0][x] = true;
-        while let Some((i, t)) = todo.pop() {
-            let mut visit = |j: usize, u: usize| {
-                if !reached[j][u] {
-                    reached[j][u] = true;
-                    todo.push((j, u));
-                }
-            };
-            // The next planned task on its engine instance: later in this frame's queue, or
-            // the first of the next frame that has one.
-            let e = self.model.tasks[t].engine;
-            let q = &self.queues[self.side(i)][e];
-            let next = q
-                .iter()
-                .position(|&u| u == t)
-                .and_then(|k| q.get(k + 1))
-                .map(|&u| (i, u))
-                .or_else(|| {
-                    (i + 1..frames)
-                        .find_map(|j| self.queues[self.side(j)][e].first().map(|&u| (j, u)))
-                });
-            if let Some((j, u)) = next {
-                visit(j, u);
-            }
-            for &(y, lag) in &self.waiters[t] {
-                let j = i + lag;
-                if j < frames && self.planned(j, y) {
-                    visit(j, y);
-                }
-            }
-        }
-        reached
-    }
-}
-
 /// A race at a mode switch: `first` of frame `s - back` (mode `from`) and `second` of frame
 /// `s - back + multiplicity` (mode `to`), where `s` is the first frame of `to`.
 struct SwitchRace {
     buffer: usize,
     first: (usize, bool),
     second: (usize, bool),
-    back: usize,
+    back: u32,
+}
+
+/// A mode's tasks and their lag distances ([`lag_distances`]); `dist(x, y)` is 0 for `x == y`
+/// (the empty chain).
+struct Distances {
+    pos: Vec<Option<usize>>,
+    d: Vec<Vec<u32>>,
+}
+
+impl Distances {
+    fn new(model: &Model, mode: usize) -> Distances {
+        let nodes: Vec<usize> = (0..model.tasks.len())
+            .filter(|&t| model.tasks[t].in_mode(mode))
+            .collect();
+        let mut pos = vec![None; model.tasks.len()];
+        for (i, &t) in nodes.iter().enumerate() {
+            pos[t] = Some(i);
+        }
+        let d = lag_distances(model, mode, &nodes);
+        Distances { pos, d }
+    }
+
+    fn dist(&self, x: usize, y: usize) -> Option<u32> {
+        if x == y {
+            return Some(0);
+        }
+        let d = self.d[self.pos[x]?][self.pos[y]?];
+        (d != INF).then_some(d)
+    }
 }
 
 /// Buffer races across the frame in which the mode changes, for every ordered pair of modes
-/// (`from` then `to`) where a health rule switches to `to`. Pairs within one mode are the per-mode analysis' ([`races`]): a chain
-/// only runs forward in frames, so it stays within that mode's frames. A pair that straddles
-/// the switch, `x` of frame `s - k` (mode `from`) and `y` of frame `s - k + m` (mode `to`)
-/// on the same copy (multiplicity `m`, `1 ≤ k ≤ m`), must be ordered by a chain through the
-/// frames that actually run: waits on tasks `from` planned are kept, those on tasks it did not
-/// plan are dropped. Pairs further apart follow (`y` runs in every frame of `to` after the
+/// (`from` then `to`) where a health rule switches to `to`; `s` is the first frame of `to`.
+///
+/// Pairs within one mode's frames are the per-mode analysis' ([`races`]): a chain only runs
+/// forward in frames, so it stays within that mode's frames, where that mode's lag distances
+/// are exact. A pair that straddles the switch, `x` of frame `s - k` (mode `from`) and `y` of
+/// frame `s - k + m` (mode `to`) on the same copy (multiplicity `m`, `1 ≤ k ≤ m`), is
+/// ordered iff a chain crosses the switch exactly once, over an edge `u` of frame `s - j` →
+/// `v` of frame `s + r` that the executive keeps there: a wait `u@-L` of a `to` task on a
+/// `from` task (`j + r = L`; a wait on a task the frame did not plan is dropped), or an
+/// engine's FIFO from the last `from` task of frame `s - 1` to the first `to` task of frame
+/// `s` (`L = 1`). With `a = d_from(x, u)` and `b = d_to(v, y)`, the edge orders the pair for
+/// every `k` in `a + 1 ..= m - b` when `a + b + L ≤ m`; the pair is safe iff those ranges
+/// cover `1..=m`. Pairs further apart follow (`y` runs in every frame of `to` after the
 /// switch, and `x` in every frame of `from` before it).
 fn switch_races(model: &Model) -> Vec<Diagnostic> {
-    let depth = model
-        .buffers
-        .iter()
-        .map(|b| usize::from(b.multiplicity))
-        .max()
-        .unwrap_or(0);
     // Only health rules switch modes: a mode no rule switches to is never entered after
     // the first frame. Any other mode may be the one left (a rule may fire in any mode).
     let targets: Vec<usize> = (0..model.modes.len())
@@ -737,38 +684,79 @@ fn switch_races(model: &Model) -> Vec<Diagnostic> {
                 .any(|r| r.action == Action::SwitchMode(m))
         })
         .collect();
+    if targets.is_empty() {
+        return Vec::new();
+    }
+    let dists: Vec<Distances> = (0..model.modes.len())
+        .map(|mode| Distances::new(model, mode))
+        .collect();
     let mut found: BTreeMap<(usize, usize, usize, usize, usize), SwitchRace> = BTreeMap::new();
     for &to in &targets {
         for from in (0..model.modes.len()).filter(|&from| from != to) {
-            let sw = Switch::new(model, from, to, depth);
-            for (x, tx) in model.tasks.iter().enumerate() {
-                if !tx.in_mode(from) || tx.accesses.is_empty() {
-                    continue;
+            // The edges that cross the switch: (u of `from`, v of `to`, lag).
+            let mut crossing: Vec<(usize, usize, u32)> = Vec::new();
+            for (v, tv) in model
+                .tasks
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| t.in_mode(to))
+            {
+                for d in tv.after.iter().filter(|d| d.lag > 0) {
+                    if model.tasks[d.task].in_mode(from) {
+                        crossing.push((d.task, v, u32::from(d.lag)));
+                    }
                 }
-                for back in 1..=depth {
-                    let reached = sw.reach(x, depth - back);
-                    for a in &tx.accesses {
-                        let m = usize::from(model.buffers[a.buffer].multiplicity);
-                        if back > m {
+            }
+            for (qa, qb) in queues(model, from).iter().zip(queues(model, to).iter()) {
+                if let (Some(&u), Some(&v)) = (qa.last(), qb.first()) {
+                    crossing.push((u, v, 1));
+                }
+            }
+            let (da, db) = (&dists[from], &dists[to]);
+            for (x, tx) in model
+                .tasks
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| t.in_mode(from))
+            {
+                for a in &tx.accesses {
+                    let m = u32::from(model.buffers[a.buffer].multiplicity);
+                    for (y, ty) in model
+                        .tasks
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, t)| t.in_mode(to))
+                    {
+                        let Some(b) = ty
+                            .accesses
+                            .iter()
+                            .find(|b| b.buffer == a.buffer && (a.write || b.write))
+                        else {
                             continue;
-                        }
-                        let i = depth - back + m;
-                        for (y, ty) in model.tasks.iter().enumerate() {
-                            if !ty.in_mode(to) || reached[i][y] {
+                        };
+                        // Frames back (k) whose pair some crossing edge orders.
+                        let mut covered = vec![false; m as usize + 1];
+                        for &(u, v, lag) in &crossing {
+                            let (Some(ax), Some(by)) = (da.dist(x, u), db.dist(v, y)) else {
                                 continue;
-                            }
-                            for b in ty.accesses.iter().filter(|b| b.buffer == a.buffer) {
-                                if a.write || b.write {
-                                    found
-                                        .entry((from, to, a.buffer, x, y))
-                                        .or_insert(SwitchRace {
-                                            buffer: a.buffer,
-                                            first: (x, a.write),
-                                            second: (y, b.write),
-                                            back,
-                                        });
+                            };
+                            // Distances and lags are small (lags ≤ 255, tasks few): u64
+                            // cannot overflow.
+                            if u64::from(ax) + u64::from(by) + u64::from(lag) <= u64::from(m) {
+                                for k in ax + 1..=m - by {
+                                    covered[k as usize] = true;
                                 }
                             }
+                        }
+                        if let Some(k) = (1..=m).find(|&k| !covered[k as usize]) {
+                            found
+                                .entry((from, to, a.buffer, x, y))
+                                .or_insert(SwitchRace {
+                                    buffer: a.buffer,
+                                    first: (x, a.write),
+                                    second: (y, b.write),
+                                    back: k,
+                                });
                         }
                     }
                 }
@@ -793,8 +781,8 @@ fn switch_race_diag(model: &Model, from: usize, to: usize, r: &SwitchRace) -> Di
         k if k > 0 => format!("s+{k}"),
         k => format!("s{k}"),
     };
-    let m = usize::from(buffer.multiplicity);
-    let back = r.back as i64;
+    let m = i64::from(buffer.multiplicity);
+    let back = i64::from(r.back);
     let copy = if m == 1 {
         "the same buffer".to_owned()
     } else {
@@ -816,7 +804,7 @@ fn switch_race_diag(model: &Model, from: usize, to: usize, r: &SwitchRace) -> Di
                 frame(-back),
                 verb(aw),
                 tb.name,
-                frame(m as i64 - back),
+                frame(m - back),
                 verb(bw),
             ),
         )
