@@ -717,8 +717,23 @@ fn switch_races(model: &Model) -> Vec<Diagnostic> {
                 .tasks
                 .iter()
                 .enumerate()
-                .filter(|(_, t)| t.in_mode(from))
+                .filter(|(_, t)| t.in_mode(from) && !t.accesses.is_empty())
             {
+                // Per task v of `to`, the edges into it as (a + L, a + 1), sorted, with the
+                // smallest a + 1 so far: an edge serves threshold t = m - b iff a + L ≤ t,
+                // and then orders every k in a + 1 ..= t.
+                let mut entry: Vec<Vec<(u32, u32)>> = vec![Vec::new(); model.tasks.len()];
+                for &(u, v, lag) in &crossing {
+                    if let Some(ax) = da.dist(x, u) {
+                        entry[v].push((ax.saturating_add(lag), ax.saturating_add(1)));
+                    }
+                }
+                for e in &mut entry {
+                    e.sort_unstable();
+                    for i in 1..e.len() {
+                        e[i].1 = e[i].1.min(e[i - 1].1);
+                    }
+                }
                 for a in &tx.accesses {
                     let m = u32::from(model.buffers[a.buffer].multiplicity);
                     for (y, ty) in model
@@ -734,21 +749,27 @@ fn switch_races(model: &Model) -> Vec<Diagnostic> {
                         else {
                             continue;
                         };
-                        // Frames back (k) whose pair some crossing edge orders.
-                        let mut covered = vec![false; m as usize + 1];
-                        for &(u, v, lag) in &crossing {
-                            let (Some(ax), Some(by)) = (da.dist(x, u), db.dist(v, y)) else {
-                                continue;
-                            };
-                            // Distances and lags are small (lags ≤ 255, tasks few): u64
-                            // cannot overflow.
-                            if u64::from(ax) + u64::from(by) + u64::from(lag) <= u64::from(m) {
-                                for k in ax + 1..=m - by {
-                                    covered[k as usize] = true;
-                                }
+                        // The frames back (k) each entry task orders, then the first k in
+                        // 1..=m that none does.
+                        let mut ranges: Vec<(u32, u32)> = entry
+                            .iter()
+                            .enumerate()
+                            .filter_map(|(v, e)| {
+                                let t = m.checked_sub(db.dist(v, y)?)?;
+                                let served = e.partition_point(|&(need, _)| need <= t);
+                                let lo = e[..served].last()?.1;
+                                (lo <= t).then_some((lo, t))
+                            })
+                            .collect();
+                        ranges.sort_unstable();
+                        let mut k = 1;
+                        for (lo, hi) in ranges {
+                            if lo > k {
+                                break;
                             }
+                            k = k.max(hi + 1);
                         }
-                        if let Some(k) = (1..=m).find(|&k| !covered[k as usize]) {
+                        if k <= m {
                             found
                                 .entry((from, to, a.buffer, x, y))
                                 .or_insert(SwitchRace {
