@@ -7,9 +7,9 @@
 //! [`MAX_TASKS`]; per-buffer sets are fixed arrays, hence [`MAX_BUFFERS`].
 
 use crate::{
-    Action, BufferId, BufferKind, CpuWait, CubinId, EngineId, EngineKind, FaultScope,
-    GRAPH_NODES_PER_TASK, Limit, LoadableId, ModeId, ModeMask, Param, Schedule, ScheduleTables,
-    TableError, TaskDesc, TaskId, Work,
+    Action, BufferId, CpuWait, CubinId, EngineId, EngineKind, FaultScope, GRAPH_NODES_PER_TASK,
+    Limit, LoadableId, ModeId, ModeMask, Param, Schedule, ScheduleTables, TableError, TaskDesc,
+    TaskId, Work,
 };
 
 /// Most tasks a schedule may have (task sets are 64-bit masks, here and in the runtime).
@@ -442,34 +442,13 @@ const fn header(s: &ScheduleTables) -> Result {
     Ok(())
 }
 
-/// The size in bytes, `None` on overflow.
-const fn checked_size(kind: &BufferKind) -> Option<u64> {
-    match *kind {
-        BufferKind::Raw { size, .. } | BufferKind::Pinned { size } => Some(size),
-        BufferKind::Tensor {
-            data_type, dims, ..
-        } => {
-            let mut size = data_type.size();
-            let mut k = 0;
-            while k < dims.len() {
-                size = match size.checked_mul(dims[k] as u64) {
-                    Some(v) => v,
-                    None => return None,
-                };
-                k += 1;
-            }
-            Some(size)
-        }
-    }
-}
-
 const fn buffers(s: &ScheduleTables) -> Result {
     let mut b = 0;
     while b < s.buffers.len() {
         let desc = &s.buffers[b];
         let buffer = BufferId(b as u16);
         let buffer_name = desc.name;
-        match checked_size(&desc.kind) {
+        match desc.kind.checked_size() {
             Some(size) if size > 0 => {}
             _ => {
                 return Err(TableError::BufferSize {

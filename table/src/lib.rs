@@ -201,14 +201,49 @@ pub enum BufferKind {
 }
 
 impl BufferKind {
-    /// The size in bytes the buffer must at least have.
+    /// The size in bytes the buffer must at least have, saturated at `u64::MAX` where a
+    /// tensor's element count times its element size overflows (no [`Schedule`] has such a
+    /// buffer: [`Schedule::check`] rejects it, see [`BufferKind::checked_size`]; an allocation
+    /// of `u64::MAX` bytes fails with an error rather than wrapping to a small one).
+    ///
+    /// ```
+    /// # use orin_exec_table::{BufferKind, TensorType};
+    /// let huge = BufferKind::Tensor { data_type: TensorType::Int8, dims: [1 << 22; 4], align: 64 };
+    /// assert_eq!(huge.size(), u64::MAX);
+    /// ```
     pub const fn size(&self) -> u64 {
+        match self.checked_size() {
+            Some(size) => size,
+            None => u64::MAX,
+        }
+    }
+
+    /// The size in bytes, `None` where a tensor's size overflows `u64`.
+    ///
+    /// ```
+    /// # use orin_exec_table::{BufferKind, TensorType};
+    /// let t = BufferKind::Tensor { data_type: TensorType::Float16, dims: [1, 3, 4, 8], align: 64 };
+    /// assert_eq!(t.checked_size(), Some(192));
+    /// // 2^66 bytes: refused, not wrapped to 0.
+    /// let huge = BufferKind::Tensor { data_type: TensorType::Int8, dims: [1 << 22, 1 << 22, 1 << 22, 1], align: 64 };
+    /// assert_eq!(huge.checked_size(), None);
+    /// ```
+    pub const fn checked_size(&self) -> Option<u64> {
         match *self {
-            BufferKind::Raw { size, .. } | BufferKind::Pinned { size } => size,
+            BufferKind::Raw { size, .. } | BufferKind::Pinned { size } => Some(size),
             BufferKind::Tensor {
                 data_type, dims, ..
             } => {
-                data_type.size() * dims[0] as u64 * dims[1] as u64 * dims[2] as u64 * dims[3] as u64
+                let mut size = data_type.size();
+                let mut k = 0;
+                while k < dims.len() {
+                    size = match size.checked_mul(dims[k] as u64) {
+                        Some(v) => v,
+                        None => return None,
+                    };
+                    k += 1;
+                }
+                Some(size)
             }
         }
     }

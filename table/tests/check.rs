@@ -1470,3 +1470,33 @@ fn limits_at_and_past_the_runtime_capacities() {
         assert_eq!(refused, Some(expected), "{limit:?} at {past}");
     }
 }
+
+/// A period of `u64::MAX` ns with two 10^19 ns tasks on one worker: the frame ends at
+/// 2·10^19 ns, beyond `u64`; the timeline is computed in `i128`, so it is a deadline miss (its
+/// finish reported saturated), not a wrap to an early finish. One task alone fits.
+///
+/// Covers: REQ-ROB-020
+#[test]
+fn a_timeline_beyond_u64_is_a_deadline_miss() {
+    const HUGE: u64 = 10_000_000_000_000_000_000;
+    let task = |name| TaskDesc {
+        deadline_ns: u64::MAX,
+        ..cpu(name, CPU0, HUGE, &[], &[], &[])
+    };
+    let huge = |tasks| ScheduleTables {
+        period_ns: u64::MAX,
+        ..with_tasks(tasks)
+    };
+    assert_eq!(check(huge(vec![task("a")])).err(), None);
+    assert_eq!(
+        check(huge(vec![task("a"), task("b")])),
+        Err(TableError::DeadlineMiss {
+            task: TaskId(1),
+            task_name: "b",
+            mode: ModeId(0),
+            mode_name: "a",
+            finish_ns: u64::MAX,
+            deadline_ns: u64::MAX
+        })
+    );
+}

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use crate::diag::Diagnostic;
-use crate::model::{Kind, Model, Task, Work};
+use crate::model::{Action, Kind, Model, Task, Work};
 use crate::read::quoted;
 use crate::units::{ms, ms_signed};
 
@@ -28,13 +28,24 @@ pub(crate) enum Cause {
     FifoPrevFrame(usize),
 }
 
-/// One task in a mode's worst-case timeline.
+/// One task in a mode's worst-case timeline. Times are nanoseconds from the frame's release,
+/// in `i128`: a chain of WCETs near `u64::MAX` exceeds `u64` without wrapping (at most
+/// 4 passes × tasks × 2^64, far below 2^127), and such a timeline is judged, and rejected,
+/// with its true value. An accepted timeline lies within `0..=period` (see [`Row::ns`]).
 #[derive(Clone, Debug)]
 pub(crate) struct Row {
     pub task: usize,
-    pub start: u64,
-    pub finish: u64,
+    pub start: i128,
+    pub finish: i128,
     pub cause: Cause,
+}
+
+impl Row {
+    /// A time of an accepted timeline as `u64` (it lies within `0..=period`; saturates
+    /// otherwise, which only a rejected timeline reaches).
+    pub(crate) fn ns(t: i128) -> u64 {
+        u64::try_from(t.max(0)).unwrap_or(u64::MAX)
+    }
 }
 
 /// The worst-case timeline of one mode.
@@ -96,6 +107,7 @@ pub(crate) fn analyse(model: &Model) -> Result<Analysis, Vec<Diagnostic>> {
     };
     errors.extend(capacities(model));
     errors.extend(races(model));
+    errors.extend(switch_races(model));
     let mut timelines = Vec::new();
     for mode in 0..model.modes.len() {
         let (tl, errs) = timeline(model, mode, &order);
@@ -608,6 +620,224 @@ fn races(model: &Model) -> Vec<Diagnostic> {
     found.into_values().map(|r| race_diag(model, r)).collect()
 }
 
+/// A race at a mode switch: `first` of frame `s - back` (mode `from`) and `second` of frame
+/// `s - back + multiplicity` (mode `to`), where `s` is the first frame of `to`.
+struct SwitchRace {
+    buffer: usize,
+    first: (usize, bool),
+    second: (usize, bool),
+    back: u32,
+}
+
+/// A mode's tasks and their lag distances ([`lag_distances`]); `dist(x, y)` is 0 for `x == y`
+/// (the empty chain).
+struct Distances {
+    pos: Vec<Option<usize>>,
+    d: Vec<Vec<u32>>,
+}
+
+impl Distances {
+    fn new(model: &Model, mode: usize) -> Distances {
+        let nodes: Vec<usize> = (0..model.tasks.len())
+            .filter(|&t| model.tasks[t].in_mode(mode))
+            .collect();
+        let mut pos = vec![None; model.tasks.len()];
+        for (i, &t) in nodes.iter().enumerate() {
+            pos[t] = Some(i);
+        }
+        let d = lag_distances(model, mode, &nodes);
+        Distances { pos, d }
+    }
+
+    fn dist(&self, x: usize, y: usize) -> Option<u32> {
+        if x == y {
+            return Some(0);
+        }
+        let d = self.d[self.pos[x]?][self.pos[y]?];
+        (d != INF).then_some(d)
+    }
+}
+
+/// Buffer races across the frame in which the mode changes, for every ordered pair of modes
+/// (`from` then `to`) where a health rule switches to `to`; `s` is the first frame of `to`.
+///
+/// Pairs within one mode's frames are the per-mode analysis' ([`races`]): a chain only runs
+/// forward in frames, so it stays within that mode's frames, where that mode's lag distances
+/// are exact. A pair that straddles the switch, `x` of frame `s - k` (mode `from`) and `y` of
+/// frame `s - k + m` (mode `to`) on the same copy (multiplicity `m`, `1 ≤ k ≤ m`), is
+/// ordered iff a chain crosses the switch exactly once, over an edge `u` of frame `s - j` →
+/// `v` of frame `s + r` that the executive keeps there: a wait `u@-L` of a `to` task on a
+/// `from` task (`j + r = L`; a wait on a task the frame did not plan is dropped), or an
+/// engine's FIFO from the last `from` task of frame `s - 1` to the first `to` task of frame
+/// `s` (`L = 1`). With `a = d_from(x, u)` and `b = d_to(v, y)`, the edge orders the pair for
+/// every `k` in `a + 1 ..= m - b` when `a + b + L ≤ m`; the pair is safe iff those ranges
+/// cover `1..=m`. Pairs further apart follow (`y` runs in every frame of `to` after the
+/// switch, and `x` in every frame of `from` before it).
+fn switch_races(model: &Model) -> Vec<Diagnostic> {
+    // Only health rules switch modes: a mode no rule switches to is never entered after
+    // the first frame. Any other mode may be the one left (a rule may fire in any mode).
+    let targets: Vec<usize> = (0..model.modes.len())
+        .filter(|&m| {
+            model
+                .health
+                .iter()
+                .any(|r| r.action == Action::SwitchMode(m))
+        })
+        .collect();
+    if targets.is_empty() {
+        return Vec::new();
+    }
+    let dists: Vec<Distances> = (0..model.modes.len())
+        .map(|mode| Distances::new(model, mode))
+        .collect();
+    let mut found: BTreeMap<(usize, usize, usize, usize, usize), SwitchRace> = BTreeMap::new();
+    for &to in &targets {
+        for from in (0..model.modes.len()).filter(|&from| from != to) {
+            // The edges that cross the switch: (u of `from`, v of `to`, lag).
+            let mut crossing: Vec<(usize, usize, u32)> = Vec::new();
+            for (v, tv) in model
+                .tasks
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| t.in_mode(to))
+            {
+                for d in tv.after.iter().filter(|d| d.lag > 0) {
+                    if model.tasks[d.task].in_mode(from) {
+                        crossing.push((d.task, v, u32::from(d.lag)));
+                    }
+                }
+            }
+            for (qa, qb) in queues(model, from).iter().zip(queues(model, to).iter()) {
+                if let (Some(&u), Some(&v)) = (qa.last(), qb.first()) {
+                    crossing.push((u, v, 1));
+                }
+            }
+            let (da, db) = (&dists[from], &dists[to]);
+            for (x, tx) in model
+                .tasks
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| t.in_mode(from) && !t.accesses.is_empty())
+            {
+                // Per task v of `to`, the edges into it as (a + L, a + 1), sorted, with the
+                // smallest a + 1 so far: an edge serves threshold t = m - b iff a + L ≤ t,
+                // and then orders every k in a + 1 ..= t.
+                let mut entry: Vec<Vec<(u32, u32)>> = vec![Vec::new(); model.tasks.len()];
+                for &(u, v, lag) in &crossing {
+                    if let Some(ax) = da.dist(x, u) {
+                        entry[v].push((ax.saturating_add(lag), ax.saturating_add(1)));
+                    }
+                }
+                for e in &mut entry {
+                    e.sort_unstable();
+                    for i in 1..e.len() {
+                        e[i].1 = e[i].1.min(e[i - 1].1);
+                    }
+                }
+                for a in &tx.accesses {
+                    let m = u32::from(model.buffers[a.buffer].multiplicity);
+                    for (y, ty) in model
+                        .tasks
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, t)| t.in_mode(to))
+                    {
+                        let Some(b) = ty
+                            .accesses
+                            .iter()
+                            .find(|b| b.buffer == a.buffer && (a.write || b.write))
+                        else {
+                            continue;
+                        };
+                        // The frames back (k) each entry task orders, then the first k in
+                        // 1..=m that none does.
+                        let mut ranges: Vec<(u32, u32)> = entry
+                            .iter()
+                            .enumerate()
+                            .filter_map(|(v, e)| {
+                                let t = m.checked_sub(db.dist(v, y)?)?;
+                                let served = e.partition_point(|&(need, _)| need <= t);
+                                let lo = e[..served].last()?.1;
+                                (lo <= t).then_some((lo, t))
+                            })
+                            .collect();
+                        ranges.sort_unstable();
+                        let mut k = 1;
+                        for (lo, hi) in ranges {
+                            if lo > k {
+                                break;
+                            }
+                            k = k.max(hi + 1);
+                        }
+                        if k <= m {
+                            found
+                                .entry((from, to, a.buffer, x, y))
+                                .or_insert(SwitchRace {
+                                    buffer: a.buffer,
+                                    first: (x, a.write),
+                                    second: (y, b.write),
+                                    back: k,
+                                });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    found
+        .into_iter()
+        .map(|((from, to, ..), r)| switch_race_diag(model, from, to, &r))
+        .collect()
+}
+
+fn switch_race_diag(model: &Model, from: usize, to: usize, r: &SwitchRace) -> Diagnostic {
+    let buffer = &model.buffers[r.buffer];
+    let (a, aw) = r.first;
+    let (b, bw) = r.second;
+    let (ta, tb) = (&model.tasks[a], &model.tasks[b]);
+    let (from, to) = (&model.modes[from].name, &model.modes[to].name);
+    let verb = |w: bool| if w { "writes" } else { "reads" };
+    let frame = |k: i64| match k {
+        0 => "s".to_owned(),
+        k if k > 0 => format!("s+{k}"),
+        k => format!("s{k}"),
+    };
+    let m = i64::from(buffer.multiplicity);
+    let back = i64::from(r.back);
+    let copy = if m == 1 {
+        "the same buffer".to_owned()
+    } else {
+        format!("the same copy (multiplicity {m})")
+    };
+    let span = tb
+        .accesses
+        .iter()
+        .find(|x| x.buffer == r.buffer)
+        .map_or(tb.span.clone(), |x| x.span.clone());
+    model
+        .src
+        .error(
+            &span,
+            format!(
+                "buffer race on `{}` when mode `{from}` switches to `{to}`: `{}` of frame {} (mode `{from}`) {} it and `{}` of frame {} (mode `{to}`) {} {copy}, and nothing orders them",
+                buffer.name,
+                ta.name,
+                frame(-back),
+                verb(aw),
+                tb.name,
+                frame(m - back),
+                verb(bw),
+            ),
+        )
+        .note(format!(
+            "`s` is the first frame of mode `{to}`; each mode alone is race-free, but a wait for a task its frame did not plan is dropped, so the chains that order them in mode `{from}` or `{to}` do not exist across the switch"
+        ))
+        .help(format!(
+            "add `after = [\"{}@-{m}\"]` to `{}` (a wait for a task planned in the frame it names is kept across the switch), or run both on one engine instance",
+            ta.name, tb.name
+        ))
+}
+
 fn race_diag(model: &Model, r: Race) -> Diagnostic {
     let buffer = &model.buffers[r.buffer];
     let (a, aw) = r.first;
@@ -757,8 +987,8 @@ fn timeline(model: &Model, mode: usize, order: &[usize]) -> (ModeTimeline, Vec<D
             .iter()
             .map(|&t| Row {
                 task: t,
-                start: u64::try_from(start_of[t]).unwrap_or(0),
-                finish: u64::try_from(finish[t]).unwrap_or(0),
+                start: start_of[t],
+                finish: finish[t],
                 cause: cause_of[t],
             })
             .collect();
@@ -796,10 +1026,10 @@ fn timeline(model: &Model, mode: usize, order: &[usize]) -> (ModeTimeline, Vec<D
     let mut errors = Vec::new();
     for row in &rows {
         let task = &model.tasks[row.task];
-        if row.finish > task.deadline || row.finish > model.period {
+        if row.finish > i128::from(task.deadline) || row.finish > period {
             let chain = chain_to(row.task);
             let path = describe_chain(model, &rows, &chain, model.period);
-            let what = if row.finish > task.deadline {
+            let what = if row.finish > i128::from(task.deadline) {
                 format!("after its deadline {}", ms(task.deadline))
             } else {
                 format!("after the end of the period {}", ms(model.period))
@@ -816,7 +1046,7 @@ fn timeline(model: &Model, mode: usize, order: &[usize]) -> (ModeTimeline, Vec<D
                         format!(
                             "task `{}` can finish at {} in mode `{}`, {what}",
                             task.name,
-                            ms(row.finish),
+                            ms_signed(row.finish),
                             model.modes[mode].name
                         ),
                     )
@@ -879,9 +1109,7 @@ pub(crate) fn describe_chain(
             let task: &Task = &model.tasks[t];
             let row = rows.iter().find(|r| r.task == t);
             let shift = i128::from(back) * i128::from(period);
-            let (s, f) = row.map_or((0, 0), |r| {
-                (i128::from(r.start) - shift, i128::from(r.finish) - shift)
-            });
+            let (s, f) = row.map_or((0, 0), |r| (r.start - shift, r.finish - shift));
             let frame = if back == 0 {
                 String::new()
             } else {

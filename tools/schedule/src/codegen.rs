@@ -13,7 +13,7 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::{LitFloat, LitInt, LitStr};
 
-use crate::analysis::Analysis;
+use crate::analysis::{Analysis, Row};
 use crate::manifest::{Artifact, Tensor};
 use crate::model::{Action, BufKind, CpuWaitSpec, Model, Param, Scope, Work, const_name};
 use crate::units::grouped;
@@ -440,8 +440,9 @@ impl Emitter<'_> {
             tl.rows.iter().map(move |r| {
                 let deadline = m.tasks[r.task].deadline;
                 let (mode, task) = (self.mode_ref(tl.mode), self.task_ref(r.task));
-                let (start, finish) = (num(r.start), num(r.finish));
-                let slack = num(deadline.saturating_sub(r.finish));
+                let (start, finish) = (Row::ns(r.start), Row::ns(r.finish));
+                let slack = num(deadline.saturating_sub(finish));
+                let (start, finish) = (num(start), num(finish));
                 quote! {
                     TimelineEntry {
                         mode: #mode,
@@ -484,7 +485,7 @@ impl Emitter<'_> {
                     .iter()
                     .flat_map(|tl| tl.rows.iter())
                     .filter(|r| r.task == t)
-                    .map(|r| r.finish)
+                    .map(|r| Row::ns(r.finish))
                     .min()
                     .unwrap_or(0);
                 let (from, until) = (

@@ -2409,7 +2409,26 @@ fn finish_buffers(
                     ok = false;
                     continue;
                 };
-                let bytes = dims.iter().map(|&d| u64::from(d)).product::<u64>() * data_type.size();
+                let Some(bytes) = dims
+                    .iter()
+                    .try_fold(data_type.size(), |acc, &d| acc.checked_mul(u64::from(d)))
+                else {
+                    let span = decl.dims.as_ref().map_or(&decl.span, |d| &d.1);
+                    p.err(
+                        span,
+                        format!(
+                            "tensor {what} of {} {} elements is larger than 2^64 bytes",
+                            dims.iter()
+                                .map(u32::to_string)
+                                .collect::<Vec<_>>()
+                                .join("x"),
+                            data_type.name()
+                        ),
+                    )
+                    .help = Some("check the dimensions: no memory holds it".into());
+                    ok = false;
+                    continue;
+                };
                 for (t, spec) in &bound {
                     if spec.size > bytes && spec.dims == dims && spec.data_type == data_type {
                         p.err(

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use crate::analysis::{Analysis, describe_chain};
+use crate::analysis::{Analysis, Row, describe_chain};
 use crate::diag::Diagnostic;
 use crate::model::{BufKind, Model};
 use crate::units::ms;
@@ -98,10 +98,10 @@ impl Report {
                             } else {
                                 t.release
                             },
-                            latest_start_ns: r.start,
-                            latest_finish_ns: r.finish,
+                            latest_start_ns: Row::ns(r.start),
+                            latest_finish_ns: Row::ns(r.finish),
                             deadline_ns: t.deadline,
-                            slack_ns: t.deadline.saturating_sub(r.finish),
+                            slack_ns: t.deadline.saturating_sub(Row::ns(r.finish)),
                         }
                     })
                     .collect();

@@ -59,6 +59,17 @@ pub(crate) fn parse_duration(text: &str) -> Result<u64, String> {
 /// Prints nanoseconds as milliseconds with at least three decimals and no rounding:
 /// `2000000` → `2.000ms`, `16666500` → `16.6665ms`.
 pub(crate) fn ms(ns: u64) -> String {
+    ms_wide(u128::from(ns))
+}
+
+/// Like [`ms`] for a signed value; the whole `i128` range prints exactly (a worst-case
+/// timeline that overflows `u64` is reported with its true value).
+pub(crate) fn ms_signed(ns: i128) -> String {
+    let sign = if ns < 0 { "-" } else { "" };
+    format!("{sign}{}", ms_wide(ns.unsigned_abs()))
+}
+
+fn ms_wide(ns: u128) -> String {
     let whole = ns / 1_000_000;
     let rem = ns % 1_000_000;
     let mut frac = format!("{rem:06}");
@@ -66,15 +77,6 @@ pub(crate) fn ms(ns: u64) -> String {
         frac.pop();
     }
     format!("{whole}.{frac}ms")
-}
-
-/// Like [`ms`] for a signed value.
-pub(crate) fn ms_signed(ns: i128) -> String {
-    if ns < 0 {
-        format!("-{}", ms(u64::try_from(-ns).unwrap_or(u64::MAX)))
-    } else {
-        ms(u64::try_from(ns).unwrap_or(u64::MAX))
-    }
 }
 
 /// Groups the digits of an integer literal by three with underscores (`33_333_000`).
@@ -134,6 +136,15 @@ mod tests {
         assert_eq!(ms(16_666_500), "16.6665ms");
         assert_eq!(ms(1), "0.000001ms");
         assert_eq!(ms_signed(-1_500_000), "-1.500ms");
+        // Beyond u64: exact, not clamped.
+        assert_eq!(
+            ms_signed(i128::from(u64::MAX) * 2),
+            "36893488147419.10323ms"
+        );
+        assert_eq!(
+            ms_signed(i128::MIN),
+            "-170141183460469231731687303715884.105728ms"
+        );
         assert_eq!(grouped(33_333_000), "33_333_000");
         assert_eq!(grouped(1234), "1234");
         assert_eq!(grouped(12345), "12_345");
