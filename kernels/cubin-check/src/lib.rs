@@ -57,6 +57,13 @@ pub const FATBIN_MAGIC: u32 = 0xBA55_ED50;
 pub const FATBIN_WRAPPER_MAGIC: u32 = 0x4662_43B1;
 /// The highest ELF ABI version whose SM encoding this crate knows.
 pub const MAX_KNOWN_ABI_VERSION: u8 = 8;
+/// The most parameters (`EIATTR_KPARAM_INFO` records) one kernel may have. CUDA's parameter
+/// space is 32,764 bytes; kernels this runtime launches have at most 16 parameters.
+pub const MAX_KERNEL_PARAMS: usize = 1024;
+/// The most kernel entry points one cubin may define.
+pub const MAX_KERNELS: usize = 1024;
+/// The longest section or kernel name, in bytes (mangled template kernels reach a few hundred).
+pub const MAX_NAME_LEN: usize = 4096;
 
 const ELF_MAGIC: [u8; 4] = [0x7f, b'E', b'L', b'F'];
 const EHDR_SIZE: u64 = 64;
@@ -79,6 +86,7 @@ const EIATTR_KPARAM_INFO: u8 = 0x17;
 const EIATTR_CBANK_PARAM_SIZE: u8 = 0x19;
 const KPARAM_INFO_LEN: usize = 12;
 const NT_CUDA_TKINFO: u32 = 2000;
+const KERNEL_INFO_PREFIX: &[u8] = b".nv.info.";
 
 /// Which part of the ELF file a [`CubinError::Truncated`] refers to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -171,6 +179,14 @@ pub enum CubinError {
         /// The SM in `e_flags`.
         found: u32,
     },
+    /// The image has more of something than a cubin may have ([`MAX_KERNEL_PARAMS`],
+    /// [`MAX_KERNELS`], [`MAX_NAME_LEN`]); the limits keep the check linear in the image's size.
+    TooMany {
+        /// What there are too many of, e.g. `"parameters in one kernel"`.
+        what: &'static str,
+        /// The most allowed.
+        limit: u64,
+    },
 }
 
 impl fmt::Display for CubinError {
@@ -208,6 +224,11 @@ impl fmt::Display for CubinError {
             Self::WrongSm { expected, found } => {
                 write!(f, "cubin is for sm_{found}, expected sm_{expected}")
             }
+            Self::TooMany { what, limit } => write!(
+                f,
+                "more than {limit} {what}: not a cubin a compiler builds for this runtime; \
+                 rebuild it from the kernel sources"
+            ),
         }
     }
 }
@@ -258,6 +279,24 @@ fn cstr_at(table: &[u8], off: u64) -> Option<&[u8]> {
     let rest = table.get(start..)?;
     let nul = rest.iter().position(|&c| c == 0)?;
     rest.get(..nul)
+}
+
+/// The NUL-terminated name at `off` inside `table`, at most [`MAX_NAME_LEN`] bytes long: the
+/// bound keeps reading many names that share one long string linear in the image's size.
+fn name_at<'a>(table: &'a [u8], off: u64, what: &'static str) -> Result<&'a [u8], CubinError> {
+    let rest = usize::try_from(off)
+        .ok()
+        .and_then(|start| table.get(start..))
+        .ok_or(malformed(what))?;
+    let window = rest.get(..=MAX_NAME_LEN).unwrap_or(rest);
+    match window.iter().position(|&c| c == 0) {
+        Some(nul) => rest.get(..nul).ok_or(malformed(what)),
+        None if window.len() > MAX_NAME_LEN => Err(CubinError::TooMany {
+            what: "bytes in one section or symbol name",
+            limit: MAX_NAME_LEN as u64,
+        }),
+        None => Err(malformed(what)),
+    }
 }
 
 fn contains(hay: &[u8], needle: &[u8]) -> Option<usize> {
@@ -376,18 +415,24 @@ impl<'a> Layout<'a> {
     }
 
     fn name(&self, sh: &Shdr) -> Result<&'a [u8], CubinError> {
-        cstr_at(self.shstrtab, u64::from(sh.name)).ok_or(malformed(
+        name_at(
+            self.shstrtab,
+            u64::from(sh.name),
             "section name is outside .shstrtab or not NUL-terminated",
-        ))
+        )
     }
 
-    /// The index of the section named exactly `prefix` followed by `suffix`.
+    /// The index of the section named exactly `prefix` followed by `suffix`. Compares in
+    /// place, so each section costs at most the length of the name looked for.
     fn find_section(&self, prefix: &[u8], suffix: &[u8]) -> Option<u64> {
         (0..self.shnum).find(|&i| {
-            self.shdr(i).and_then(|sh| self.name(&sh)).is_ok_and(|n| {
-                n.len() == prefix.len() + suffix.len()
-                    && n.starts_with(prefix)
-                    && n.ends_with(suffix)
+            self.shdr(i).is_ok_and(|sh| {
+                usize::try_from(sh.name)
+                    .ok()
+                    .and_then(|start| self.shstrtab.get(start..))
+                    .and_then(|n| n.strip_prefix(prefix))
+                    .and_then(|n| n.strip_prefix(suffix))
+                    .is_some_and(|n| n.first() == Some(&0))
             })
         })
     }
@@ -463,7 +508,9 @@ fn parse_layout(image: &[u8]) -> Result<Layout<'_>, CubinError> {
     Ok(layout)
 }
 
-/// Every section's data must lie inside the image; no section may carry PTX or a fatbin.
+/// Every section's data must lie inside the image; no section may carry PTX or a fatbin;
+/// every `.nv.info.<function>` section holds well-formed attribute records. One pass, each
+/// section's name and data read once.
 fn check_sections(layout: &Layout<'_>) -> Result<(), CubinError> {
     for i in 0..layout.shnum {
         let sh = layout.shdr(i)?;
@@ -476,6 +523,12 @@ fn check_sections(layout: &Layout<'_>) -> Result<(), CubinError> {
             || u32_at(data, 0).is_some_and(|m| m == FATBIN_MAGIC)
         {
             return Err(CubinError::IsFatbin { offset: sh.offset });
+        }
+        if name.starts_with(KERNEL_INFO_PREFIX) {
+            if sh.kind != SHT_CUDA_INFO {
+                return Err(malformed(".nv.info.<kernel> is not of type 0x70000000"));
+            }
+            validate_info(data)?;
         }
     }
     Ok(())
@@ -519,12 +572,14 @@ fn find_symtab<'a>(layout: &Layout<'a>) -> Result<Option<SymTab<'a>>, CubinError
     Ok(found)
 }
 
-/// The kernel defined by symbol `index`, if that symbol is a kernel entry.
-fn kernel_at<'a>(
+/// The name of the kernel defined by symbol `index`, if that symbol is a kernel entry. Reads
+/// the symbol's name only for a global function with the entry bit, and at most
+/// [`MAX_NAME_LEN`] bytes of it.
+fn kernel_name_at<'a>(
     layout: &Layout<'a>,
     symtab: &SymTab<'a>,
     index: u64,
-) -> Result<Option<Kernel<'a>>, CubinError> {
+) -> Result<Option<&'a str>, CubinError> {
     let base = index
         .checked_mul(SYM_SIZE)
         .ok_or(malformed("symbol offset overflows"))?;
@@ -533,37 +588,105 @@ fn kernel_at<'a>(
     let st_info = u8_at(symtab.syms, base + 4).ok_or_else(bad)?;
     let st_other = u8_at(symtab.syms, base + 5).ok_or_else(bad)?;
     let st_shndx = u64::from(u16_at(symtab.syms, base + 6).ok_or_else(bad)?);
-    let name = cstr_at(symtab.strtab, u64::from(st_name)).ok_or(malformed(
-        "symbol name is outside .strtab or not NUL-terminated",
-    ))?;
     if st_info & 0xf != STT_FUNC
         || st_info >> 4 != STB_GLOBAL
         || st_other & STO_CUDA_ENTRY == 0
         || st_shndx == 0
         || st_shndx >= SHN_LORESERVE
-        || name.is_empty()
     {
         return Ok(None);
     }
+    let name = name_at(
+        symtab.strtab,
+        u64::from(st_name),
+        "symbol name is outside .strtab or not NUL-terminated",
+    )?;
     let text = layout.shdr(st_shndx)?;
-    let text_name = layout.name(&text)?;
-    if text_name.strip_prefix(b".text.") != Some(name) {
+    if name.is_empty() || layout.name(&text)?.strip_prefix(b".text.") != Some(name) {
         return Ok(None);
     }
-    let name = core::str::from_utf8(name).map_err(|_| malformed("kernel name is not UTF-8"))?;
-    let info = match layout.find_section(b".nv.info.", name.as_bytes()) {
-        Some(i) => {
-            let sh = layout.shdr(i)?;
-            if sh.kind != SHT_CUDA_INFO {
-                return Err(malformed(".nv.info.<kernel> is not of type 0x70000000"));
+    core::str::from_utf8(name)
+        .map(Some)
+        .map_err(|_| malformed("kernel name is not UTF-8"))
+}
+
+/// The kernel `name` with its `.nv.info.<name>` records (already validated by
+/// [`check_sections`]; empty if the cubin has none).
+fn kernel_with_info<'a>(layout: &Layout<'a>, name: &'a str) -> Kernel<'a> {
+    let info = layout
+        .find_section(KERNEL_INFO_PREFIX, name.as_bytes())
+        .and_then(|i| layout.data(i, &layout.shdr(i).ok()?).ok())
+        .unwrap_or(&[]);
+    Kernel { name, info }
+}
+
+/// Checks the attribute records of one `.nv.info.<function>` section in one pass: every
+/// record well-formed, `EIATTR_KPARAM_INFO` 12 bytes, at most [`MAX_KERNEL_PARAMS`] of them,
+/// their ordinals `0..n`, each exactly once.
+fn validate_info(info: &[u8]) -> Result<(), CubinError> {
+    const WORDS: usize = MAX_KERNEL_PARAMS / 64;
+    let mut seen = [0u64; WORDS];
+    let mut count = 0usize;
+    let mut beyond = false;
+    let dense = || malformed("kernel parameter ordinals are not 0..n, each exactly once");
+    for r in (InfoRecords { rest: info }) {
+        match r {
+            Err(()) => return Err(malformed("bad attribute record in .nv.info.<kernel>")),
+            Ok((EIFMT_SVAL, EIATTR_KPARAM_INFO, v)) => {
+                let ordinal = kparam(v)
+                    .ok_or(malformed("EIATTR_KPARAM_INFO is not 12 bytes"))?
+                    .ordinal;
+                let ordinal = usize::from(ordinal);
+                count += 1;
+                if count > MAX_KERNEL_PARAMS {
+                    return Err(CubinError::TooMany {
+                        what: "parameters in one kernel",
+                        limit: MAX_KERNEL_PARAMS as u64,
+                    });
+                }
+                // An ordinal at or past the limit cannot be below the count (noted, so that too
+                // many records are reported as such); a repeated one leaves another missing.
+                let Some(word) = seen.get_mut(ordinal / 64) else {
+                    beyond = true;
+                    continue;
+                };
+                let bit = 1u64 << (ordinal % 64);
+                if *word & bit != 0 {
+                    return Err(dense());
+                }
+                *word |= bit;
             }
-            layout.data(i, &sh)?
+            Ok(_) => {}
         }
-        None => &[],
-    };
-    let kernel = Kernel { name, info };
-    kernel.validate_info()?;
-    Ok(Some(kernel))
+    }
+    // `count` distinct ordinals, all below `count` exactly when the lowest `count` bits are set.
+    let complete = seen.iter().enumerate().all(|(w, &bits)| {
+        let want = count.saturating_sub(w * 64).min(64);
+        let mask = if want == 64 {
+            u64::MAX
+        } else {
+            (1u64 << want) - 1
+        };
+        bits == mask
+    });
+    if complete && !beyond {
+        Ok(())
+    } else {
+        Err(dense())
+    }
+}
+
+/// The parameter of one `EIATTR_KPARAM_INFO` value; `None` if it is not 12 bytes.
+fn kparam(v: &[u8]) -> Option<KernelParam> {
+    if v.len() != KPARAM_INFO_LEN {
+        return None;
+    }
+    Some(KernelParam {
+        ordinal: u16_at(v, 4)?,
+        offset: u16_at(v, 6)?,
+        // The size is the top 14 bits of the flags; it always fits.
+        size: u16::try_from(u32_at(v, 8)? >> 18).ok()?,
+    })
 }
 
 /// One attribute record of an `.nv.info` section: `(format, attribute, value)`.
@@ -635,45 +758,9 @@ impl<'a> Kernel<'a> {
 
     fn kparams(&self) -> impl Iterator<Item = KernelParam> + 'a {
         self.records().filter_map(|r| match r {
-            Ok((EIFMT_SVAL, EIATTR_KPARAM_INFO, v)) if v.len() == KPARAM_INFO_LEN => {
-                let ordinal = u16_at(v, 4)?;
-                let offset = u16_at(v, 6)?;
-                let flags = u32_at(v, 8)?;
-                let size = u16::try_from(flags >> 18).ok()?;
-                Some(KernelParam {
-                    ordinal,
-                    offset,
-                    size,
-                })
-            }
+            Ok((EIFMT_SVAL, EIATTR_KPARAM_INFO, v)) => kparam(v),
             _ => None,
         })
-    }
-
-    fn validate_info(&self) -> Result<(), CubinError> {
-        for r in self.records() {
-            match r {
-                Err(()) => return Err(malformed("bad attribute record in .nv.info.<kernel>")),
-                Ok((EIFMT_SVAL, EIATTR_KPARAM_INFO, v)) if v.len() != KPARAM_INFO_LEN => {
-                    return Err(malformed("EIATTR_KPARAM_INFO is not 12 bytes"));
-                }
-                Ok(_) => {}
-            }
-        }
-        let n = self.param_count();
-        for ordinal in 0..n {
-            if self
-                .kparams()
-                .filter(|p| usize::from(p.ordinal) == ordinal)
-                .count()
-                != 1
-            {
-                return Err(malformed(
-                    "kernel parameter ordinals are not 0..n, each exactly once",
-                ));
-            }
-        }
-        Ok(())
     }
 
     /// Number of parameters (`EIATTR_KPARAM_INFO` records; 0 if the cubin has no
@@ -687,7 +774,8 @@ impl<'a> Kernel<'a> {
         self.kparams().find(|p| usize::from(p.ordinal) == ordinal)
     }
 
-    /// The parameters in ordinal order.
+    /// The parameters in ordinal order (quadratic in their number, which [`check_cubin`] bounds
+    /// by [`MAX_KERNEL_PARAMS`]).
     pub fn params(&self) -> impl Iterator<Item = KernelParam> + 'a {
         let k = *self;
         (0..k.param_count()).filter_map(move |i| k.param(i))
@@ -702,28 +790,43 @@ impl<'a> Kernel<'a> {
     }
 }
 
-/// Iterator over the kernel entries of a checked cubin, in symbol table order.
+/// The kernel entry names of a checked cubin, in symbol table order.
 #[derive(Clone, Debug)]
-pub struct Kernels<'a> {
+struct KernelNames<'a> {
     layout: Layout<'a>,
     symtab: Option<SymTab<'a>>,
     next: u64,
+}
+
+impl<'a> Iterator for KernelNames<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let symtab = self.symtab?;
+        while self.next < symtab.count {
+            let i = self.next;
+            self.next += 1;
+            // Every symbol was validated by `check_cubin`; errors cannot occur here.
+            if let Ok(Some(name)) = kernel_name_at(&self.layout, &symtab, i) {
+                return Some(name);
+            }
+        }
+        None
+    }
+}
+
+/// Iterator over the kernel entries of a checked cubin, in symbol table order.
+#[derive(Clone, Debug)]
+pub struct Kernels<'a> {
+    names: KernelNames<'a>,
 }
 
 impl<'a> Iterator for Kernels<'a> {
     type Item = Kernel<'a>;
 
     fn next(&mut self) -> Option<Kernel<'a>> {
-        let symtab = self.symtab?;
-        while self.next < symtab.count {
-            let i = self.next;
-            self.next += 1;
-            // Every symbol was validated by `check_cubin`; errors cannot occur here.
-            if let Ok(Some(k)) = kernel_at(&self.layout, &symtab, i) {
-                return Some(k);
-            }
-        }
-        None
+        let name = self.names.next()?;
+        Some(kernel_with_info(&self.names.layout, name))
     }
 }
 
@@ -798,6 +901,12 @@ impl<'a> CubinInfo<'a> {
     /// The kernel entry points, in symbol table order.
     pub fn kernels(&self) -> Kernels<'a> {
         Kernels {
+            names: self.names(),
+        }
+    }
+
+    fn names(&self) -> KernelNames<'a> {
+        KernelNames {
             layout: self.layout,
             symtab: self.symtab,
             next: 0,
@@ -806,12 +915,13 @@ impl<'a> CubinInfo<'a> {
 
     /// The kernel entry names, in symbol table order.
     pub fn kernel_names(&self) -> impl Iterator<Item = &'a str> + 'a {
-        self.kernels().map(|k| k.name())
+        self.names()
     }
 
-    /// The kernel entry with this name.
+    /// The kernel entry with this name (its `.nv.info` is looked up for that kernel only).
     pub fn kernel(&self, name: &str) -> Option<Kernel<'a>> {
-        self.kernels().find(|k| k.name() == name)
+        let found = self.kernel_names().find(|&k| k == name)?;
+        Some(kernel_with_info(&self.layout, found))
     }
 
     /// The tool that produced the SASS, from `.note.nv.tkinfo`, if the cubin has a readable one.
@@ -898,8 +1008,17 @@ pub fn check_cubin(image: &[u8], expected_sm: u32) -> Result<CubinInfo<'_>, Cubi
     }
     let symtab = find_symtab(&layout)?;
     if let Some(st) = &symtab {
+        let mut kernels = 0usize;
         for i in 0..st.count {
-            kernel_at(&layout, st, i)?;
+            if kernel_name_at(&layout, st, i)?.is_some() {
+                kernels += 1;
+                if kernels > MAX_KERNELS {
+                    return Err(CubinError::TooMany {
+                        what: "kernel entry points",
+                        limit: MAX_KERNELS as u64,
+                    });
+                }
+            }
         }
     }
     Ok(CubinInfo {

@@ -1,6 +1,6 @@
 //! Loading (decode, validate, infer shapes, fold constants, plan) and running a model.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use prost::Message;
@@ -396,14 +396,17 @@ impl Loader {
             self.add_const(&t.name, dtype, shape, data)?;
         }
 
-        // Graph inputs (those that are not initializers, which old IR versions list too).
+        // Graph inputs (those that are not initializers, which old IR versions list too). A set
+        // of the initializers' names keeps this linear in the number of inputs.
+        let initializers: HashSet<&str> = g.initializer.iter().map(|t| t.name.as_str()).collect();
         let mut inputs = Vec::new();
         let mut input_slots = Vec::new();
         for vi in &g.input {
-            if self.names.contains_key(&vi.name) && g.initializer.iter().any(|t| t.name == vi.name)
-            {
+            if initializers.contains(vi.name.as_str()) {
                 continue;
             }
+            // Counted as they come, so that a list of thousands stops at the first too many.
+            io_count(inputs.len() + 1, "inputs")?;
             io_name(&vi.name)?;
             let dims = io_dims(vi)?;
             let shape: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
@@ -445,6 +448,8 @@ impl Loader {
             }
         }
 
+        // Counted first: the duplicate check below compares each output with the earlier ones.
+        io_count(g.output.len(), "outputs")?;
         let mut outputs = Vec::new();
         let mut output_slots = Vec::new();
         for vi in &g.output {
@@ -486,7 +491,6 @@ impl Loader {
             });
             output_slots.push(slot);
         }
-        io_count(outputs.len(), "outputs")?;
 
         let layers = self.layers(&g.output.iter().map(|o| o.name.clone()).collect::<Vec<_>>());
         let names: Vec<&str> = inputs
@@ -1082,12 +1086,14 @@ struct Window {
 
 /// A DLA network has 1 to `MAX_IO` graph inputs, and as many outputs.
 fn io_count(n: usize, what: &str) -> Result<()> {
-    if n == 0 || n > MAX_IO {
-        return Err(OnnxError::Model(format!(
-            "{n} graph {what}; a DLA network has 1..={MAX_IO}"
-        )));
-    }
-    Ok(())
+    let count = match n {
+        0 => "no".to_owned(),
+        n if n > MAX_IO => format!("more than {MAX_IO}"),
+        _ => return Ok(()),
+    };
+    Err(OnnxError::Model(format!(
+        "{count} graph {what}; a DLA network has 1..={MAX_IO}"
+    )))
 }
 
 /// A node being built, with access to the values defined so far.

@@ -88,6 +88,10 @@ pub(crate) fn from_metadata(
                 "statistics name `{name}`: 1..={NAME_MAX_LEN} printable ASCII characters"
             )));
         }
+        // Counted as they come: the check below compares each name with the earlier ones.
+        if out.len() == MAX_STATS {
+            return Err(count_error(&format!("more than {MAX_STATS}")));
+        }
         if io_names.contains(&name) || out.iter().any(|s| s.name == name) {
             return Err(bad(format!(
                 "statistics name `{name}` is used twice (names are unique among tensors)"
@@ -113,11 +117,12 @@ pub(crate) fn from_metadata(
             count: last - first + 1,
         });
     }
-    if out.is_empty() || out.len() > MAX_STATS {
-        return Err(bad(format!(
-            "{} statistics buffers (1..={MAX_STATS})",
-            out.len()
-        )));
+    if out.is_empty() {
+        return Err(count_error("no"));
     }
     Ok(out)
+}
+
+fn count_error(count: &str) -> OnnxError {
+    bad(format!("{count} statistics buffers (1..={MAX_STATS})"))
 }

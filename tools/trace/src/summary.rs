@@ -225,8 +225,12 @@ impl Summarizer {
         match r.event {
             Event::FrameRelease => {
                 let err = r.value as i64;
-                self.releases
-                    .insert(0, r.frame, (r.time_ns as i64 - err) as u64);
+                // Saturating: a corrupt record must not overflow (found by fuzzing).
+                self.releases.insert(
+                    0,
+                    r.frame,
+                    r.time_ns.saturating_add_signed(err.saturating_neg()),
+                );
                 self.release_errors.add(err);
             }
             Event::TaskStart => {
