@@ -14,7 +14,6 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use orin_exec::engine::cpu::CpuCtx;
-use orin_exec::error::{Error, Table};
 use orin_exec::exec::{
     Builder, Config, CpuTask, Executive, Storage, SubmitStats, TaskCounters, TaskFault,
 };
@@ -254,19 +253,18 @@ fn graph_mode_delivers_every_frame_on_the_real_clock() {
     }
 }
 
-/// 17 kernels on one graph-mode stream, each waiting for the producer: 51 nodes fit the
-/// graph; with timer stamps (85 nodes) init fails with the table that is full.
-fn wide() -> &'static Schedule {
-    const KERNELS: usize = 17;
+/// `kernels` kernels on one graph-mode stream, each waiting for the producer: 4 nodes each
+/// (two timer stamps, the launch, the signal) and one for the wait.
+fn wide(kernels: usize) -> ScheduleTables {
     let w = |task, lag| Wait { task, lag };
     let mut tasks = vec![task(
         "produce",
         0,
         Work::Cpu,
         (vec![], vec![IN]),
-        vec![w(TaskId(KERNELS as u16 + 1), 1)],
+        vec![w(TaskId(kernels as u16 + 1), 1)],
     )];
-    for k in 0..KERNELS {
+    for k in 0..kernels {
         let name: &'static str = Box::leak(format!("k{k}").into_boxed_str());
         tasks.push(task(
             name,
@@ -281,13 +279,13 @@ fn wide() -> &'static Schedule {
         0,
         Work::Cpu,
         (vec![IN, MID], vec![]),
-        vec![w(TaskId(KERNELS as u16), 0)],
+        vec![w(TaskId(kernels as u16), 0)],
     ));
-    // Short kernels: 17 of them in a row fit the period.
+    // Short kernels: all of them in a row fit the period.
     for t in &mut tasks {
         t.wcet_ns = MS / 10;
     }
-    check(ScheduleTables {
+    ScheduleTables {
         name: "graph_wide",
         profile: "sil",
         period_ns: 10 * MS,
@@ -302,15 +300,17 @@ fn wide() -> &'static Schedule {
         loadables: &[],
         timeline: &[],
         cpu_waits: &[],
-    })
+    }
 }
 
+/// 12 kernels (60 nodes with timer stamps) fit the graph and run; 13 (65 nodes) are refused
+/// by `Schedule::check` with the limit, before init.
 #[test]
-fn a_graph_that_does_not_fit_fails_init_with_a_typed_error() {
+fn a_graph_that_does_not_fit_is_refused_by_the_check() {
     let _one = ONE_RUN.lock().unwrap_or_else(|e| e.into_inner());
     orin_exec::sil::register_kernel_model(user_cubin(), KERNEL, &SCALE_INDEX).expect("model");
-    let verify = || (TaskId(18), Verify(MID, 1));
-    let mut exec = sealed::<19>(wide(), verify(), true, false).expect("51 nodes fit");
+    let verify = || (TaskId(13), Verify(MID, 1));
+    let mut exec = sealed::<14>(check(wide(12)), verify(), true, true).expect("60 nodes fit");
     for _ in 0..5 {
         assert_eq!(exec.step().expect("step").faults, 0);
     }
@@ -318,20 +318,12 @@ fn a_graph_that_does_not_fit_fails_init_with_a_typed_error() {
     exec.shutdown().expect("shutdown");
     assert_eq!(BAD.load(Ordering::Relaxed), 0);
     assert!(stats.graph_launches >= 5, "{stats:?}");
-    match sealed::<19>(wide(), verify(), true, true) {
-        Err(e) => {
-            assert_eq!(
-                e,
-                Error::Capacity {
-                    table: Table::GraphNodes,
-                    limit: 64
-                }
-            );
-            assert!(e.to_string().contains("CUDA graph"), "{e}");
-        }
-        Ok(exec) => {
-            let _ = exec.shutdown();
-            panic!("85 nodes accepted");
-        }
-    }
+    assert_eq!(
+        Schedule::check(Box::leak(Box::new(wide(13)))).err(),
+        Some(TableError::Limit {
+            limit: Limit::GraphNodes,
+            name: "gpu0",
+            value: 65,
+        })
+    );
 }

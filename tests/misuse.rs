@@ -13,7 +13,7 @@ use orin_exec::Error;
 use orin_exec::engine::cpu::CpuCtx;
 use orin_exec::error::{Context, Holder, TensorMismatch};
 use orin_exec::exec::{Builder, Config, CpuTask, Injection, TaskFault};
-use orin_exec::table::{FaultKind, ModeId, TableError};
+use orin_exec::table::{FaultKind, Limit, ModeId, TableError};
 
 static GOOD: AtomicU64 = AtomicU64::new(0);
 static BAD: AtomicU64 = AtomicU64::new(0);
@@ -76,27 +76,26 @@ fn wrong_tensor_size_names_the_tensor() {
 /// Covers: REQ-RT-006
 #[test]
 fn too_small_an_alignment_for_the_dla_is_refused() {
-    let _serial = serial();
-    let err = init(
-        Variant {
-            image_align: 16,
-            ..Variant::default()
-        },
-        virtual_config(),
-        checker(),
-    )
+    // `Schedule::check` refuses it before init could (init's own check stays as a defence).
+    let err = try_schedule(Variant {
+        image_align: 16,
+        ..Variant::default()
+    })
     .err();
     assert_eq!(
         err,
-        Some(Error::AlignmentTooSmall {
-            buffer: "image",
-            needed: 32,
-            declared: 16
+        Some(TableError::Limit {
+            limit: Limit::DlaAlign,
+            name: "image",
+            value: 16,
         })
     );
     assert_eq!(
         err.map(|e| e.to_string()).as_deref(),
-        Some("buffer `image` is declared 16-byte aligned, but an engine bound to it needs 32")
+        Some(
+            "buffer `image`: 16 alignment in bytes of a buffer a DLA task uses (`align`); the \
+             runtime needs at least 32 (`DLA_ALIGN`)"
+        )
     );
 }
 

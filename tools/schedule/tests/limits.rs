@@ -6,9 +6,9 @@
 //! that gives the value and the limit. The limits table in docs/schedule.md is generated from
 //! the same list (`ORIN_EXEC_BLESS=1` rewrites it).
 //!
-//! The input and output tensor counts of a DLA network have no case here: no network of the
-//! SIL DLA's operator subset with nine inputs exists; `Schedule::check` refuses them
-//! (table/tests/check.rs `limits_at_and_past_the_runtime_capacities`).
+//! The tensor counts of a DLA network use `fixtures/copy8.onnx` and `copy9.onnx` (each output
+//! its input, dequantized and quantized again), which the runtime's tests build and check
+//! (tests/limits_engines.rs).
 //!
 //! Covers: REQ-ROB-001, REQ-ROB-002, REQ-ROB-003
 
@@ -189,6 +189,30 @@ fn dla_imports(n: u64) -> String {
     body
 }
 
+/// CPU `src` writes `n` inputs `in0`..; DLA task `d` runs network `copy{n}` (n inputs, n
+/// outputs) on them.
+fn copy_network(n: u64) -> String {
+    let inputs = quoted_list((0..n).map(|i| format!("in{i}")));
+    let mut body = cpu("src", &format!("writes = [{inputs}]\nafter = [\"d@-1\"]\n"));
+    let bind = |prefix: &str| {
+        (0..n)
+            .map(|i| format!("{prefix}{i} = \"{prefix}{i}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    for i in 0..n {
+        body += &raw(&format!("in{i}"), "");
+        body += &raw(&format!("out{i}"), "");
+    }
+    body += &format!(
+        "\n[[task]]\nname = \"d\"\nengine = \"dla0\"\nnetwork = \"copy{n}\"\n\
+         inputs = {{ {} }}\noutputs = {{ {} }}\nwcet = \"100us\"\nafter = [\"src\"]\n",
+        bind("in"),
+        bind("out")
+    );
+    body
+}
+
 /// One limit's pair of schedules.
 struct Case {
     limit: Limit,
@@ -342,6 +366,22 @@ fn cases() -> Vec<Case> {
             at_text: |_| ("{ name = \"gpu1\"".into(), 9),
         },
         Case {
+            limit: Limit::LoadableInputs,
+            at: 8,
+            past: 9,
+            text: |n| schedule(1, 1, &copy_network(n)),
+            name: "copy9",
+            at_text: |_| ("name = \"d\"".into(), 7),
+        },
+        Case {
+            limit: Limit::LoadableOutputs,
+            at: 8,
+            past: 9,
+            text: |n| schedule(1, 1, &copy_network(n)),
+            name: "copy9",
+            at_text: |_| ("name = \"d\"".into(), 7),
+        },
+        Case {
             limit: Limit::DlaHandlesPerBuffer,
             at: 4,
             past: 5,
@@ -396,6 +436,25 @@ fn fixture() -> Fixture {
     let mut more = loadables.clone();
     for i in 1..=4 {
         more += &network.replacen("name = \"net\"", &format!("name = \"{}\"", net(i)), 1);
+    }
+    // The copy networks of 8 and 9 tensors (see the header).
+    for n in [8, 9] {
+        let file = format!("bin/copy{n}.onnx");
+        let src = repo_root().join(format!("tools/schedule/tests/fixtures/copy{n}.onnx"));
+        let bytes = std::fs::read(&src).unwrap_or_else(|e| panic!("{}: {e}", src.display()));
+        std::fs::write(manifests.join(&file), &bytes).unwrap();
+        more += &format!(
+            "\n[[network]]\nname = \"copy{n}\"\nonnx = \"{file}\"\nonnx_sha256 = \"{}\"\n",
+            sha(&bytes)
+        );
+        for (kind, prefix) in [("input", "in"), ("output", "out")] {
+            for i in 0..n {
+                more += &format!(
+                    "\n  [[network.{kind}]]\n  name = \"{prefix}{i}\"\n  shape = [1, 1, 1, 64]\n  \
+                     data_type = \"int8\"\n  size = 64\n"
+                );
+            }
+        }
     }
     std::fs::write(manifests.join("loadables.toml"), more).unwrap();
     fx
@@ -462,13 +521,8 @@ fn every_limit_is_accepted_at_and_refused_past_by_check_and_build() {
         assert_refused(case, &past, &d, "build");
         covered.push(case.limit);
     }
-    // Every limit has a case, but the tensor counts (see the header).
-    let untested = [Limit::LoadableInputs, Limit::LoadableOutputs];
     for limit in Limit::ALL {
-        assert!(
-            covered.contains(&limit) != untested.contains(&limit),
-            "{limit:?}: no case, or a case for a limit listed as untested"
-        );
+        assert!(covered.contains(&limit), "{limit:?}: no case");
     }
     // `Schedule::check` runs at compile time on each generated `static SCHEDULE`.
     let main: String = generated
