@@ -269,31 +269,15 @@ impl Walker<'_> {
                         continue;
                     }
                     let name = f.sig.ident.to_string();
-                    let mut covers = BTreeSet::new();
-                    for (id, file) in ctx.covers.iter().chain(own.iter()) {
-                        covers.insert(id.clone());
-                        self.attached.insert((file.clone(), id.clone()), true);
+                    self.test(name, own, has_attr(&f.attrs, "ignore"), ctx);
+                }
+                // `proptest! { #[test] fn name(..) { .. } }`: each is a test of that name; the
+                // enclosing module's and file's tags cover it.
+                syn::Item::Macro(m) if m.mac.path.is_ident("proptest") => {
+                    let own = self.tags_of(&m.attrs, &ctx.file);
+                    for name in macro_tests(m.mac.tokens.clone()) {
+                        self.test(name, own.clone(), false, ctx);
                     }
-                    let path: Vec<&str> = ctx
-                        .crate_path
-                        .iter()
-                        .map(String::as_str)
-                        .chain([name.as_str()])
-                        .collect();
-                    let in_file: Vec<&str> = ctx
-                        .in_file
-                        .iter()
-                        .map(String::as_str)
-                        .chain([name.as_str()])
-                        .collect();
-                    self.tests.push(TestFn {
-                        target: self.target,
-                        file: ctx.file.clone(),
-                        path: path.join("::"),
-                        in_file: in_file.join("::"),
-                        covers,
-                        ignored: has_attr(&f.attrs, "ignore"),
-                    });
                 }
                 syn::Item::Mod(m) => self.module(m, ctx),
                 _ => {
@@ -302,6 +286,35 @@ impl Walker<'_> {
                 }
             }
         }
+    }
+
+    /// Records test `name` of the current file, covered by `own` tags and the context's.
+    fn test(&mut self, name: String, own: Vec<(String, String)>, ignored: bool, ctx: &Ctx) {
+        let mut covers = BTreeSet::new();
+        for (id, file) in ctx.covers.iter().chain(own.iter()) {
+            covers.insert(id.clone());
+            self.attached.insert((file.clone(), id.clone()), true);
+        }
+        let path: Vec<&str> = ctx
+            .crate_path
+            .iter()
+            .map(String::as_str)
+            .chain([name.as_str()])
+            .collect();
+        let in_file: Vec<&str> = ctx
+            .in_file
+            .iter()
+            .map(String::as_str)
+            .chain([name.as_str()])
+            .collect();
+        self.tests.push(TestFn {
+            target: self.target,
+            file: ctx.file.clone(),
+            path: path.join("::"),
+            in_file: in_file.join("::"),
+            covers,
+            ignored,
+        });
     }
 
     fn module(&mut self, m: &syn::ItemMod, ctx: &Ctx) {
@@ -669,4 +682,29 @@ impl Scan {
             .map(|(i, t)| (t.path.as_str(), i))
             .collect()
     }
+}
+
+/// The names of the `#[test] fn`s in a macro's tokens (`proptest!`).
+fn macro_tests(tokens: proc_macro2::TokenStream) -> Vec<String> {
+    use proc_macro2::{Delimiter, TokenTree};
+    let mut names = Vec::new();
+    let mut test_attr = false;
+    let mut after_fn = false;
+    for tree in tokens {
+        match &tree {
+            TokenTree::Group(g) if g.delimiter() == Delimiter::Bracket => {
+                let inner: Vec<TokenTree> = g.stream().into_iter().collect();
+                test_attr |= matches!(inner.as_slice(), [TokenTree::Ident(i)] if i == "test");
+            }
+            TokenTree::Ident(i) if i == "fn" => after_fn = true,
+            TokenTree::Ident(i) if after_fn => {
+                if test_attr {
+                    names.push(i.to_string());
+                }
+                (test_attr, after_fn) = (false, false);
+            }
+            _ => {}
+        }
+    }
+    names
 }
