@@ -397,13 +397,20 @@ fn dla_handles_per_buffer_and_per_semaphore_at_the_limits_init_and_run() {
     type Shared = Storage<5, 9, 9, 1>;
     static STORAGE: ConstStaticCell<Shared> = ConstStaticCell::new(Shared::new());
     run_clean(init(s, Builder::new(s, STORAGE.take())), s);
+    refused(
+        shared_tables(n + 1),
+        Limit::DlaHandlesPerBuffer,
+        "image",
+        n + 1,
+    );
+}
+
+/// `Schedule::check` refuses `t` with `value` of item `name` past `limit`.
+fn refused(t: &'static ScheduleTables, limit: Limit, name: &'static str, value: usize) {
+    let value = value as u64;
     assert_eq!(
-        Schedule::check(shared_tables(n + 1)).err(),
-        Some(TableError::Limit {
-            limit: Limit::DlaHandlesPerBuffer,
-            name: "image",
-            value: n as u64 + 1,
-        })
+        Schedule::check(t).err(),
+        Some(TableError::Limit { limit, name, value })
     );
 }
 
@@ -416,13 +423,11 @@ fn dla_imports_at_the_limit_init_and_run() {
     type Imports = Storage<12, 27, 108, 1>;
     static STORAGE: ConstStaticCell<Imports> = ConstStaticCell::new(Imports::new());
     run_clean(init(s, Builder::new(s, STORAGE.take())), s);
-    assert_eq!(
-        Schedule::check(imports_tables(extra + 1)).err(),
-        Some(TableError::Limit {
-            limit: Limit::DlaImports,
-            name: "aeb",
-            value: MAX_DLA_IMPORTS as u64 + 1,
-        })
+    refused(
+        imports_tables(extra + 1),
+        Limit::DlaImports,
+        "aeb",
+        MAX_DLA_IMPORTS + 1,
     );
 }
 
@@ -560,13 +565,11 @@ fn a_network_with_the_most_tensors_inits_and_runs() {
     type Tensors = Storage<2, 16, 16, 1>;
     static STORAGE: ConstStaticCell<Tensors> = ConstStaticCell::new(Tensors::new());
     run_clean(init(s, Builder::new(s, STORAGE.take())), s);
-    assert_eq!(
-        Schedule::check(tensors_tables(MAX_TENSORS + 1)).err(),
-        Some(TableError::Limit {
-            limit: Limit::LoadableInputs,
-            name: "copy",
-            value: MAX_TENSORS as u64 + 1,
-        })
+    refused(
+        tensors_tables(MAX_TENSORS + 1),
+        Limit::LoadableInputs,
+        "copy",
+        MAX_TENSORS + 1,
     );
 }
 

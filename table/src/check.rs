@@ -264,25 +264,6 @@ const fn dla_handle(s: &ScheduleTables, i: usize) -> Option<usize> {
     Some(i)
 }
 
-/// Whether task `t` reads or writes buffer `b`.
-const fn uses(t: &crate::TaskDesc, b: usize) -> bool {
-    let mut k = 0;
-    while k < t.reads.len() {
-        if t.reads[k].0 as usize == b {
-            return true;
-        }
-        k += 1;
-    }
-    k = 0;
-    while k < t.writes.len() {
-        if t.writes[k].0 as usize == b {
-            return true;
-        }
-        k += 1;
-    }
-    false
-}
-
 /// The DLA handles (a bit per representative task, see [`dla_handle`]) whose tasks use buffer
 /// `b`.
 const fn handles_of_buffer(s: &ScheduleTables, b: usize) -> u64 {
@@ -290,7 +271,7 @@ const fn handles_of_buffer(s: &ScheduleTables, b: usize) -> u64 {
     let mut i = 0;
     while i < s.tasks.len() {
         if let Some(h) = dla_handle(s, i)
-            && uses(&s.tasks[i], b)
+            && touches(&s.tasks[i], BufferId(b as u16))
         {
             set |= 1 << h;
         }

@@ -229,7 +229,16 @@ struct Case {
 }
 
 fn cases() -> Vec<Case> {
-    vec![
+    // One network has as many inputs as outputs: one schedule pair serves both counts.
+    let tensors = [Limit::LoadableInputs, Limit::LoadableOutputs].map(|limit| Case {
+        limit,
+        at: 8,
+        past: 9,
+        text: |n| schedule(1, 1, &copy_network(n)),
+        name: "copy9",
+        at_text: |_| ("name = \"d\"".into(), 7),
+    });
+    let mut cases = vec![
         Case {
             limit: Limit::Tasks,
             at: 64,
@@ -366,22 +375,6 @@ fn cases() -> Vec<Case> {
             at_text: |_| ("{ name = \"gpu1\"".into(), 9),
         },
         Case {
-            limit: Limit::LoadableInputs,
-            at: 8,
-            past: 9,
-            text: |n| schedule(1, 1, &copy_network(n)),
-            name: "copy9",
-            at_text: |_| ("name = \"d\"".into(), 7),
-        },
-        Case {
-            limit: Limit::LoadableOutputs,
-            at: 8,
-            past: 9,
-            text: |n| schedule(1, 1, &copy_network(n)),
-            name: "copy9",
-            at_text: |_| ("name = \"d\"".into(), 7),
-        },
-        Case {
             limit: Limit::DlaHandlesPerBuffer,
             at: 4,
             past: 5,
@@ -405,7 +398,9 @@ fn cases() -> Vec<Case> {
             name: "net",
             at_text: |_| ("name = \"d0\"".into(), 7),
         },
-    ]
+    ];
+    cases.extend(tensors);
+    cases
 }
 
 /// The fixture, with the kernels of `limits.cu` added to its kernels manifest as module
@@ -415,12 +410,7 @@ fn fixture() -> Fixture {
     let manifests = fx.dir.join("manifests");
     let mut kernels = std::fs::read_to_string(manifests.join("kernels.toml")).unwrap();
     for sm in [87, 90] {
-        let file = format!("bin/limits.sm_{sm}.cubin");
-        let src = repo_root().join(format!(
-            "tools/schedule/tests/fixtures/limits.sm_{sm}.cubin"
-        ));
-        let bytes = std::fs::read(&src).unwrap_or_else(|e| panic!("{}: {e}", src.display()));
-        std::fs::write(manifests.join(&file), &bytes).unwrap();
+        let (file, bytes) = copy_fixture(&manifests, &format!("limits.sm_{sm}.cubin"));
         kernels += &format!(
             "\n[[cubin]]\nname = \"limits\"\nfile = \"{file}\"\nsm = {sm}\nsha256 = \"{}\"\n\
              kernels = [\"params16\", \"params17\", \"{}\", \"{}\"]\n",
@@ -439,10 +429,7 @@ fn fixture() -> Fixture {
     }
     // The copy networks of 8 and 9 tensors (see the header).
     for n in [8, 9] {
-        let file = format!("bin/copy{n}.onnx");
-        let src = repo_root().join(format!("tools/schedule/tests/fixtures/copy{n}.onnx"));
-        let bytes = std::fs::read(&src).unwrap_or_else(|e| panic!("{}: {e}", src.display()));
-        std::fs::write(manifests.join(&file), &bytes).unwrap();
+        let (file, bytes) = copy_fixture(&manifests, &format!("copy{n}.onnx"));
         more += &format!(
             "\n[[network]]\nname = \"copy{n}\"\nonnx = \"{file}\"\nonnx_sha256 = \"{}\"\n",
             sha(&bytes)
@@ -458,6 +445,15 @@ fn fixture() -> Fixture {
     }
     std::fs::write(manifests.join("loadables.toml"), more).unwrap();
     fx
+}
+
+/// Copies `tests/fixtures/{name}` to the manifests' `bin/`: its path there and its bytes.
+fn copy_fixture(manifests: &std::path::Path, name: &str) -> (String, Vec<u8>) {
+    let file = format!("bin/{name}");
+    let src = repo_root().join("tools/schedule/tests/fixtures").join(name);
+    let bytes = std::fs::read(&src).unwrap_or_else(|e| panic!("{}: {e}", src.display()));
+    std::fs::write(manifests.join(&file), &bytes).unwrap();
+    (file, bytes)
 }
 
 /// What the error for `case` past its limit says.
