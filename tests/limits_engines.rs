@@ -6,6 +6,7 @@
 //! validator's fixture cubin `limits.cu` (16 parameters; a 127-byte name).
 //!
 //! Covers: REQ-ROB-005, REQ-ROB-004
+#![cfg(feature = "sil")]
 
 mod common;
 
