@@ -76,6 +76,10 @@ static void hostile_run_all(void) {
 static const size_t HOSTILE_COUNTS[] = {SIZE_MAX, SIZE_MAX / 2 + 1, (size_t)1 << 40,
                                         (size_t)INT32_MAX + 1};
 #define HOSTILE_NCOUNTS (sizeof(HOSTILE_COUNTS) / sizeof(HOSTILE_COUNTS[0]))
+/* The first two: count * element size passes isize::MAX for every element type, so no
+ * caller array can have that many elements. Calls that trust a count over a caller's array
+ * (sil/README.md, "Hostile arguments") get only these with a non-NULL array. */
+#define HOSTILE_NOVERFLOW 2u
 
 /* Valid memory with wrong contents: every byte 0xFF (a "struct" of garbage). */
 static unsigned char hostile_garbage[512];
