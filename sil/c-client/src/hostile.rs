@@ -35,12 +35,16 @@ pub fn cases(text: &str) -> Result<Vec<String>, String> {
         let rest = &text[start + MARKER.len()..];
         let name = rest.split(')').next().unwrap_or("");
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(format!("line {line}: `HOSTILE({name}` is not a case marker"));
+            return Err(format!(
+                "line {line}: `HOSTILE({name}` is not a case marker"
+            ));
         }
         let end = starts.get(n + 1).copied().unwrap_or(text.len());
         let body = &text[start + MARKER.len() + name.len() + 1..end];
         if !calls(body, name) {
-            return Err(format!("line {line}: the case of `{name}` never calls `{name}(`"));
+            return Err(format!(
+                "line {line}: the case of `{name}` never calls `{name}(`"
+            ));
         }
         if !names.insert(name.to_string()) {
             return Err(format!("line {line}: `{name}` has two cases"));
@@ -71,7 +75,11 @@ pub fn ran(stdout: &str) -> BTreeSet<String> {
 
 /// One message per disagreement between the cases, the exported entry points and the
 /// cases that ran (empty: every export has a case, every case an export, and all ran).
-pub fn compare(cases: &[String], exported: &BTreeSet<String>, ran: &BTreeSet<String>) -> Vec<String> {
+pub fn compare(
+    cases: &[String],
+    exported: &BTreeSet<String>,
+    ran: &BTreeSet<String>,
+) -> Vec<String> {
     let cases: BTreeSet<&String> = cases.iter().collect();
     let mut problems = Vec::new();
     for e in exported.iter().filter(|e| !cases.contains(e)) {
@@ -81,7 +89,9 @@ pub fn compare(cases: &[String], exported: &BTreeSet<String>, ran: &BTreeSet<Str
         problems.push(format!("HOSTILE({c}) names no exported entry point"));
     }
     for c in cases.iter().filter(|c| !ran.contains(c.as_str())) {
-        problems.push(format!("the case of `{c}` did not come back (`hostile case {c}` missing)"));
+        problems.push(format!(
+            "the case of `{c}` did not come back (`hostile case {c}` missing)"
+        ));
     }
     problems
 }
@@ -127,6 +137,9 @@ mod tests {
 
     #[test]
     fn ran_reads_the_case_lines() {
-        assert_eq!(ran("x\nhostile case f\nPASS\nhostile case g\n"), set(&["f", "g"]));
+        assert_eq!(
+            ran("x\nhostile case f\nPASS\nhostile case g\n"),
+            set(&["f", "g"])
+        );
     }
 }

@@ -37,8 +37,8 @@ fn run(name: &str, more: &[&str], link: &[&str], args: &[&Path], soname: &str, e
     let stdout = client::run_passing(&exe, libs(), args, &[]);
 
     let c_path = client::c_dir().join(&src);
-    let text = std::fs::read_to_string(&c_path)
-        .unwrap_or_else(|e| panic!("{}: {e}", c_path.display()));
+    let text =
+        std::fs::read_to_string(&c_path).unwrap_or_else(|e| panic!("{}: {e}", c_path.display()));
     let cases = hostile::cases(&text).unwrap_or_else(|e| panic!("{}: {e}", c_path.display()));
     let so = libs().join(soname);
     let info = elf::read_path(&so).unwrap_or_else(|e| panic!("{e}"));
@@ -56,7 +56,10 @@ fn run(name: &str, more: &[&str], link: &[&str], args: &[&Path], soname: &str, e
         so.display(),
         problems.join("\n")
     );
-    println!("{soname}: {} entry points, each with a hostile case", cases.len());
+    println!(
+        "{soname}: {} entry points, each with a hostile case",
+        cases.len()
+    );
 }
 
 #[test]
