@@ -7,6 +7,8 @@
 //!   version definitions and requirements, exported and imported symbols with versions).
 //! * [`header_list`]: the committed lists of every function a vendor header declares
 //!   (`sil/*/header-functions.txt`), checked against a library's exports.
+//! * [`hostile`]: the hostile-argument clients' cases (`HOSTILE(name)` markers) against a
+//!   library's exported functions.
 //! * [`client`]: builds a C client of `c/` against the staged libraries (warnings are errors)
 //!   and runs it with `LD_LIBRARY_PATH` as its only environment.
 //!
@@ -15,6 +17,7 @@
 pub mod client;
 pub mod elf;
 pub mod header_list;
+pub mod hostile;
 pub mod stage;
 
 use std::path::{Path, PathBuf};

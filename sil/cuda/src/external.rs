@@ -288,8 +288,8 @@ pub(crate) unsafe fn sem_arrays<'a, P>(
     // SAFETY: both arrays hold `n` elements (caller contract), non-NULL (checked).
     Ok(unsafe {
         (
-            std::slice::from_raw_parts(sems, n),
-            std::slice::from_raw_parts(params, n),
+            sil_common::ffi::slice(sems, n).ok_or(CUDA_ERROR_INVALID_VALUE)?,
+            sil_common::ffi::slice(params, n).ok_or(CUDA_ERROR_INVALID_VALUE)?,
         )
     })
 }

@@ -317,8 +317,10 @@ unsafe fn batch_ops(p: &CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CuResult<&[CUstreamBat
     if p.count == 0 || p.paramArray.is_null() || p.flags != 0 {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
-    // SAFETY: caller contract; non-NULL (checked).
-    Ok(unsafe { std::slice::from_raw_parts(p.paramArray, p.count as usize) })
+    // SAFETY: caller contract (`n` readable elements); NULL, misaligned or oversized: refused.
+    Ok(unsafe {
+        sil_common::ffi::slice(p.paramArray, p.count as usize).ok_or(CUDA_ERROR_INVALID_VALUE)?
+    })
 }
 
 /// The step of one batch entry: a 32/64-bit wait or write, checked like the stream calls.
@@ -394,8 +396,8 @@ unsafe fn add_node<P>(
     let deps = if n == 0 {
         &[][..]
     } else {
-        // SAFETY: caller contract; non-NULL (checked).
-        unsafe { std::slice::from_raw_parts(deps, n) }
+        // SAFETY: caller contract (`n` readable elements); NULL, misaligned or oversized: refused.
+        unsafe { sil_common::ffi::slice(deps, n).ok_or(CUDA_ERROR_INVALID_VALUE)? }
     };
     // SAFETY: non-NULL (checked) and valid (caller contract).
     let steps = make(unsafe { &*params })?;

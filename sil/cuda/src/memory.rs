@@ -245,7 +245,8 @@ pub unsafe extern "C" fn cuMemHostRegister_v2(
         if p.is_null() || bytesize == 0 || Flags & !HOSTREGISTER_FLAGS != 0 {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        if (p as usize).checked_add(bytesize).is_none() {
+        // No memory is larger than isize::MAX bytes (what a slice can cover).
+        if (p as usize).checked_add(bytesize).is_none() || !sil_common::ffi::fits::<u8>(bytesize) {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
         if Flags & CU_MEMHOSTREGISTER_IOMEMORY != 0 {

@@ -13,6 +13,11 @@ use cuda_sys::sil::*;
 use cuda_sys::*;
 use orin_exec_kernel_model::{KernelModel, MAX_PARAMS, ParamKind, param_offset};
 
+/// Most cubin hashes one C registration (`cuSilRegisterKernelModel`) may name: checked before
+/// the caller's array is read, so a count past a small array is refused instead of read and
+/// copied (sil/README.md, "Hostile arguments"). A kernel is built for a few targets, not 64.
+pub const MAX_CUBIN_HASHES: usize = 64;
+
 use crate::ret;
 
 /// Why [`register_kernel_model`] refused.
@@ -297,6 +302,7 @@ pub unsafe extern "C" fn cuSilRegisterKernelModel(
             || kernel.is_null()
             || cubinSha256.is_null()
             || nh == 0
+            || nh > MAX_CUBIN_HASHES
             || n > MAX_PARAMS
             || (n > 0 && kinds.is_null())
         {
@@ -317,7 +323,8 @@ pub unsafe extern "C" fn cuSilRegisterKernelModel(
         };
         if n > 0 {
             // SAFETY: `numParams` values (caller contract; checked non-null).
-            let given = unsafe { core::slice::from_raw_parts(kinds, n) };
+            let given =
+                unsafe { sil_common::ffi::slice(kinds, n).ok_or(CUDA_ERROR_INVALID_VALUE)? };
             for (slot, k) in c.kinds.iter_mut().zip(given) {
                 *slot = *ParamKind::ALL
                     .get(k.0 as usize)

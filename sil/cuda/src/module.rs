@@ -351,8 +351,8 @@ pub unsafe extern "C" fn cuSilSetKernelTimingModel(
             // SAFETY: both arrays are valid for `numBins` elements (caller contract).
             unsafe {
                 (
-                    core::slice::from_raw_parts(m.binUpperNs, n),
-                    core::slice::from_raw_parts(m.binWeights, n),
+                    sil_common::ffi::slice(m.binUpperNs, n).ok_or(CUDA_ERROR_INVALID_VALUE)?,
+                    sil_common::ffi::slice(m.binWeights, n).ok_or(CUDA_ERROR_INVALID_VALUE)?,
                 )
             }
         } else {

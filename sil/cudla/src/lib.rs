@@ -783,10 +783,14 @@ pub unsafe extern "C" fn cudlaSilSetTimingModel(
             }
             // SAFETY: both arrays hold `numBins` entries by contract.
             unsafe {
-                (
-                    std::slice::from_raw_parts(m.binUpperNs, n),
-                    std::slice::from_raw_parts(m.binWeights, n),
-                )
+                match (
+                    sil_common::ffi::slice(m.binUpperNs, n),
+                    sil_common::ffi::slice(m.binWeights, n),
+                ) {
+                    (Some(u), Some(w)) => (u, w),
+                    // Misaligned arrays: refused, not read.
+                    _ => return cudlaErrorInvalidParam,
+                }
             }
         } else {
             (&[], &[])

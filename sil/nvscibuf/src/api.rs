@@ -229,26 +229,20 @@ pub unsafe extern "C" fn NvSciBufAttrListSlotGetAttrs(
     let Some(slot) = data.slots.get(slotIndex) else {
         return BAD;
     };
-    let mut idx = Vec::new();
-    if idx.try_reserve_exact(pairs.len()).is_err() {
-        return NvSciError_InsufficientMemory;
+    // Two passes over the caller's pairs, nothing allocated: the count is trusted only as
+    // far as reading the caller's array (sil/README.md, "Hostile arguments").
+    let index = |p: &NvSciBufAttrKeyValuePair| {
+        keys::index(p.key).filter(|&k| match keys::KEYS[k].access {
+            Access::In => !reconciled,
+            Access::Out => reconciled,
+            Access::InOut => true,
+        })
+    };
+    if pairs.iter().any(|p| index(p).is_none()) {
+        return BAD;
     }
-    for p in pairs.iter() {
-        let Some(k) = keys::index(p.key) else {
-            return BAD;
-        };
-        let refused = match keys::KEYS[k].access {
-            Access::In => reconciled,
-            Access::Out => !reconciled,
-            Access::InOut => false,
-        };
-        if refused {
-            return BAD;
-        }
-        idx.push(k);
-    }
-    for (p, k) in pairs.iter_mut().zip(idx) {
-        let (value, len) = Value::c_parts(slot.get(k));
+    for p in pairs.iter_mut() {
+        let (value, len) = Value::c_parts(index(p).and_then(|k| slot.get(k)));
         p.value = value;
         p.len = len;
     }
