@@ -108,6 +108,7 @@ pub(crate) fn analyse(model: &Model) -> Result<Analysis, Vec<Diagnostic>> {
     errors.extend(capacities(model));
     errors.extend(races(model));
     errors.extend(switch_races(model));
+    errors.extend(switch_sequence_races(model, &order, SWITCH_SEARCH_STATES));
     let mut timelines = Vec::new();
     for mode in 0..model.modes.len() {
         let (tl, errs) = timeline(model, mode, &order);
@@ -790,6 +791,373 @@ fn switch_races(model: &Model) -> Vec<Diagnostic> {
         .collect()
 }
 
+/// The most states [`switch_sequence_races`] visits for one schedule. Its search is exact
+/// but, in theory, exponential in the modes rules switch to and in the lags (a state holds the
+/// reached instances of the last `MAX_LAG` frames); the schedules of this repository need
+/// fewer than a thousand. Past it the schedule is rejected, never accepted unproven.
+pub(crate) const SWITCH_SEARCH_STATES: usize = 1 << 17;
+
+/// What the instances reached from `x` of frame `f` look like after frame `h` (see
+/// [`switch_sequence_races`]). Bit `t` of a mask is task `t` (at most 64 tasks, a limit the
+/// analysis runs within).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct Reach {
+    /// The mode of frame `h`.
+    mode: usize,
+    /// `h - f` modulo the largest multiplicity of `x`'s buffers (all divide `MAX_COPIES`).
+    phase: u32,
+    /// Mode changes in frames `f + 1 ..= h`, counted up to 2.
+    switches: u8,
+    /// Tasks on an engine instance that ran a reached instance: each later instance there
+    /// is reached too (FIFO).
+    engines: u64,
+    /// Reached instances of frames `h`, `h - 1`, ..., kept only for tasks that some wait
+    /// names that far back.
+    hist: [u64; orin_exec_table::MAX_LAG],
+}
+
+/// The per-task facts [`switch_sequence_races`] steps frames with.
+struct Stepper<'a> {
+    order: &'a [usize],
+    /// Tasks of each mode.
+    planned: Vec<u64>,
+    /// Tasks on the engine instance of each task.
+    engine: Vec<u64>,
+    /// Same-frame waits of each task.
+    now: Vec<u64>,
+    /// Lagged waits of each task: (task, lag).
+    lagged: Vec<Vec<(usize, usize)>>,
+    /// Per slot of [`Reach::hist`], the tasks a wait names that far back.
+    keep: [u64; orin_exec_table::MAX_LAG],
+}
+
+impl Stepper<'_> {
+    /// The instances of a frame in `mode` reached from `seed` (in this frame) or from the
+    /// frames before (`before`), and the engines-reached mask after it.
+    fn frame(&self, mode: usize, before: &Reach, seed: u64) -> (u64, u64) {
+        let (mut reached, mut engines) = (0u64, before.engines);
+        for &t in self.order {
+            let bit = 1u64 << t;
+            if self.planned[mode] & bit == 0 {
+                continue;
+            }
+            // A wait is kept iff its task was planned in the frame it names, and reached
+            // there only then.
+            let hit = seed & bit != 0
+                || engines & bit != 0
+                || self.now[t] & reached != 0
+                || self.lagged[t]
+                    .iter()
+                    .any(|&(u, lag)| before.hist[lag - 1] & (1u64 << u) != 0);
+            if hit {
+                reached |= bit;
+                engines |= self.engine[t];
+            }
+        }
+        (reached, engines)
+    }
+
+    fn shift(
+        &self,
+        reached: u64,
+        hist: &[u64; orin_exec_table::MAX_LAG],
+    ) -> [u64; orin_exec_table::MAX_LAG] {
+        let mut next = [0u64; orin_exec_table::MAX_LAG];
+        next[0] = reached & self.keep[0];
+        for i in 1..next.len() {
+            next[i] = hist[i - 1] & self.keep[i];
+        }
+        next
+    }
+}
+
+/// A race that only a sequence of two or more switches exposes: `first` of frame `f` and
+/// `second` of frame `f + modes.len() - 1`, with `modes` the modes of those frames.
+struct SequenceRace {
+    buffer: usize,
+    first: (usize, bool),
+    second: (usize, bool),
+    modes: Vec<usize>,
+}
+
+/// Buffer races across any sequence of mode switches the health rules can make, switches in
+/// quick succession included (`A, B, A` or `A, B, C` within a buffer's multiplicity, or a
+/// mode that does not touch the buffer between two that do).
+///
+/// The executive plans one mode per frame; a rule's request applies to the next frame not yet
+/// planned, so consecutive frames may have any modes where each change enters a mode a rule
+/// switches to. For `x` of frame `f` (any mode running `x`), the instances a chain from it
+/// reaches in frame `h + 1` depend only on the mode of `h + 1`, on the engine instances
+/// reached so far (FIFO: every later instance there is reached) and on the reached instances
+/// of the last `MAX_LAG` frames (kept waits). That is the finite state [`Reach`]; a
+/// breadth-first search over it visits every mode sequence at once, and `y` of frame `g`
+/// (`g - f` a multiple of the buffer's multiplicity, one of the two writing) that is planned
+/// but not reached is a race. The search is exact; it also finds the races of one mode and
+/// of a single switch, which [`races`] and [`switch_races`] report with their own messages,
+/// so only the (buffer, `x`, `y`) that need two or more switches are reported here, each with
+/// its shortest sequence. At most `budget` states ([`SWITCH_SEARCH_STATES`]), past which the
+/// schedule is rejected.
+fn switch_sequence_races(model: &Model, order: &[usize], mut budget: usize) -> Vec<Diagnostic> {
+    use std::collections::{HashSet, VecDeque};
+    let targets: Vec<usize> = (0..model.modes.len())
+        .filter(|&m| {
+            model
+                .health
+                .iter()
+                .any(|r| r.action == Action::SwitchMode(m))
+        })
+        .collect();
+    if targets.is_empty() {
+        return Vec::new();
+    }
+    // Masks of 64 bits: the analysis only runs on schedules within `Limit::Tasks` (64).
+    debug_assert!(model.tasks.len() <= 64);
+    let bit = |t: usize| 1u64 << t;
+    let mask = |f: &dyn Fn(&Task) -> bool| {
+        model
+            .tasks
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| f(t))
+            .fold(0u64, |m, (i, _)| m | bit(i))
+    };
+    let mut keep = [0u64; orin_exec_table::MAX_LAG];
+    let mut lagged = Vec::new();
+    for t in &model.tasks {
+        let mut l = Vec::new();
+        for d in t.after.iter().filter(|d| d.lag > 0) {
+            let lag = usize::from(d.lag).min(keep.len());
+            for slot in &mut keep[..lag] {
+                *slot |= bit(d.task);
+            }
+            l.push((d.task, lag));
+        }
+        lagged.push(l);
+    }
+    let step = Stepper {
+        order,
+        planned: (0..model.modes.len())
+            .map(|m| mask(&|t: &Task| t.in_mode(m)))
+            .collect(),
+        engine: model
+            .tasks
+            .iter()
+            .map(|t| mask(&|u: &Task| u.engine == t.engine))
+            .collect(),
+        now: model
+            .tasks
+            .iter()
+            .map(|t| {
+                t.after
+                    .iter()
+                    .filter(|d| d.lag == 0)
+                    .fold(0, |m, d| m | bit(d.task))
+            })
+            .collect(),
+        lagged,
+        keep,
+    };
+    let mut out = Vec::new();
+    for (x, tx) in model.tasks.iter().enumerate() {
+        // x's buffers: (buffer, multiplicity, x writes, tasks that conflict with x on it).
+        let mut uses: Vec<(usize, u32, bool, u64)> = Vec::new();
+        for a in &tx.accesses {
+            if uses.iter().any(|u| u.0 == a.buffer) {
+                continue;
+            }
+            let xw = tx.accesses.iter().any(|b| b.buffer == a.buffer && b.write);
+            let others = mask(&|t: &Task| {
+                t.accesses
+                    .iter()
+                    .any(|b| b.buffer == a.buffer && (xw || b.write))
+            });
+            let m = u32::from(model.buffers[a.buffer].multiplicity);
+            uses.push((a.buffer, m, xw, others));
+        }
+        let Some(period) = uses.iter().map(|u| u.1).max() else {
+            continue;
+        };
+        // Per (buffer, y): the fewest switches of a race, and the first race with 2 (the
+        // state before its last frame, and that frame's mode).
+        type Witness = Option<(usize, usize)>;
+        let mut found: BTreeMap<(usize, usize), (u8, Witness)> = BTreeMap::new();
+        // Every state once, with the state it was first reached from (for the witness).
+        let mut states: Vec<(Reach, usize)> = Vec::new();
+        let mut seen: HashSet<Reach> = HashSet::new();
+        let mut queue = VecDeque::new();
+        for mode in (0..model.modes.len()).filter(|&m| tx.in_mode(m)) {
+            let empty = Reach {
+                mode,
+                phase: 0,
+                switches: 0,
+                engines: 0,
+                hist: [0; orin_exec_table::MAX_LAG],
+            };
+            let (reached, engines) = step.frame(mode, &empty, bit(x));
+            let r = Reach {
+                engines,
+                hist: step.shift(reached, &empty.hist),
+                ..empty
+            };
+            if seen.insert(r) {
+                queue.push_back(states.len());
+                states.push((r, usize::MAX));
+            }
+        }
+        while let Some(i) = queue.pop_front() {
+            let cur = states[i].0;
+            let next_modes =
+                std::iter::once(cur.mode).chain(targets.iter().copied().filter(|&m| m != cur.mode));
+            for mode in next_modes {
+                let (reached, engines) = step.frame(mode, &cur, 0);
+                let phase = (cur.phase + 1) % period;
+                let switches = (cur.switches + u8::from(mode != cur.mode)).min(2);
+                let next = Reach {
+                    mode,
+                    phase,
+                    switches,
+                    engines,
+                    hist: step.shift(reached, &cur.hist),
+                };
+                for &(b, m, _, others) in &uses {
+                    if !phase.is_multiple_of(m) {
+                        continue;
+                    }
+                    let mut open = step.planned[mode] & others & !reached;
+                    while open != 0 {
+                        let y = open.trailing_zeros() as usize;
+                        open &= open - 1;
+                        let e = found.entry((b, y)).or_insert((switches, None));
+                        e.0 = e.0.min(switches);
+                        if switches == 2 {
+                            e.1.get_or_insert((i, mode));
+                        }
+                    }
+                }
+                let fresh = seen.insert(next);
+                if fresh {
+                    if budget == 0 {
+                        return vec![search_limit_diag(model, &targets, SWITCH_SEARCH_STATES)];
+                    }
+                    budget -= 1;
+                    queue.push_back(states.len());
+                    states.push((next, i));
+                }
+            }
+        }
+        for ((b, y), (least, race)) in found {
+            let (Some((parent, last)), 2) = (race, least) else {
+                continue;
+            };
+            let mut modes = vec![last];
+            let mut j = parent;
+            while j != usize::MAX {
+                modes.push(states[j].0.mode);
+                j = states[j].1;
+            }
+            modes.reverse();
+            let yw = model.tasks[y]
+                .accesses
+                .iter()
+                .any(|a| a.buffer == b && a.write);
+            let xw = uses.iter().any(|u| u.0 == b && u.2);
+            out.push(sequence_race_diag(
+                model,
+                &SequenceRace {
+                    buffer: b,
+                    first: (x, xw),
+                    second: (y, yw),
+                    modes,
+                },
+            ));
+        }
+    }
+    out
+}
+
+fn search_limit_diag(model: &Model, targets: &[usize], states: usize) -> Diagnostic {
+    let rule = model
+        .health
+        .iter()
+        .find(|r| matches!(r.action, Action::SwitchMode(_)))
+        .expect("a rule switches modes");
+    let names: Vec<&str> = targets
+        .iter()
+        .map(|&m| model.modes[m].name.as_str())
+        .collect();
+    model
+        .src
+        .error(
+            &rule.span,
+            format!(
+                "the mode switches are too many to prove race-free: the analysis of the mode sequences the health rules can make (into {}) stopped after {states} states",
+                quoted(&names)
+            ),
+        )
+        .note("every sequence of modes is followed frame by frame, with the instances a chain reaches in the last frames that waits look back")
+        .help("let fewer rules switch modes, into fewer modes, or shorten the lags of `after` entries")
+}
+
+fn sequence_race_diag(model: &Model, r: &SequenceRace) -> Diagnostic {
+    let buffer = &model.buffers[r.buffer];
+    let (a, aw) = r.first;
+    let (b, bw) = r.second;
+    let (ta, tb) = (&model.tasks[a], &model.tasks[b]);
+    let verb = |w: bool| if w { "writes" } else { "reads" };
+    let name = |m: usize| format!("`{}`", model.modes[m].name);
+    let mut path: Vec<String> = Vec::new();
+    for &m in &r.modes {
+        if path.last() != Some(&name(m)) {
+            path.push(name(m));
+        }
+    }
+    let g = r.modes.len() - 1;
+    let (first, last) = (r.modes[0], r.modes[g]);
+    let copy = if buffer.multiplicity == 1 {
+        "the same buffer".to_owned()
+    } else {
+        format!("the same copy (multiplicity {})", buffer.multiplicity)
+    };
+    let span = tb
+        .accesses
+        .iter()
+        .find(|x| x.buffer == r.buffer)
+        .map_or(tb.span.clone(), |x| x.span.clone());
+    let frames: Vec<String> = r.modes.iter().map(|&m| name(m)).collect();
+    // A lag orders only sequences of that length: the modes between may last longer.
+    let mut help = format!(
+        "order `{}` before `{}` whatever the modes between: run both on one engine instance, or chain them through tasks that run in those modes",
+        ta.name, tb.name
+    );
+    if g <= orin_exec_table::MAX_LAG {
+        help += &format!(
+            "; `after = [\"{}@-{g}\"]` on `{}` orders this sequence of frames only",
+            ta.name, tb.name
+        );
+    }
+    model
+        .src
+        .error(
+            &span,
+            format!(
+                "buffer race on `{}` across the mode switches {}: `{}` of frame f (mode {}) {} it and `{}` of frame f+{g} (mode {}) {} {copy}, and nothing orders them",
+                buffer.name,
+                path.join(" → "),
+                ta.name,
+                name(first),
+                verb(aw),
+                tb.name,
+                name(last),
+                verb(bw),
+            ),
+        )
+        .note(format!(
+            "the modes of frames f .. f+{g}: {} (a rule's switch takes effect at the next frame not yet planned, so switches may follow each other in consecutive frames); a wait for a task its frame did not plan is dropped, so the chains that order them in one mode, or across one switch, do not exist here",
+            frames.join(", ")
+        ))
+        .help(help)
+}
+
 fn switch_race_diag(model: &Model, from: usize, to: usize, r: &SwitchRace) -> Diagnostic {
     let buffer = &model.buffers[r.buffer];
     let (a, aw) = r.first;
@@ -1126,4 +1494,51 @@ pub(crate) fn describe_chain(
         .collect::<Vec<_>>()
         .join(" → ");
     format!("{}{links}", start.unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    //! Covers: REQ-ROB-121
+    use super::*;
+
+    /// Modes `a` and `b`, each a rule's target, and `w` (A) and `v` (B) on one buffer.
+    const TWO_WAY: &str = "name = \"t\"\nprofile = \"sil\"\nperiod = \"10ms\"\nmodes = [\"a\", \"b\"]\n\
+        [engines]\ncpu = [{ name = \"cpu0\" }, { name = \"cpu1\" }]\n\
+        [[buffer]]\nname = \"buf\"\nkind = \"raw\"\nsize = 64\n\
+        [[task]]\nname = \"w\"\nengine = \"cpu0\"\nmodes = [\"a\"]\nwcet = \"1ms\"\nwrites = [\"buf\"]\n\
+        [[task]]\nname = \"v\"\nengine = \"cpu0\"\nmodes = [\"b\"]\nwcet = \"1ms\"\nreads = [\"buf\"]\n\
+        [[health]]\nfault = \"task_error\"\ntask = \"w\"\naction = \"switch_mode\"\nmode = \"b\"\n\
+        [[health]]\nfault = \"task_error\"\ntask = \"v\"\naction = \"switch_mode\"\nmode = \"a\"\n";
+
+    fn run(text: &str, budget: usize) -> Vec<Diagnostic> {
+        let (model, _) = crate::model::parse(std::path::Path::new("s.toml"), text.to_owned())
+            .unwrap_or_else(|_| panic!("a valid model"));
+        let order = submission_order(&model).unwrap_or_else(|_| panic!("an order"));
+        switch_sequence_races(&model, &order, budget)
+    }
+
+    #[test]
+    fn the_search_is_bounded_and_rejects_past_its_bound() {
+        // One engine instance orders every sequence: proven within a few states.
+        assert!(run(TWO_WAY, 16).is_empty());
+        let d = run(TWO_WAY, 1);
+        assert_eq!(d.len(), 1);
+        assert!(
+            d[0].message.starts_with("the mode switches are too many to prove race-free: the analysis of the mode sequences the health rules can make (into `a`, `b`) stopped after"),
+            "{}",
+            d[0].message
+        );
+    }
+
+    #[test]
+    fn the_docs_state_the_bound() {
+        let doc = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schedule.md");
+        let doc = std::fs::read_to_string(doc).expect("docs/schedule.md");
+        let n = SWITCH_SEARCH_STATES.to_string();
+        let grouped = format!("{},{}", &n[..n.len() - 3], &n[n.len() - 3..]);
+        assert!(
+            doc.contains(&format!("`SWITCH_SEARCH_STATES` ({grouped})")),
+            "{grouped}"
+        );
+    }
 }
