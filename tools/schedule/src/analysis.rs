@@ -674,17 +674,22 @@ impl Distances {
 /// every `k` in `a + 1 ..= m - b` when `a + b + L ≤ m`; the pair is safe iff those ranges
 /// cover `1..=m`. Pairs further apart follow (`y` runs in every frame of `to` after the
 /// switch, and `x` in every frame of `from` before it).
-fn switch_races(model: &Model) -> Vec<Diagnostic> {
-    // Only health rules switch modes: a mode no rule switches to is never entered after
-    // the first frame. Any other mode may be the one left (a rule may fire in any mode).
-    let targets: Vec<usize> = (0..model.modes.len())
+/// The modes a health rule switches to (the only modes entered after the first frame).
+fn switch_targets(model: &Model) -> Vec<usize> {
+    (0..model.modes.len())
         .filter(|&m| {
             model
                 .health
                 .iter()
                 .any(|r| r.action == Action::SwitchMode(m))
         })
-        .collect();
+        .collect()
+}
+
+fn switch_races(model: &Model) -> Vec<Diagnostic> {
+    // Only health rules switch modes: a mode no rule switches to is never entered after
+    // the first frame. Any other mode may be the one left (a rule may fire in any mode).
+    let targets = switch_targets(model);
     if targets.is_empty() {
         return Vec::new();
     }
@@ -899,14 +904,7 @@ struct SequenceRace {
 /// schedule is rejected.
 fn switch_sequence_races(model: &Model, order: &[usize], mut budget: usize) -> Vec<Diagnostic> {
     use std::collections::{HashSet, VecDeque};
-    let targets: Vec<usize> = (0..model.modes.len())
-        .filter(|&m| {
-            model
-                .health
-                .iter()
-                .any(|r| r.action == Action::SwitchMode(m))
-        })
-        .collect();
+    let targets = switch_targets(model);
     if targets.is_empty() {
         return Vec::new();
     }

@@ -72,6 +72,19 @@ fn racy(v_lines: &str) -> String {
     .concat()
 }
 
+/// docs/schedule.md (Mode switches) shows the message of `e` and its help.
+fn assert_documented(e: &orin_exec_schedule::Diagnostic) {
+    let doc = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schedule.md");
+    let doc = std::fs::read_to_string(&doc).expect("docs/schedule.md");
+    assert!(
+        doc.contains(&format!("error: {}\n", e.message)),
+        "{}",
+        e.message
+    );
+    let help = e.help.as_deref().expect("a help");
+    assert!(doc.contains(&format!("= help: {help}\n")), "{help}");
+}
+
 #[test]
 fn each_mode_alone_is_race_free() {
     // Without a switch (the rule only logs), the same tasks are accepted: the race is the
@@ -98,16 +111,7 @@ fn a_race_only_at_the_switch_is_rejected_naming_tasks_and_modes() {
     let column = at - text[..at].rfind('\n').expect("a line");
     let e = d.iter().next().expect("one error");
     assert_eq!((e.line, e.column), (line, column), "{s}");
-    // docs/schedule.md (Mode switches) shows this message and its help.
-    let doc = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schedule.md");
-    let doc = std::fs::read_to_string(&doc).expect("docs/schedule.md");
-    assert!(
-        doc.contains(&format!("error: {}\n", e.message)),
-        "{}",
-        e.message
-    );
-    let help = e.help.as_deref().expect("a help");
-    assert!(doc.contains(&format!("= help: {help}\n")), "{help}");
+    assert_documented(e);
 }
 
 #[test]
@@ -222,21 +226,7 @@ fn a_b_a_is_rejected_with_the_frames_named() {
     let at = text.find("writes = [\"buf\"]").expect("w's writes") + "writes = [".len();
     let line = text[..at].matches('\n').count() + 1;
     assert_eq!(e.line, line, "{s}");
-    // docs/schedule.md (Mode switches) shows this message and its help.
-    let doc = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schedule.md");
-    let doc = std::fs::read_to_string(&doc).expect("docs/schedule.md");
-    assert!(
-        doc.contains(&format!("error: {}\n", e.message)),
-        "{}",
-        e.message
-    );
-    assert!(
-        doc.contains(&format!(
-            "= help: {}\n",
-            e.help.as_deref().unwrap_or_default()
-        )),
-        "{s}"
-    );
+    assert_documented(e);
     // The lag the help names orders this sequence only: `a, b, b, a` still races.
     let lagged = body.replace("\"v@-1\"]", "\"v@-1\", \"r@-2\"]");
     let d = check(&schedule(true, &lagged)).expect_err("a, b, b, a races");
