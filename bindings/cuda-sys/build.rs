@@ -8,6 +8,7 @@ fn main() {
         dir_env: "ORIN_EXEC_CUDA_LIB_DIR",
         libs: &[VendorLib {
             name: "cuda",
+            soname: "libcuda.so.1",
             sources: &["lib.rs"],
         }],
         stub_by_default_on_x86_64: true,

@@ -9,10 +9,12 @@ fn main() {
         libs: &[
             VendorLib {
                 name: "nvscisync",
+                soname: "libnvscisync.so.1",
                 sources: &["sync.rs"],
             },
             VendorLib {
                 name: "nvscibuf",
+                soname: "libnvscibuf.so.1",
                 sources: &["buf.rs"],
             },
         ],
