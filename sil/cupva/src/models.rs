@@ -58,7 +58,8 @@ impl std::error::Error for RegisterError {}
 
 /// A C program model: called with its user pointer and the run's arguments; returns 0 on
 /// success (anything else fails the command with `CUPVA_VPU_APPLICATION_ERROR`).
-pub(crate) type CModelFn = unsafe extern "C" fn(*mut c_void, *const cupva_sys::sil::CupvaSilProgramRun) -> i32;
+pub(crate) type CModelFn =
+    unsafe extern "C" fn(*mut c_void, *const cupva_sys::sil::CupvaSilProgramRun) -> i32;
 
 /// What runs for a program.
 pub(crate) enum Model {

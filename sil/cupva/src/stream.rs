@@ -193,8 +193,6 @@ struct StatusSlot {
 
 /// A stream (`cupvaStream_t` is its token).
 pub(crate) struct Stream {
-    /// Handle value.
-    pub token: u64,
     /// Small id (in command status handles).
     pub id: u32,
     /// PVA instance (0-based).
@@ -222,9 +220,8 @@ pub(crate) struct Stream {
 
 impl Stream {
     /// A stream on PVA `engine`, timed as VPU `vpu`.
-    pub(crate) fn new(token: u64, id: u32, engine: usize, vpu: usize) -> Self {
+    pub(crate) fn new(id: u32, engine: usize, vpu: usize) -> Self {
         Stream {
-            token,
             id,
             engine,
             vpu,

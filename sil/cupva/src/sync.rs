@@ -145,16 +145,6 @@ impl SyncObj {
         Ok((id, value))
     }
 
-    /// Gives back reservations made by a submit that failed before queueing them (native
-    /// values only; an NvSciSync reservation cannot be undone and is signalled instead).
-    pub(crate) fn unrequest(&self, n: u64) {
-        let mut r = sil_common::handle::lock(&self.requested);
-        if let Backing::Native(_) = self.backing {
-            r.0 -= n;
-        }
-        r.1 -= n;
-    }
-
     /// Fences requested and not yet signalled.
     pub(crate) fn outstanding(&self) -> u64 {
         let r = sil_common::handle::lock(&self.requested);
