@@ -21,8 +21,9 @@ pub const CUPVA_SIL_FAULT_LATE: u32 = 2;
 /// [`CupvaSilFault::kind`]: the program's command status reports `status` (a
 /// `cupvaError_t` value other than `CUPVA_ERROR_NONE`).
 pub const CUPVA_SIL_FAULT_ERROR: u32 = 3;
-/// [`CupvaSilFault::kind`]: after the program ran, the bytes of the buffer its first
-/// pointer parameter points into are flipped from that address to the buffer's end.
+/// [`CupvaSilFault::kind`]: after the program ran, the bytes it wrote are flipped (a Rust
+/// model: every range it borrowed for writing; a C model: from its last pointer argument to
+/// the end of that buffer).
 pub const CUPVA_SIL_FAULT_CORRUPT_OUTPUT: u32 = 4;
 
 /// Parameter kinds of a C program model ([`CupvaSilProgramRun::kinds`], and the `kinds` of

@@ -663,11 +663,12 @@ pub unsafe extern "C" fn CupvaStreamSubmit(
                 }
             }
         }
-        // Queue space, up to the submit timeout.
+        // Queue space, up to the submit timeout: a host-side wait, in real time also when
+        // the SIL clock is virtual (which only moves when the test moves it).
         let mut g = lock(&s.ring);
-        let deadline = nvsci::now_ns().saturating_add(submit_ns);
+        let deadline = sil_common::clock::real_ns().saturating_add(submit_ns);
         while g.free() < n {
-            let now = nvsci::now_ns();
+            let now = sil_common::clock::real_ns();
             if now >= deadline || s.stop.load(Ordering::Acquire) != 0 {
                 return Err(code::COMMAND_SUBMISSION_TIMEOUT);
             }

@@ -120,8 +120,26 @@ pub(crate) fn known(ptr: usize) -> bool {
     read().iter().any(|r| r.contains(ptr))
 }
 
-/// [`LaunchMemory`] over the region table (read-locked by the caller for the whole run).
-pub(crate) struct RegionMemory<'t>(pub(crate) &'t [Region]);
+/// [`LaunchMemory`] over the region table (read-locked by the caller for the whole run); it
+/// remembers the ranges handed out for writing (what a corrupt-output fault flips).
+pub(crate) struct RegionMemory<'t> {
+    regions: &'t [Region],
+    /// Written ranges (address, length), first `n_written`.
+    pub(crate) written: [(usize, usize); MAX_PARAMS],
+    /// Number of written ranges.
+    pub(crate) n_written: usize,
+}
+
+impl<'t> RegionMemory<'t> {
+    /// Over the locked table.
+    pub(crate) fn new(regions: &'t [Region]) -> Self {
+        RegionMemory {
+            regions,
+            written: [(0, 0); MAX_PARAMS],
+            n_written: 0,
+        }
+    }
+}
 
 impl RegionMemory<'_> {
     fn check(&self, a: &Access) -> Result<(), ModelError> {
@@ -137,7 +155,7 @@ impl RegionMemory<'_> {
         }
         let end = a.end();
         let r = self
-            .0
+            .regions
             .iter()
             .find(|r| r.base as u64 <= a.addr && end <= (r.base + r.len) as u64)
             .ok_or(ModelError::OutOfBounds {
@@ -173,6 +191,10 @@ impl LaunchMemory for RegionMemory<'_> {
         }
         for (o, a) in out.iter_mut().zip(accesses) {
             let p = a.addr as usize as *mut u8;
+            if a.write && a.bytes > 0 && self.n_written < MAX_PARAMS {
+                self.written[self.n_written] = (p as usize, a.bytes);
+                self.n_written += 1;
+            }
             *o = Some(match (a.bytes, a.write) {
                 (0, true) => Borrowed::Write(&mut []),
                 (0, false) => Borrowed::Read(&[]),

@@ -390,10 +390,17 @@ fn run_model(run: &Run, now_ns: u64) -> Code {
     let kinds = prog.model.params();
     let args = &run.args[..kinds.len()];
     let regions = mem::read();
+    // The ranges a corrupt-output fault flips: what a Rust model borrowed for writing; for
+    // a C model, from its last pointer argument to the end of that buffer.
+    let mut flip = [(0usize, 0usize); MAX_PARAMS];
+    let mut n_flip = 0;
     let ok = match &prog.model {
         Model::Rust(m) => {
-            let mut memory = mem::RegionMemory(&regions);
-            Launch::new(args, &mut memory).with_now_ns(now_ns).run(*m).is_ok()
+            let mut memory = mem::RegionMemory::new(&regions);
+            let ok = Launch::new(args, &mut memory).with_now_ns(now_ns).run(*m).is_ok();
+            n_flip = memory.n_written;
+            flip = memory.written;
+            ok
         }
         Model::C { callback, user, .. } => {
             let mut kind_vals = [0u32; MAX_PARAMS];
@@ -406,6 +413,12 @@ fn run_model(run: &Run, now_ns: u64) -> Code {
                     Arg::I32(v) => u64::from(v as u32),
                     Arg::F32(v) => v.to_bits().into(),
                 };
+            }
+            if let Some(Arg::Ptr(p)) = args.iter().rev().find(|a| matches!(a, Arg::Ptr(_)))
+                && let Some(r) = regions.iter().find(|r| r.contains(*p as usize))
+            {
+                flip[0] = (*p as usize, r.end() - *p as usize);
+                n_flip = 1;
             }
             let r = cupva_sys::sil::CupvaSilProgramRun {
                 numArgs: args.len() as u32,
@@ -421,18 +434,15 @@ fn run_model(run: &Run, now_ns: u64) -> Code {
     if !ok {
         return code::VPU_APPLICATION_ERROR;
     }
-    if run.fault.corrupt
-        && let Some(Arg::Ptr(p)) = args.iter().find(|a| matches!(a, Arg::Ptr(_)))
-        && let Some(r) = regions
-            .iter()
-            .find(|r| r.contains(*p as usize))
-    {
-        let len = r.end() - *p as usize;
-        // SAFETY: `[p, region end)` lies in a live region (read lock held); the program's
-        // buffers are the PVA's while it runs.
-        let bytes = unsafe { core::slice::from_raw_parts_mut(*p as usize as *mut u8, len) };
-        for b in bytes {
-            *b ^= 0xff;
+    if run.fault.corrupt {
+        for &(p, len) in &flip[..n_flip] {
+            // SAFETY: `[p, p + len)` lies in a live region (checked when it was handed out or
+            // found above; the read lock is still held); the program's buffers are the
+            // PVA's while it runs.
+            let bytes = unsafe { core::slice::from_raw_parts_mut(p as *mut u8, len) };
+            for b in bytes {
+                *b ^= 0xff;
+            }
         }
     }
     code::NONE
@@ -464,6 +474,8 @@ pub(crate) fn worker(s: Arc<Stream>, ready: Ready) {
                     nvsci::now_ns()
                 };
                 free_at = free_at.max(at);
+                // The status first: a waiter woken by the fence sees it.
+                s.set_status(e.seq, code::NONE);
                 for sync in syncs[..*n].iter().flatten() {
                     sync.signal(at);
                 }
