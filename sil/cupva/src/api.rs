@@ -1026,21 +1026,21 @@ pub unsafe extern "C" fn CupvaFenceImport(
         // SAFETY: checked usable; readable by contract.
         let given = fence_decode(&unsafe { *fence }).ok().map(|d| d.sync);
         let (id, value) = nvsci::extract(&sci)?;
-        let candidates: Vec<Arc<SyncObj>> = {
+        let belongs = |s: &SyncObj| match &s.backing {
+            // SAFETY: our duplicate, alive while `s` is.
+            Backing::Sci { obj, .. } => unsafe { nvsci::fence_of(*obj, &sci) },
+            Backing::Native(_) => false,
+        };
+        // Searched under the table lock (NvSciSync never calls back into this library), so
+        // nothing is collected: the steady state allocates nothing.
+        let s = {
             let st = REG.lock();
             match given {
-                Some(t) => st.syncs.get(&t).cloned().into_iter().collect(),
-                None => st.syncs.values().cloned().collect(),
+                Some(t) => st.syncs.get(&t).filter(|s| belongs(s)).cloned(),
+                None => st.syncs.values().find(|s| belongs(s)).cloned(),
             }
-        };
-        let s = candidates
-            .into_iter()
-            .find(|s| match &s.backing {
-                // SAFETY: our duplicate, alive while `s` is.
-                Backing::Sci { obj, .. } => unsafe { nvsci::fence_of(*obj, &sci) },
-                Backing::Native(_) => false,
-            })
-            .ok_or(code::INVALID_ARGUMENT)?;
+        }
+        .ok_or(code::INVALID_ARGUMENT)?;
         let f = fence_encode(FenceData {
             sync: s.token,
             id,
