@@ -450,7 +450,7 @@ pub unsafe extern "C" fn CupvaMemAlloc(
             return Err(code::INVALID_ARGUMENT);
         }
         let size = usize::try_from(size).map_err(|_| code::INVALID_ARGUMENT)?;
-        let p = mem::alloc(size, accessType == CUPVA_READ).ok_or(code::INVALID_STATE)?;
+        let p = mem::alloc(size, accessType == CUPVA_READ)?;
         // SAFETY: checked usable above.
         unsafe { out(ptr, p as *mut c_void) }
     })

@@ -10,6 +10,7 @@ use std::sync::{RwLock, RwLockReadGuard};
 use nvsci_sys::NvSciBufObj;
 use orin_exec_kernel_model::{Access, Borrowed, LaunchMemory, MAX_PARAMS, ModelError, check_disjoint};
 
+use crate::code::{self, Code};
 use crate::nvsci;
 
 /// Alignment of `CupvaMemAlloc` buffers (a page, like the SIL NvSciBuf).
@@ -72,16 +73,17 @@ pub(crate) fn read() -> RwLockReadGuard<'static, Vec<Region>> {
     REGIONS.read().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Allocates `size` zeroed bytes; `None` for 0 or when memory runs out.
-pub(crate) fn alloc(size: usize, read_only: bool) -> Option<usize> {
-    let layout = Layout::from_size_align(size, ALIGN).ok()?;
+/// Allocates `size` zeroed bytes: `CUPVA_INVALID_ARGUMENT` for 0 or a size no allocation
+/// can have, `CUPVA_INVALID_STATE` when memory runs out.
+pub(crate) fn alloc(size: usize, read_only: bool) -> Result<usize, Code> {
+    let layout = Layout::from_size_align(size, ALIGN).map_err(|_| code::INVALID_ARGUMENT)?;
     if size == 0 {
-        return None;
+        return Err(code::INVALID_ARGUMENT);
     }
     // SAFETY: the layout has a non-zero size.
     let p = unsafe { alloc_zeroed(layout) };
     if p.is_null() {
-        return None;
+        return Err(code::INVALID_STATE);
     }
     write().push(Region {
         base: p as usize,
@@ -89,7 +91,7 @@ pub(crate) fn alloc(size: usize, read_only: bool) -> Option<usize> {
         read_only,
         owner: Owner::Alloc(layout),
     });
-    Some(p as usize)
+    Ok(p as usize)
 }
 
 /// Registers an imported buffer (`dup` is our duplicate handle; the region frees it).
