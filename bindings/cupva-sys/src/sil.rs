@@ -117,8 +117,7 @@ unsafe extern "C" {
         model: *const CupvaSilTimingModel,
     ) -> cupvaError_t;
     /// Queues a fault on a stream (at most 8 live rules).
-    pub fn CupvaSilInjectFault(stream: cupvaStream_t, fault: *const CupvaSilFault)
-    -> cupvaError_t;
+    pub fn CupvaSilInjectFault(stream: cupvaStream_t, fault: *const CupvaSilFault) -> cupvaError_t;
     /// Removes every queued fault of a stream.
     pub fn CupvaSilClearFaults(stream: cupvaStream_t) -> cupvaError_t;
 }

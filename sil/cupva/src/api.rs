@@ -46,7 +46,7 @@ enum Cmd {
     /// A program and its parameter values.
     Program {
         prog: Arc<Program>,
-        args: [Option<Arg>; MAX_PARAMS],
+        args: Box<[Option<Arg>; MAX_PARAMS]>,
     },
     /// Fences to fill at submit (the caller's array, `n` long).
     Request { fences: usize, n: usize },
@@ -119,7 +119,11 @@ fn stream_of(s: cupvaStream_t) -> Result<Arc<Stream>, Code> {
 }
 
 fn sync_of(s: u64) -> Result<Arc<SyncObj>, Code> {
-    REG.lock().syncs.get(&s).cloned().ok_or(code::INVALID_ARGUMENT)
+    REG.lock()
+        .syncs
+        .get(&s)
+        .cloned()
+        .ok_or(code::INVALID_ARGUMENT)
 }
 
 /// The command whose handle a `cupvaCmd_t` holds.
@@ -131,7 +135,12 @@ fn cmd_of(c: *const cupvaCmd_t) -> Result<(u64, Arc<Mutex<Cmd>>), Code> {
     // SAFETY: the caller passes NULL or a readable command (every caller's contract).
     let c = unsafe { inp(c) }?;
     let t = cmd_token(&c).ok_or(code::INVALID_ARGUMENT)?;
-    let m = REG.lock().cmds.get(&t).cloned().ok_or(code::INVALID_ARGUMENT)?;
+    let m = REG
+        .lock()
+        .cmds
+        .get(&t)
+        .cloned()
+        .ok_or(code::INVALID_ARGUMENT)?;
     Ok((t, m))
 }
 
@@ -248,8 +257,8 @@ pub unsafe extern "C" fn CupvaExecutableCreate(
             return Err(code::INVALID_ARGUMENT);
         }
         // SAFETY: readable for `size` (> 0) bytes by contract.
-        let image = unsafe { sil_common::ffi::bytes(data, size as usize) }
-            .ok_or(code::INVALID_ARGUMENT)?;
+        let image =
+            unsafe { sil_common::ffi::bytes(data, size as usize) }.ok_or(code::INVALID_ARGUMENT)?;
         let prog = models::lookup(image).map_err(|e| match e {
             LookupError::NotAllowed => code::DRIVER_API_ERROR,
             LookupError::NoModel => code::UNSUPPORTED_FEATURE,
@@ -294,7 +303,7 @@ pub unsafe extern "C" fn CupvaCmdProgramCreate(
             .ok_or(code::INVALID_ARGUMENT)?;
         let cmd = Cmd::Program {
             prog,
-            args: [None; MAX_PARAMS],
+            args: Box::new([None; MAX_PARAMS]),
         };
         // SAFETY: forwarded contract.
         unsafe { new_cmd(cmdProg, cmd) }
@@ -367,14 +376,22 @@ pub unsafe extern "C" fn CupvaCmdProgramGetParameter(
 }
 
 /// Sets one parameter of the command program a `cupvaParameter_t` names.
-fn set_param(parameter: *mut cupvaParameter_t, f: impl FnOnce(ParamKind) -> Result<Arg, Code>) -> Result<(), Code> {
+fn set_param(
+    parameter: *mut cupvaParameter_t,
+    f: impl FnOnce(ParamKind) -> Result<Arg, Code>,
+) -> Result<(), Code> {
     // SAFETY: the callers' contract: NULL or readable.
     let p = unsafe { inp(parameter) }?;
     if p.data[1] & !0xffff != MAGIC_PARAM {
         return Err(code::UNINITIALIZED_OBJECT);
     }
     let i = (p.data[1] & 0xffff) as usize;
-    let c = REG.lock().cmds.get(&p.data[0]).cloned().ok_or(code::INVALID_ARGUMENT)?;
+    let c = REG
+        .lock()
+        .cmds
+        .get(&p.data[0])
+        .cloned()
+        .ok_or(code::INVALID_ARGUMENT)?;
     let mut g = lock(&c);
     let Cmd::Program { prog, args } = &mut *g else {
         return Err(code::INVALID_ARGUMENT);
@@ -539,7 +556,10 @@ pub unsafe extern "C" fn CupvaStreamDestroy(stream: cupvaStream_t) -> cupvaError
     guard(|| {
         let (s, syncs) = {
             let mut st = REG.lock();
-            let s = st.streams.remove(&handle_of(stream)).ok_or(code::INVALID_ARGUMENT)?;
+            let s = st
+                .streams
+                .remove(&handle_of(stream))
+                .ok_or(code::INVALID_ARGUMENT)?;
             (s, st.syncs.values().cloned().collect::<Vec<_>>())
         };
         s.shutdown(&syncs);
@@ -628,7 +648,10 @@ pub unsafe extern "C" fn CupvaStreamSubmit(
     guard(|| {
         let s = stream_of(stream)?;
         let n = usize::try_from(count).map_err(|_| code::INVALID_ARGUMENT)?;
-        if n == 0 || n > MAX_CMDS_PER_SUBMIT || !(order == CUPVA_IN_ORDER || order == CUPVA_OUT_OF_ORDER) {
+        if n == 0
+            || n > MAX_CMDS_PER_SUBMIT
+            || !(order == CUPVA_IN_ORDER || order == CUPVA_OUT_OF_ORDER)
+        {
             return Err(code::INVALID_ARGUMENT);
         }
         let ms = |t: i32| match t {
@@ -654,7 +677,11 @@ pub unsafe extern "C" fn CupvaStreamSubmit(
                     let mut more = 0u64;
                     for r2 in ready[..n].iter().take(i + 1).flatten() {
                         if let Ready::Request(_, s2, k2) = r2 {
-                            more += s2[..*k2].iter().flatten().filter(|x| Arc::ptr_eq(x, s)).count() as u64;
+                            more += s2[..*k2]
+                                .iter()
+                                .flatten()
+                                .filter(|x| Arc::ptr_eq(x, s))
+                                .count() as u64;
                         }
                     }
                     if s.outstanding() + more > MAX_FENCES_PER_SYNC_OBJ {
@@ -1198,7 +1225,9 @@ pub unsafe extern "C" fn CupvaSilRegisterProgramModel(
         let mut kind_arr = [ParamKind::U32; MAX_PARAMS];
         let mut name_arr: [&str; MAX_PARAMS] = [""; MAX_PARAMS];
         for i in 0..n {
-            kind_arr[i] = *ParamKind::ALL.get(ks[i] as usize).ok_or(code::INVALID_ARGUMENT)?;
+            kind_arr[i] = *ParamKind::ALL
+                .get(ks[i] as usize)
+                .ok_or(code::INVALID_ARGUMENT)?;
             if names[i].is_null() {
                 return Err(code::INVALID_ARGUMENT);
             }
@@ -1259,7 +1288,10 @@ pub unsafe extern "C" fn CupvaSilSetTimingModel(
                     sil_common::ffi::array(m.binWeights, n),
                 )
             };
-            (u.ok_or(code::INVALID_ARGUMENT)?, w.ok_or(code::INVALID_ARGUMENT)?)
+            (
+                u.ok_or(code::INVALID_ARGUMENT)?,
+                w.ok_or(code::INVALID_ARGUMENT)?,
+            )
         } else {
             (&[], &[])
         };
@@ -1296,7 +1328,10 @@ pub unsafe extern "C" fn CupvaSilInjectFault(
             remaining: f.count,
         };
         let mut faults = lock(&s.faults);
-        let slot = faults.iter_mut().find(|x| x.is_none()).ok_or(code::INVALID_STATE)?;
+        let slot = faults
+            .iter_mut()
+            .find(|x| x.is_none())
+            .ok_or(code::INVALID_STATE)?;
         *slot = Some(rule);
         Ok(())
     })

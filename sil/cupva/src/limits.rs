@@ -28,6 +28,6 @@ pub const VPUS: usize = 2;
 /// Default execution time of a program on a VPU (fixed model).
 pub const DEFAULT_EXEC_NS: u64 = 1_000_000;
 /// Default seed of the timing models.
-pub const DEFAULT_SEED: u64 = 0x5eed_0f_c0f7_0001;
+pub const DEFAULT_SEED: u64 = 0x5eed_c0f7_0000_0001;
 /// Real-time poll of a worker that waits for the virtual clock.
 pub const VIRTUAL_POLL: std::time::Duration = std::time::Duration::from_micros(200);

@@ -8,7 +8,9 @@ use std::alloc::{Layout, alloc_zeroed, dealloc};
 use std::sync::{RwLock, RwLockReadGuard};
 
 use nvsci_sys::NvSciBufObj;
-use orin_exec_kernel_model::{Access, Borrowed, LaunchMemory, MAX_PARAMS, ModelError, check_disjoint};
+use orin_exec_kernel_model::{
+    Access, Borrowed, LaunchMemory, MAX_PARAMS, ModelError, check_disjoint,
+};
 
 use crate::code::{self, Code};
 use crate::nvsci;
@@ -148,7 +150,7 @@ impl RegionMemory<'_> {
         if a.bytes == 0 {
             return Ok(());
         }
-        if a.align > 1 && a.addr % a.align as u64 != 0 {
+        if a.align > 1 && !a.addr.is_multiple_of(a.align as u64) {
             return Err(ModelError::Misaligned {
                 index: a.index,
                 addr: a.addr,

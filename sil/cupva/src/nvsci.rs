@@ -120,8 +120,8 @@ pub(crate) unsafe fn fence_of(obj: NvSciSyncObj, f: &NvSciSyncFence) -> bool {
     };
     let mut mine = NvSciSyncFenceInitializer;
     // SAFETY: `mine` is a cleared local; the caller vouches for `obj`.
-    let same = unsafe { update_fence(obj, id, value, &mut mine) }.is_ok()
-        && mine.payload == f.payload;
+    let same =
+        unsafe { update_fence(obj, id, value, &mut mine) }.is_ok() && mine.payload == f.payload;
     // SAFETY: `mine` is a local fence (cleared or holding the reference taken above).
     unsafe { NvSciSyncFenceClear(&mut mine) };
     same
@@ -147,7 +147,8 @@ pub(crate) unsafe fn wait(
     let mut ts = 0u64;
     // SAFETY: `f` is a valid local fence; `abort` outlives the call and is only read
     // atomically; `ts` is a local.
-    let e = unsafe { NvSciSyncSilFenceWaitEngineAbortable(&f, timeout_us, abort.as_ptr(), &mut ts) };
+    let e =
+        unsafe { NvSciSyncSilFenceWaitEngineAbortable(&f, timeout_us, abort.as_ptr(), &mut ts) };
     // SAFETY: `f` holds the reference taken by `update_fence`.
     unsafe { NvSciSyncFenceClear(&mut f) };
     if e == NvSciError_Success {

@@ -22,8 +22,12 @@ use crate::sync::{SyncObj, Waited};
 
 /// The timing model of each VPU: `[engine][vpu]`.
 static SAMPLERS: [[Mutex<TimingSampler>; VPUS]; ENGINES] = [const {
-    [const { Mutex::new(TimingSampler::new(TimingModel::Fixed(DEFAULT_EXEC_NS), DEFAULT_SEED)) };
-        VPUS]
+    [const {
+        Mutex::new(TimingSampler::new(
+            TimingModel::Fixed(DEFAULT_EXEC_NS),
+            DEFAULT_SEED,
+        ))
+    }; VPUS]
 }; ENGINES];
 
 /// Sets the timing model of VPU `vpu` of PVA `engine` (0-based).
@@ -123,7 +127,9 @@ pub(crate) struct Entry {
 /// of the slots' own boxes, reused).
 pub(crate) struct Ring {
     slots: Vec<Entry>,
-    /// Spare program boxes (one per slot).
+    /// Spare program boxes (one per slot): boxed so that a program moves into and out of
+    /// a queue entry (`Op::Program`) without allocating.
+    #[allow(clippy::vec_box)]
     runs: Vec<Box<Run>>,
     head: usize,
     len: usize,
@@ -397,7 +403,10 @@ fn run_model(run: &Run, now_ns: u64) -> Code {
     let ok = match &prog.model {
         Model::Rust(m) => {
             let mut memory = mem::RegionMemory::new(&regions);
-            let ok = Launch::new(args, &mut memory).with_now_ns(now_ns).run(*m).is_ok();
+            let ok = Launch::new(args, &mut memory)
+                .with_now_ns(now_ns)
+                .run(*m)
+                .is_ok();
             n_flip = memory.n_written;
             flip = memory.written;
             ok

@@ -177,7 +177,10 @@ impl SyncObj {
                 };
                 // `wake` notifies after the abort flag is set, so the flag is never missed.
                 let out = n.notifier.wait_until(
-                    || n.reached.load(Ordering::Acquire) >= value || abort.load(Ordering::Acquire) != 0,
+                    || {
+                        n.reached.load(Ordering::Acquire) >= value
+                            || abort.load(Ordering::Acquire) != 0
+                    },
                     timeout_ns,
                 );
                 if n.reached.load(Ordering::Acquire) >= value {
@@ -188,12 +191,14 @@ impl SyncObj {
                     Waited::Aborted
                 }
             }
-            // SAFETY: our duplicate, alive as long as `self`.
-            Backing::Sci { obj, .. } => match unsafe { nvsci::wait(*obj, id, value, timeout_us, abort) } {
-                Ok(Some(ts)) => Waited::Reached(ts),
-                Ok(None) => Waited::Aborted,
-                Err(_) => Waited::TimedOut,
-            },
+            Backing::Sci { obj, .. } => {
+                // SAFETY: our duplicate, alive as long as `self`.
+                match unsafe { nvsci::wait(*obj, id, value, timeout_us, abort) } {
+                    Ok(Some(ts)) => Waited::Reached(ts),
+                    Ok(None) => Waited::Aborted,
+                    Err(_) => Waited::TimedOut,
+                }
+            }
         }
     }
 
@@ -215,9 +220,11 @@ impl SyncObj {
                 }
                 Ok(n.stamps[(value % TIMESTAMP_RING as u64) as usize].load(Ordering::Acquire))
             }
-            // SAFETY: our duplicate, alive as long as `self`.
-            Backing::Sci { obj, .. } => unsafe { nvsci::signal_timestamp(*obj, value) }
-                .map_err(|_| code::INVALID_STATE),
+            Backing::Sci { obj, .. } => {
+                // SAFETY: our duplicate, alive as long as `self`.
+                let ts = unsafe { nvsci::signal_timestamp(*obj, value) };
+                ts.map_err(|_| code::INVALID_STATE)
+            }
         }
     }
 }

@@ -32,7 +32,11 @@ fn allowlist_refuses_unlisted_programs() {
         let mut msg = null();
         assert_eq!(CupvaGetLastError(&mut msg), CUPVA_UNSUPPORTED_FEATURE);
         assert!(!msg.is_null());
-        ok(CupvaExecutableCreate(&mut exec, SCALE_ELF.as_ptr().cast(), SCALE_ELF.len() as i32));
+        ok(CupvaExecutableCreate(
+            &mut exec,
+            SCALE_ELF.as_ptr().cast(),
+            SCALE_ELF.len() as i32,
+        ));
         ok(CupvaExecutableDestroy(exec));
         assert_eq!(CupvaExecutableDestroy(exec), CUPVA_INVALID_ARGUMENT);
     }
@@ -54,8 +58,7 @@ fn model_runs_with_golden_output() {
     let s = stream();
     let st = submit(s, &[prog.cmd_ptr(), req.cmd_ptr()], -1);
     wait(&req.fences[0]);
-    // SAFETY: `dst` is N bytes of PVA memory the program wrote.
-    let out = unsafe { std::slice::from_raw_parts(dst, N) };
+    let out = bytes(dst as *const u8);
     assert_eq!(out, expected);
     assert_eq!(status(st[0]), CUPVA_ERROR_NONE);
     let mut ts = 0;
@@ -68,8 +71,7 @@ fn model_runs_with_golden_output() {
     submit(s, &[prog.cmd_ptr(), req.cmd_ptr()], -1);
     wait(&req.fences[0]);
     assert_ne!(first, req.fences[0]);
-    // SAFETY: as above.
-    let out = unsafe { std::slice::from_raw_parts(dst, N) };
+    let out = bytes(dst as *const u8);
     assert_eq!(out, golden(5).1);
     // SAFETY: live handles of this test.
     unsafe {
@@ -104,8 +106,16 @@ fn nvsci_fence_import_wait_and_export() {
     let (mut pre_sync, mut eof_sync) = (null_mut(), null_mut());
     // SAFETY: live NvSciSync objects and valid out-pointers.
     unsafe {
-        ok(CupvaSyncObjCreateFromNvsci(&mut pre_sync, pre_obj, CUPVA_WAITER));
-        ok(CupvaSyncObjCreateFromNvsci(&mut eof_sync, eof_obj, CUPVA_SIGNALER));
+        ok(CupvaSyncObjCreateFromNvsci(
+            &mut pre_sync,
+            pre_obj,
+            CUPVA_WAITER,
+        ));
+        ok(CupvaSyncObjCreateFromNvsci(
+            &mut eof_sync,
+            eof_obj,
+            CUPVA_SIGNALER,
+        ));
     }
     let mut waits = Fences::wait(1);
     let req = Fences::request(eof_sync, 1);
@@ -130,18 +140,17 @@ fn nvsci_fence_import_wait_and_export() {
         assert_eq!(value, last + 1, "frame {frame}: one signal per frame");
         last = value;
         // The program waits for the CPU's pre-fence.
-        // SAFETY: as above.
-        assert_eq!(unsafe { NvSciSyncFenceWait(&eof, sci.ctx, 20_000) }, NvSciError_Timeout);
+        // SAFETY: a valid fence and wait context.
+        let early = unsafe { NvSciSyncFenceWait(&eof, sci.ctx, 20_000) };
+        assert_eq!(early, NvSciError_Timeout);
         assert_eq!(status(st[1]), CUPVA_OPERATION_PENDING);
-        // SAFETY: `dst` is the imported output buffer (N bytes).
-        assert!(unsafe { std::slice::from_raw_parts(dst as *const u8, N) }.iter().all(|&b| b == 0));
+        assert!(bytes(dst as *const u8).iter().all(|&b| b == 0));
         // SAFETY: the CPU is the signaler of `pre_obj`.
         sok(unsafe { NvSciSyncObjSignal(pre_obj) });
         // SAFETY: as above.
         sok(unsafe { NvSciSyncFenceWait(&eof, sci.ctx, 10_000_000) });
         assert_eq!(status(st[1]), CUPVA_ERROR_NONE);
-        // SAFETY: as above.
-        assert_eq!(unsafe { std::slice::from_raw_parts(dst as *const u8, N) }, expected);
+        assert_eq!(bytes(dst as *const u8), expected);
         // SAFETY: fences this test owns.
         unsafe {
             NvSciSyncFenceClear(&mut pre);
@@ -157,10 +166,16 @@ fn nvsci_fence_import_wait_and_export() {
     let mut foreign = NvSciSyncFenceInitializer;
     // SAFETY: C ABI calls with live handles and pointers to live locals.
     unsafe {
-        assert_eq!(CupvaFenceExport(&nreq.fences[0], &mut out), CUPVA_INVALID_ARGUMENT);
+        assert_eq!(
+            CupvaFenceExport(&nreq.fences[0], &mut out),
+            CUPVA_INVALID_ARGUMENT
+        );
         sok(NvSciSyncObjGenerateFence(other, &mut foreign));
         waits.fences[0] = cupvaFence_t::default();
-        assert_eq!(CupvaFenceImport(&mut waits.fences[0], &foreign), CUPVA_INVALID_ARGUMENT);
+        assert_eq!(
+            CupvaFenceImport(&mut waits.fences[0], &foreign),
+            CUPVA_INVALID_ARGUMENT
+        );
         NvSciSyncFenceClear(&mut foreign);
         ok(CupvaStreamDestroy(s));
         ok(CupvaMemFree(src));
@@ -189,8 +204,7 @@ fn execution_and_submit_timeouts() {
     wait(&req.fences[0]);
     assert_eq!(status(st[0]), CUPVA_COMMAND_EXECUTION_TIMEOUT);
     assert_eq!(status(st[1]), CUPVA_ERROR_NONE);
-    // SAFETY: `dst` is N bytes of PVA memory.
-    assert!(unsafe { std::slice::from_raw_parts(dst, N) }.iter().all(|&b| b == 0));
+    assert!(bytes(dst as *const u8).iter().all(|&b| b == 0));
     // Within the timeout: runs.
     let st = submit(s, &[prog.cmd_ptr(), req.cmd_ptr()], 100);
     wait(&req.fences[0]);
@@ -206,7 +220,11 @@ fn execution_and_submit_timeouts() {
     let mut barrier = cupvaCmd_t::default();
     // SAFETY: C ABI calls with live handles and pointers to live locals.
     unsafe {
-        ok(CupvaSyncObjCreateFromNvsci(&mut pre_sync, pre_obj, CUPVA_WAITER));
+        ok(CupvaSyncObjCreateFromNvsci(
+            &mut pre_sync,
+            pre_obj,
+            CUPVA_WAITER,
+        ));
         sok(NvSciSyncObjGenerateFence(pre_obj, &mut pre));
         ok(CupvaFenceImport(&mut waits.fences[0], &pre));
         ok(CupvaCmdBarrierInit(&mut barrier));
@@ -215,13 +233,22 @@ fn execution_and_submit_timeouts() {
     let fill: Vec<*const cupvaCmd_t> = vec![&barrier; cupva_host::limits::QUEUE_CAPACITY];
     // SAFETY: live stream and commands.
     let r = unsafe {
-        CupvaStreamSubmit(s, fill.as_ptr(), null_mut(), fill.len() as i32, CUPVA_IN_ORDER, -1, 1)
+        CupvaStreamSubmit(
+            s,
+            fill.as_ptr(),
+            null_mut(),
+            fill.len() as i32,
+            CUPVA_IN_ORDER,
+            -1,
+            1,
+        )
     };
     // The worker may or may not have taken the wait off the queue yet: either all fit
     // or the submission timed out as a whole.
     if r == CUPVA_ERROR_NONE {
         // SAFETY: as above.
-        let r2 = unsafe { CupvaStreamSubmit(s, fill.as_ptr(), null_mut(), 2, CUPVA_IN_ORDER, -1, 1) };
+        let r2 =
+            unsafe { CupvaStreamSubmit(s, fill.as_ptr(), null_mut(), 2, CUPVA_IN_ORDER, -1, 1) };
         assert_eq!(r2, CUPVA_COMMAND_SUBMISSION_TIMEOUT);
     } else {
         assert_eq!(r, CUPVA_COMMAND_SUBMISSION_TIMEOUT);
@@ -260,8 +287,7 @@ fn each_fault_kind() {
     let sync = native_sync();
     let req = Fences::request(sync, 1);
     let s = stream();
-    // SAFETY: `dst` is N bytes of PVA memory.
-    let out = || unsafe { std::slice::from_raw_parts(dst, N) }.to_vec();
+    let out = || bytes(dst as *const u8);
     let run = |exec_ms: i32| {
         // SAFETY: `dst` as above.
         unsafe { std::ptr::write_bytes(dst, 0, N) };
@@ -271,7 +297,10 @@ fn each_fault_kind() {
     };
     fault(s, CUPVA_SIL_FAULT_HANG, 0, 0);
     assert_eq!(run(20), CUPVA_COMMAND_EXECUTION_TIMEOUT);
-    assert!(out().iter().all(|&b| b == 0), "a hung program writes nothing");
+    assert!(
+        out().iter().all(|&b| b == 0),
+        "a hung program writes nothing"
+    );
     fault(s, CUPVA_SIL_FAULT_ERROR, CUPVA_VPU_DIVIDE_BY_ZERO.0, 0);
     assert_eq!(run(-1), CUPVA_VPU_DIVIDE_BY_ZERO);
     fault(s, CUPVA_SIL_FAULT_CORRUPT_OUTPUT, 0, 0);
@@ -312,7 +341,11 @@ fn fence_limit_per_sync_object() {
     let mut waits = Fences::wait(1);
     // SAFETY: C ABI calls with live handles and pointers to live locals.
     unsafe {
-        ok(CupvaSyncObjCreateFromNvsci(&mut pre_sync, pre_obj, CUPVA_WAITER));
+        ok(CupvaSyncObjCreateFromNvsci(
+            &mut pre_sync,
+            pre_obj,
+            CUPVA_WAITER,
+        ));
         sok(NvSciSyncObjGenerateFence(pre_obj, &mut pre));
         ok(CupvaFenceImport(&mut waits.fences[0], &pre));
     }

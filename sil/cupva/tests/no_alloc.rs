@@ -30,8 +30,16 @@ fn steady_state_allocates_nothing() {
     let (mut pre_sync, mut eof_sync) = (null_mut(), null_mut());
     // SAFETY: live objects, valid out-pointers.
     unsafe {
-        ok(CupvaSyncObjCreateFromNvsci(&mut pre_sync, pre_obj, CUPVA_WAITER));
-        ok(CupvaSyncObjCreateFromNvsci(&mut eof_sync, eof_obj, CUPVA_SIGNALER));
+        ok(CupvaSyncObjCreateFromNvsci(
+            &mut pre_sync,
+            pre_obj,
+            CUPVA_WAITER,
+        ));
+        ok(CupvaSyncObjCreateFromNvsci(
+            &mut eof_sync,
+            eof_obj,
+            CUPVA_SIGNALER,
+        ));
     }
     let mut waits = Fences::wait(1);
     let req = Fences::request(eof_sync, 1);
@@ -46,7 +54,15 @@ fn steady_state_allocates_nothing() {
         unsafe {
             sok(NvSciSyncObjGenerateFence(pre_obj, &mut pre));
             ok(CupvaFenceImport(&mut waits.fences[0], &pre));
-            ok(CupvaStreamSubmit(s, cmds.as_ptr(), st.as_mut_ptr(), 3, CUPVA_IN_ORDER, 100, -1));
+            ok(CupvaStreamSubmit(
+                s,
+                cmds.as_ptr(),
+                st.as_mut_ptr(),
+                3,
+                CUPVA_IN_ORDER,
+                100,
+                -1,
+            ));
             ok(CupvaFenceExport(&req.fences[0], &mut eof));
             sok(NvSciSyncObjSignal(pre_obj));
             sok(NvSciSyncFenceWait(&eof, sci.ctx, 10_000_000));
@@ -64,7 +80,12 @@ fn steady_state_allocates_nothing() {
     A.stop();
     // SAFETY: `dst` is N bytes of PVA memory.
     assert_eq!(unsafe { std::slice::from_raw_parts(dst, N) }, expected);
-    assert_eq!(A.allocations(), 0, "allocations in the steady state{}", A.backtraces());
+    assert_eq!(
+        A.allocations(),
+        0,
+        "allocations in the steady state{}",
+        A.backtraces()
+    );
     // SAFETY: fences this test owns; a live stream.
     unsafe {
         NvSciSyncFenceClear(&mut pre);

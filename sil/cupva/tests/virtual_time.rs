@@ -33,8 +33,10 @@ fn vpu_timing_models_and_faults_in_virtual_time() {
     let (src2, dst2) = (alloc(N), alloc(N));
     let a = Prog::new(src, dst, 2);
     let b = Prog::new(src2, dst2, 2);
-    let sync = native_sync();
-    let (ra, rb) = (Fences::request(sync, 1), Fences::request(sync, 1));
+    // One sync object per stream: fences of one object requested on two streams are
+    // signalled in whichever order the streams finish (the SyncObj docs warn of it).
+    let (sync_a, sync_b) = (native_sync(), native_sync());
+    let (ra, rb) = (Fences::request(sync_a, 1), Fences::request(sync_b, 1));
     let sa = stream();
     let mut sb = null_mut();
     // SAFETY: valid out-pointer.
@@ -59,7 +61,10 @@ fn vpu_timing_models_and_faults_in_virtual_time() {
     let mut done = false;
     // SAFETY: a filled fence, a valid out-pointer.
     ok(unsafe { CupvaFenceWait(&ra.fences[0], 50_000, &mut done) });
-    assert!(!done, "a hung program does not end before the clock reaches its timeout");
+    assert!(
+        !done,
+        "a hung program does not end before the clock reaches its timeout"
+    );
     assert_eq!(status(st[0]), CUPVA_OPERATION_PENDING);
     // SAFETY: plain value.
     sok(unsafe { NvSciSilClockAdvanceTo(T0 + 8 * MS + 10 * MS) });

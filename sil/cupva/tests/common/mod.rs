@@ -29,7 +29,12 @@ pub struct Scale;
 
 impl KernelModel for Scale {
     fn params(&self) -> &[ParamKind] {
-        &[ParamKind::DevPtr, ParamKind::DevPtr, ParamKind::U32, ParamKind::U32]
+        &[
+            ParamKind::DevPtr,
+            ParamKind::DevPtr,
+            ParamKind::U32,
+            ParamKind::U32,
+        ]
     }
     fn launch(&self, l: &mut Launch<'_>) -> Result<(), ModelError> {
         let (n, gain) = (l.u32(2)? as usize, l.u32(3)? as u8);
@@ -65,8 +70,13 @@ static SERIAL: Mutex<()> = Mutex::new(());
 /// allowlists `scale` and sets a fast fixed timing model on every VPU.
 pub fn serial() -> MutexGuard<'static, ()> {
     let g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    cupva_host::register_program_model("scale", &[sha(SCALE_ELF)], &["src", "dst", "n", "gain"], &SCALE)
-        .expect("scale registers");
+    cupva_host::register_program_model(
+        "scale",
+        &[sha(SCALE_ELF)],
+        &["src", "dst", "n", "gain"],
+        &SCALE,
+    )
+    .expect("scale registers");
     cupva_host::allow_program(sha(SCALE_ELF));
     for e in [CUPVA_PVA0, CUPVA_PVA1] {
         for v in [CUPVA_VPU0, CUPVA_VPU1] {
@@ -141,6 +151,12 @@ pub fn alloc(n: usize) -> *mut u8 {
     h as *mut u8
 }
 
+/// The N bytes of PVA memory at `p` (a host address in the SIL).
+pub fn bytes(p: *const u8) -> Vec<u8> {
+    // SAFETY: every caller passes the start of at least N bytes of PVA memory.
+    unsafe { std::slice::from_raw_parts(p, N) }.to_vec()
+}
+
 /// A `scale` command program over `src` and `dst`.
 pub struct Prog {
     pub exec: cupvaExecutable_t,
@@ -153,7 +169,11 @@ impl Prog {
         let mut cmd = Box::new(cupvaCmd_t::default());
         // SAFETY: C ABI calls with valid pointers; `src`/`dst` are PVA memory.
         unsafe {
-            ok(CupvaExecutableCreate(&mut exec, SCALE_ELF.as_ptr().cast(), SCALE_ELF.len() as i32));
+            ok(CupvaExecutableCreate(
+                &mut exec,
+                SCALE_ELF.as_ptr().cast(),
+                SCALE_ELF.len() as i32,
+            ));
             ok(CupvaCmdProgramCreate(&mut *cmd, exec));
         }
         let p = Prog { exec, cmd };
@@ -207,7 +227,11 @@ impl Fences {
             for k in 0..n {
                 ok(CupvaFenceInit(&mut f.fences[k], sync));
             }
-            ok(CupvaCmdRequestFencesInit(&mut *f.cmd, f.fences.as_mut_ptr(), n as i32));
+            ok(CupvaCmdRequestFencesInit(
+                &mut *f.cmd,
+                f.fences.as_mut_ptr(),
+                n as i32,
+            ));
         }
         f
     }
@@ -233,7 +257,15 @@ pub fn submit(s: cupvaStream_t, cmds: &[*const cupvaCmd_t], exec_ms: i32) -> Vec
     let mut st = vec![null_mut(); cmds.len()];
     // SAFETY: live stream and commands; `st` has one slot per command.
     ok(unsafe {
-        CupvaStreamSubmit(s, cmds.as_ptr(), st.as_mut_ptr(), cmds.len() as i32, CUPVA_IN_ORDER, exec_ms, -1)
+        CupvaStreamSubmit(
+            s,
+            cmds.as_ptr(),
+            st.as_mut_ptr(),
+            cmds.len() as i32,
+            CUPVA_IN_ORDER,
+            exec_ms,
+            -1,
+        )
     });
     st
 }
@@ -303,7 +335,12 @@ impl Sci {
             sok(NvSciSyncAttrListSetAttrs(cl, pairs.as_ptr(), pairs.len()));
             let lists = [cl, pl];
             let (mut rec, mut conflict) = (null_mut(), null_mut());
-            sok(NvSciSyncAttrListReconcile(lists.as_ptr(), 2, &mut rec, &mut conflict));
+            sok(NvSciSyncAttrListReconcile(
+                lists.as_ptr(),
+                2,
+                &mut rec,
+                &mut conflict,
+            ));
             let mut obj = null_mut();
             sok(NvSciSyncObjAlloc(rec, &mut obj));
             NvSciSyncAttrListFree(pl);
@@ -319,17 +356,37 @@ impl Sci {
         let perm = NvSciBufAccessPerm_ReadWrite;
         let cpu = true;
         let mut pairs = [
-            NvSciBufAttrKeyValuePair { key: NvSciBufGeneralAttrKey_Types, value: (&ty as *const NvSciBufType).cast(), len: 4 },
-            NvSciBufAttrKeyValuePair { key: NvSciBufRawBufferAttrKey_Size, value: (&size as *const u64).cast(), len: 8 },
-            NvSciBufAttrKeyValuePair { key: NvSciBufGeneralAttrKey_RequiredPerm, value: (&perm as *const NvSciBufAttrValAccessPerm).cast(), len: 4 },
-            NvSciBufAttrKeyValuePair { key: NvSciBufGeneralAttrKey_NeedCpuAccess, value: (&cpu as *const bool).cast(), len: 1 },
+            NvSciBufAttrKeyValuePair {
+                key: NvSciBufGeneralAttrKey_Types,
+                value: (&ty as *const NvSciBufType).cast(),
+                len: 4,
+            },
+            NvSciBufAttrKeyValuePair {
+                key: NvSciBufRawBufferAttrKey_Size,
+                value: (&size as *const u64).cast(),
+                len: 8,
+            },
+            NvSciBufAttrKeyValuePair {
+                key: NvSciBufGeneralAttrKey_RequiredPerm,
+                value: (&perm as *const NvSciBufAttrValAccessPerm).cast(),
+                len: 4,
+            },
+            NvSciBufAttrKeyValuePair {
+                key: NvSciBufGeneralAttrKey_NeedCpuAccess,
+                value: (&cpu as *const bool).cast(),
+                len: 1,
+            },
         ];
         // SAFETY: C ABI calls with live handles and pointers to live locals.
         unsafe {
             let mut list = null_mut();
             sok(NvSciBufAttrListCreate(self.buf, &mut list));
             ok(CupvaMemFillAttributes(list));
-            sok(NvSciBufAttrListSetAttrs(list, pairs.as_mut_ptr(), pairs.len()));
+            sok(NvSciBufAttrListSetAttrs(
+                list,
+                pairs.as_mut_ptr(),
+                pairs.len(),
+            ));
             let (mut rec, mut conflict) = (null_mut(), null_mut());
             sok(NvSciBufAttrListReconcile(&list, 1, &mut rec, &mut conflict));
             let mut obj = null_mut();
