@@ -5,7 +5,7 @@
 //! exported end-of-frame fence, a CPU wait and the golden output; an unlisted image is refused
 //! first (sil/README.md, "cuPVA").
 //!
-//! Covers: REQ-PVA-031
+//! Covers: REQ-PVA-031, REQ-PVA-020
 
 use std::path::Path;
 

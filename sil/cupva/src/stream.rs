@@ -12,6 +12,7 @@ use orin_exec_kernel_model::{Arg, Launch, MAX_PARAMS};
 use sil_common::handle::lock;
 use sil_common::thread::Ready;
 use sil_common::timing::{TimingModel, TimingSampler};
+use sil_common::wait::until_clock;
 
 use crate::code::{self, Code};
 use crate::limits::*;
@@ -336,38 +337,27 @@ impl Stream {
 /// Sleeps (real time) until `deadline` on the SIL clock, or until the stream stops
 /// (`false`).
 fn pause_until(s: &Stream, deadline: u64) -> bool {
-    loop {
-        if s.stopping() {
-            return false;
-        }
-        let now = nvsci::now_ns();
-        if now >= deadline {
-            return true;
-        }
-        let nap = (deadline - now).min(50_000_000);
-        let g = lock(&s.ring);
-        if s.stopping() {
-            return false;
-        }
-        let _ = s.cv.wait_timeout(g, Duration::from_nanos(nap));
-    }
+    let nap = Duration::from_millis(50);
+    until_clock(
+        &s.ring,
+        &s.cv,
+        deadline,
+        nvsci::now_ns,
+        || s.stopping(),
+        nap,
+    )
 }
 
 /// Virtual time: blocks until others move the SIL clock to `deadline`, or the stream stops.
 fn await_virtual(s: &Stream, deadline: u64) -> bool {
-    loop {
-        if s.stopping() {
-            return false;
-        }
-        if nvsci::now_ns() >= deadline {
-            return true;
-        }
-        let g = lock(&s.ring);
-        if s.stopping() {
-            return false;
-        }
-        let _ = s.cv.wait_timeout(g, VIRTUAL_POLL);
-    }
+    until_clock(
+        &s.ring,
+        &s.cv,
+        deadline,
+        nvsci::now_ns,
+        || s.stopping(),
+        VIRTUAL_POLL,
+    )
 }
 
 fn next(s: &Stream) -> Option<Entry> {
