@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Compare nvsci-sys, cudla-sys and cuda-sys with the headers of an installed SDK.
+# Compare nvsci-sys, cudla-sys, cupva-sys and cuda-sys with the headers of an installed SDK.
 #
 #   bindings/check-against-sdk.sh INCLUDE_DIR [options]
 #
-# INCLUDE_DIR holds nvscierror.h, nvscibuf.h, nvscisync.h, cudla.h and cuda.h (they may
+# INCLUDE_DIR holds nvscierror.h, nvscibuf.h, nvscisync.h, cudla.h, cuda.h and cupva_host.h (they may
 # be spread over several directories: give the first here and the others with
 # --cflags "-I DIR ..."). Two stages run, each printing every difference as "DIFF: ...":
 #   1. C probes: a C program compiled against the headers checks values, sizes,
@@ -12,7 +12,7 @@
 #      `cargo install` if it is not on PATH) generates bindings from the headers, and
 #      sdk-check/sdkcmp (syn) compares names, values, types and layouts with ours.
 # Options (see `--help`):
-#   --only nvsci-sys,cudla-sys,cuda-sys   check only these crates
+#   --only nvsci-sys,cudla-sys,cupva-sys,cuda-sys   check only these crates
 #   --no-bindgen | --bindgen-only          run only one stage
 #   --cc COMPILER                          C compiler (default $CC, else cc)
 #   --cflags "FLAGS"                       extra flags, e.g. more -I directories

@@ -3,7 +3,7 @@
 
 How it works (see bindings/README.md, "Checking against an SDK"):
 
-1. Parse the Rust declarations of nvsci-sys, cudla-sys and cuda-sys (src/*.rs, the
+1. Parse the Rust declarations of nvsci-sys, cudla-sys, cupva-sys and cuda-sys (src/*.rs, the
    SIL module `sil.rs` excluded): constants, C-enum newtypes, type aliases,
    structs/unions with their compile-time layout asserts, and extern functions.
 2. Generate one C probe program per crate that includes the vendor headers and
@@ -48,10 +48,15 @@ CRATES = {
     "nvsci-sys": (["error.rs", "buf.rs", "sync.rs"], ["nvscierror.h", "nvscibuf.h", "nvscisync.h"]),
     "cudla-sys": (["lib.rs"], ["cudla.h", "cudlaExternalEtbl.hpp"]),
     "cuda-sys": (["lib.rs"], ["cuda.h"]),
+    # PVA SDK: cupva_host.h includes cupva_host_types.h and the scheduling/workload
+    # headers; the NvSci interop calls are in cupva_host_nvsci.h.
+    "cupva-sys": (["lib.rs"], ["cupva_host.h", "cupva_host_nvsci.h"]),
 }
 # Headers that older SDKs do not have (cuDLA before 1.5 has no export table): included when
 # present; the declarations they would hold are then reported as not in the headers.
-OPTIONAL_HEADERS = {"cudlaExternalEtbl.hpp"}
+# crate -> crates whose types it uses (their aliases resolve ours in the bindgen stage)
+CRATE_DEPS = {"cupva-sys": ["nvsci-sys"]}
+OPTIONAL_HEADERS = {"cudlaExternalEtbl.hpp", "cupva_host_nvsci.h"}
 # source file -> fake header it becomes
 FAKE_HEADER = {
     ("nvsci-sys", "error.rs"): "nvscierror.h",
@@ -59,8 +64,10 @@ FAKE_HEADER = {
     ("nvsci-sys", "sync.rs"): "nvscisync.h",
     ("cudla-sys", "lib.rs"): "cudla.h",
     ("cuda-sys", "lib.rs"): "cuda.h",
+    ("cupva-sys", "lib.rs"): "cupva_host.h",
 }
-FAKE_INCLUDES = {"nvscisync.h": ["nvscierror.h", "nvscibuf.h"], "nvscibuf.h": ["nvscierror.h"]}
+FAKE_INCLUDES = {"nvscisync.h": ["nvscierror.h", "nvscibuf.h"], "nvscibuf.h": ["nvscierror.h"],
+                 "cupva_host.h": ["nvscibuf.h", "nvscisync.h"]}
 
 # bindgen stage: the pinned bindgen-cli, its Rust target, and per crate the allow-lists
 # (functions, types, variables/constants) of the names the crate declares. Names of ours
@@ -71,6 +78,7 @@ BINDGEN_ALLOW = {
     "nvsci-sys": ("NvSci.*", "NvSci.*", "NvSci.*"),
     "cudla-sys": ("cudla.*", "cudla.*|Cudla.*", "CUDLA_.*|cudla.*"),
     "cuda-sys": ("cu[A-Z].*", "CU.*|cu.*", "CU_.*|CUDA_.*"),
+    "cupva-sys": ("Cupva.*", "cupva.*", "CUPVA_.*"),
 }
 REPO = os.path.dirname(BINDINGS)
 
@@ -713,7 +721,10 @@ def bindgen_stage(args, model, crates, tmp):
             hint = "" if find_libclang() else " (no libclang found: install libclang-dev and clang)"
             raise ToolError("bindgen failed on the %s headers%s: %s" % (crate, hint, " ".join(map(shlex.quote, cmd))))
         ours = [os.path.join(BINDINGS, crate, "src", f) for f in files]
-        cmp_cmd = [sdkcmp, "--crate", crate, "--sdk", out] + (["--strict-versions"] if args.strict_versions else []) + ours
+        deps = [a for d in CRATE_DEPS.get(crate, [])
+                for f in CRATES[d][0] for a in ("--dep", os.path.join(BINDINGS, d, "src", f))]
+        cmp_cmd = ([sdkcmp, "--crate", crate, "--sdk", out] + deps
+                   + (["--strict-versions"] if args.strict_versions else []) + ours)
         r = subprocess.run(cmp_cmd, capture_output=True, text=True)
         sys.stdout.write(r.stdout)
         if r.returncode not in (0, 1):
@@ -748,6 +759,9 @@ def emit_fake_headers(model, outdir):
             if not mine(nt):
                 continue
             members = ["    %s = %s," % (c.name, c.value) for c in model.consts if c.ty == nt.name]
+            # C has no empty enums: a `subset` type whose values are unknown gets one
+            # placeholder enumerator (the checks ignore a subset enum's extra members).
+            members = members or ["    %s_SDKCHECK_PLACEHOLDER = 0," % nt.name]
             out.append("typedef enum {\n%s\n} %s;" % ("\n".join(members), nt.name))
         for c in model.consts:
             if mine(c) and c.ty not in model.newtypes and c.value is not None:
@@ -795,7 +809,7 @@ def emit_fake_headers(model, outdir):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("include", nargs="?", help="directory holding nvscisync.h, nvscibuf.h, nvscierror.h, cudla.h, cuda.h")
+    ap.add_argument("include", nargs="?", help="directory holding nvscisync.h, nvscibuf.h, nvscierror.h, cudla.h, cuda.h, cupva_host.h")
     ap.add_argument("--only", help="comma-separated subset of: " + ",".join(CRATES))
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"), help="C compiler (default $CC or cc)")
     ap.add_argument("--cflags", default=os.environ.get("SDKCHECK_CFLAGS", ""), help="extra compiler flags, e.g. more -I (also given to bindgen's clang)")

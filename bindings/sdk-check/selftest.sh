@@ -56,6 +56,7 @@ mutate() {
             nvsci*) only=(--only nvsci-sys) ;;
             cudla.h) only=(--only cudla-sys) ;;
             cuda.h) only=(--only cuda-sys) ;;
+            cupva_host.h) only=(--only cupva-sys) ;;
         esac
     fi
     run "$name" "$want" "$pat" "$dir" "${only[@]}"
@@ -94,6 +95,16 @@ mutate "alias changed" cuda.h 's/typedef unsigned long long CUdeviceptr;/typedef
     "typedef CUdeviceptr = unsigned long long: incompatible"
 mutate "anonymous union member moved" cuda.h 's/(CUstreamMemOpWaitValueParams_st \{\n.*?\n.*?\n)(    union \{\n.*?\n.*?\n    \};\n)(    unsigned int flags;\n)/$1$3$2/s' \
     "offsetof\(CUstreamMemOpWaitValueParams_st, value64\) \(anonymous member\): bindings 16"
+# cuPVA (cupva-sys): the by-value fence storage, an enum value, the submit timeouts and
+# an NvSci interop call
+mutate "cuPVA: fence size changed" cupva_host.h 's/(cupvaFence_t \{\n    uint64_t data)\[6\]/${1}[8]/' \
+    "size\(cupvaFence_t\): bindings 48, header 64 ;; type of cupvaFence_t.data = uint64_t\[6\]: incompatible"
+mutate "cuPVA: enum value changed" cupva_host.h 's/CUPVA_VPU0 = 1,/CUPVA_VPU0 = 5,/' \
+    "DIFF: cupva-sys: constant CUPVA_VPU0: bindings 1, header 5"
+mutate "cuPVA: timeout parameter widened" cupva_host.h 's/int32_t executionTimeout/int64_t executionTimeout/' \
+    "CupvaStreamSubmit: .* incompatible"
+mutate "cuPVA: function removed" cupva_host.h 's/^cupvaError_t CupvaFenceExport\(.*\n//m' \
+    "CupvaFenceExport: .* not in the headers"
 
 # version constants: a warning, an error only with --strict-versions
 vdir="$TMP/version"; cp -r "$TMP/base" "$vdir"
@@ -178,6 +189,14 @@ if [ "$bindgen_part" = 1 ]; then
         "$B: cuda-sys: type of field CUstreamMemOpValue \(anonymous member .value. of CUstreamMemOpWaitValueParams_st\) \[SDK CUstreamMemOpWaitValueParams_st__bindgen_ty_1\]\.value64: ours .u64., SDK .u32. ;; $B: cuda-sys: size\(CUstreamMemOpValue .*\): ours 8, SDK 4"
     mutate "bindgen: nested struct changed" cuda.h 's/(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_params \{.*?)unsigned int reserved\[10\];/${1}unsigned int reserved[12];/s' \
         "$B: cuda-sys: type of field CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_params.reserved: ours .\[u32; 10\]., SDK .\[u32; 12\]. ;; $B: cuda-sys: size\(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_params\): ours 72, SDK 80"
+    mutate "bindgen: cuPVA: fence size changed" cupva_host.h 's/(cupvaFence_t \{\n    uint64_t data)\[6\]/${1}[8]/' \
+        "$B: cupva-sys: type of field cupvaFence_t.data: ours .\[u64; 6\]., SDK .\[u64; 8\]. ;; $B: cupva-sys: size\(cupvaFence_t\): ours 48, SDK 64"
+    mutate "bindgen: cuPVA: enum value changed" cupva_host.h 's/CUPVA_VPU0 = 1,/CUPVA_VPU0 = 5,/' \
+        "$B: cupva-sys: enumerator CUPVA_VPU0 of cupvaAffinityType_t: ours 1, SDK 5"
+    mutate "bindgen: cuPVA: timeout parameter widened" cupva_host.h 's/int32_t executionTimeout/int64_t executionTimeout/' \
+        "$B: cupva-sys: function CupvaStreamSubmit: parameter 6 \(.executionTimeout.\): ours .i32., SDK .i64."
+    mutate "bindgen: cuPVA: NvSci interop call removed" cupva_host.h 's/^cupvaError_t CupvaFenceExport\(.*\n//m' \
+        "$B: cupva-sys: function CupvaFenceExport: not in the SDK"
 
     vdir="$TMP/version"
     run "bindgen: version differs: warning only" 0 "warning: bindgen: cuda-sys: constant CUDA_VERSION: ours 0x2f1c \(12060\), SDK 0x32c8 \(13000\)" "$vdir"

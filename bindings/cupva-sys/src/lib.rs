@@ -182,147 +182,126 @@ impl fmt::Display for cupvaError_t {
 // Enums (cupva_host_types_scheduling.h, cupva_host_mem_alloc.h, sync group)
 // ---------------------------------------------------------------------------------------
 
-macro_rules! c_enum {
-    ($(#[$m:meta])* $ty:ident { $($(#[$vm:meta])* $name:ident = $val:expr;)* }) => {
-        $(#[$m])*
-        #[repr(transparent)]
-        #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-        pub struct $ty(pub u32);
-        $(
-            $(#[$vm])*
-            pub const $name: $ty = $ty($val);
-        )*
-    };
-}
+/// Order of the commands of one [`CupvaStreamSubmit`] call (`cupvaOrderType_t`).
+/// Source: 2.7.1 listing of `cupva_host_types_scheduling.h`; DRIVE OS 7.0.3
+/// `CUPVA_Stream_C`.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct cupvaOrderType_t(pub u32);
+/// Invalid.
+pub const CUPVA_ORDER_TYPE_INVALID: cupvaOrderType_t = cupvaOrderType_t(0);
+/// Commands start in submission order.
+pub const CUPVA_IN_ORDER: cupvaOrderType_t = cupvaOrderType_t(1);
+/// Commands may start in any order.
+pub const CUPVA_OUT_OF_ORDER: cupvaOrderType_t = cupvaOrderType_t(2);
+/// One past the last value.
+pub const CUPVA_ORDER_TYPE_MAX: cupvaOrderType_t = cupvaOrderType_t(3);
 
-c_enum! {
-    /// Order of the commands of one [`CupvaStreamSubmit`] call (`cupvaOrderType_t`).
-    /// Source: 2.7.1 listing of `cupva_host_types_scheduling.h`; DRIVE OS 7.0.3
-    /// `CUPVA_Stream_C`.
-    cupvaOrderType_t {
-        /// Invalid.
-        CUPVA_ORDER_TYPE_INVALID = 0;
-        /// Commands start in submission order.
-        CUPVA_IN_ORDER = 1;
-        /// Commands may start in any order.
-        CUPVA_OUT_OF_ORDER = 2;
-        /// One past the last value.
-        CUPVA_ORDER_TYPE_MAX = 3;
-    }
-}
+/// PVA hardware generation (`cupvaGenType_t`; Orin is GEN2). Source: 2.7.1 listing
+/// of `cupva_host_types_scheduling.h`.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct cupvaGenType_t(pub u32);
+/// Invalid.
+pub const CUPVA_GEN_TYPE_INVALID: cupvaGenType_t = cupvaGenType_t(0);
+/// Generation 1.
+pub const CUPVA_GEN1: cupvaGenType_t = cupvaGenType_t(1);
+/// Generation 2 (Orin).
+pub const CUPVA_GEN2: cupvaGenType_t = cupvaGenType_t(2);
+/// Generation 3.
+pub const CUPVA_GEN3: cupvaGenType_t = cupvaGenType_t(3);
+/// One past the last value.
+pub const CUPVA_GEN_TYPE_MAX: cupvaGenType_t = cupvaGenType_t(4);
 
-c_enum! {
-    /// PVA hardware generation (`cupvaGenType_t`; Orin is GEN2). Source: 2.7.1 listing
-    /// of `cupva_host_types_scheduling.h`.
-    cupvaGenType_t {
-        /// Invalid.
-        CUPVA_GEN_TYPE_INVALID = 0;
-        /// Generation 1.
-        CUPVA_GEN1 = 1;
-        /// Generation 2 (Orin).
-        CUPVA_GEN2 = 2;
-        /// Generation 3.
-        CUPVA_GEN3 = 3;
-        /// One past the last value.
-        CUPVA_GEN_TYPE_MAX = 4;
-    }
-}
+/// PVA instance of a stream (`cupvaEngineType_t`). Source: DRIVE OS 7.0.3
+/// `CUPVA_Stream_C`.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct cupvaEngineType_t(pub u32);
+/// Invalid.
+pub const CUPVA_ENGINE_TYPE_INVALID: cupvaEngineType_t = cupvaEngineType_t(0);
+/// PVA instance 0.
+pub const CUPVA_PVA0: cupvaEngineType_t = cupvaEngineType_t(1);
+/// PVA instance 1.
+pub const CUPVA_PVA1: cupvaEngineType_t = cupvaEngineType_t(2);
+/// One past the last value.
+pub const CUPVA_ENGINE_TYPE_MAX: cupvaEngineType_t = cupvaEngineType_t(3);
 
-c_enum! {
-    /// PVA instance of a stream (`cupvaEngineType_t`). Source: DRIVE OS 7.0.3
-    /// `CUPVA_Stream_C`.
-    cupvaEngineType_t {
-        /// Invalid.
-        CUPVA_ENGINE_TYPE_INVALID = 0;
-        /// PVA instance 0.
-        CUPVA_PVA0 = 1;
-        /// PVA instance 1.
-        CUPVA_PVA1 = 2;
-        /// One past the last value.
-        CUPVA_ENGINE_TYPE_MAX = 3;
-    }
-}
+/// VPU affinity of a stream (`cupvaAffinityType_t`). Source: DRIVE OS 7.0.3
+/// `CUPVA_Stream_C`.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct cupvaAffinityType_t(pub u32);
+/// Invalid.
+pub const CUPVA_AFFINITY_TYPE_INVALID: cupvaAffinityType_t = cupvaAffinityType_t(0);
+/// VPU 0 of the instance.
+pub const CUPVA_VPU0: cupvaAffinityType_t = cupvaAffinityType_t(1);
+/// VPU 1 of the instance.
+pub const CUPVA_VPU1: cupvaAffinityType_t = cupvaAffinityType_t(2);
+/// Either VPU.
+pub const CUPVA_VPU_ANY: cupvaAffinityType_t = cupvaAffinityType_t(3);
+/// One past the last value.
+pub const CUPVA_AFFINITY_TYPE_MAX: cupvaAffinityType_t = cupvaAffinityType_t(4);
 
-c_enum! {
-    /// VPU affinity of a stream (`cupvaAffinityType_t`). Source: DRIVE OS 7.0.3
-    /// `CUPVA_Stream_C`.
-    cupvaAffinityType_t {
-        /// Invalid.
-        CUPVA_AFFINITY_TYPE_INVALID = 0;
-        /// VPU 0 of the instance.
-        CUPVA_VPU0 = 1;
-        /// VPU 1 of the instance.
-        CUPVA_VPU1 = 2;
-        /// Either VPU.
-        CUPVA_VPU_ANY = 3;
-        /// One past the last value.
-        CUPVA_AFFINITY_TYPE_MAX = 4;
-    }
-}
+/// Role of a sync object (`cupvaSyncClientType_t`). Source: DRIVE OS 7.0.3
+/// `CUPVA_Synchronization_C`.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct cupvaSyncClientType_t(pub u32);
+/// Invalid.
+pub const CUPVA_SYNC_CLIENT_TYPE_INVALID: cupvaSyncClientType_t = cupvaSyncClientType_t(0);
+/// The PVA signals.
+pub const CUPVA_SIGNALER: cupvaSyncClientType_t = cupvaSyncClientType_t(1);
+/// The PVA waits.
+pub const CUPVA_WAITER: cupvaSyncClientType_t = cupvaSyncClientType_t(2);
+/// The PVA signals and waits.
+pub const CUPVA_SIGNALER_WAITER: cupvaSyncClientType_t = cupvaSyncClientType_t(3);
+/// One past the last value.
+pub const CUPVA_SYNC_CLIENT_TYPE_MAX: cupvaSyncClientType_t = cupvaSyncClientType_t(4);
 
-c_enum! {
-    /// Role of a sync object (`cupvaSyncClientType_t`). Source: DRIVE OS 7.0.3
-    /// `CUPVA_Synchronization_C`.
-    cupvaSyncClientType_t {
-        /// Invalid.
-        CUPVA_SYNC_CLIENT_TYPE_INVALID = 0;
-        /// The PVA signals.
-        CUPVA_SIGNALER = 1;
-        /// The PVA waits.
-        CUPVA_WAITER = 2;
-        /// The PVA signals and waits.
-        CUPVA_SIGNALER_WAITER = 3;
-        /// One past the last value.
-        CUPVA_SYNC_CLIENT_TYPE_MAX = 4;
-    }
-}
+/// How a CPU wait on a fence of the sync object waits (`cupvaSyncWaitMode_t`).
+/// Source: DRIVE OS 7.0.3 `CUPVA_Synchronization_C`.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct cupvaSyncWaitMode_t(pub u32);
+/// Invalid.
+pub const CUPVA_SYNC_WAIT_MODE_INVALID: cupvaSyncWaitMode_t = cupvaSyncWaitMode_t(0);
+/// Yield the CPU while waiting.
+pub const CUPVA_SYNC_YIELD: cupvaSyncWaitMode_t = cupvaSyncWaitMode_t(1);
+/// Spin while waiting.
+pub const CUPVA_SYNC_SPIN: cupvaSyncWaitMode_t = cupvaSyncWaitMode_t(2);
+/// One past the last value.
+pub const CUPVA_SYNC_WAIT_MODE_MAX: cupvaSyncWaitMode_t = cupvaSyncWaitMode_t(3);
 
-c_enum! {
-    /// How a CPU wait on a fence of the sync object waits (`cupvaSyncWaitMode_t`).
-    /// Source: DRIVE OS 7.0.3 `CUPVA_Synchronization_C`.
-    cupvaSyncWaitMode_t {
-        /// Invalid.
-        CUPVA_SYNC_WAIT_MODE_INVALID = 0;
-        /// Yield the CPU while waiting.
-        CUPVA_SYNC_YIELD = 1;
-        /// Spin while waiting.
-        CUPVA_SYNC_SPIN = 2;
-        /// One past the last value.
-        CUPVA_SYNC_WAIT_MODE_MAX = 3;
-    }
-}
+/// PVA access to a buffer (`cupvaMemAccessType_t`). Source: 2.9.0 listing of
+/// `cupva_host_mem_alloc.h`.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct cupvaMemAccessType_t(pub u32);
+/// Invalid.
+pub const CUPVA_MEM_ACCESS_TYPE_INVALID: cupvaMemAccessType_t = cupvaMemAccessType_t(0);
+/// Read only.
+pub const CUPVA_READ: cupvaMemAccessType_t = cupvaMemAccessType_t(1);
+/// Write only.
+pub const CUPVA_WRITE: cupvaMemAccessType_t = cupvaMemAccessType_t(2);
+/// Read and write.
+pub const CUPVA_READ_WRITE: cupvaMemAccessType_t = cupvaMemAccessType_t(3);
+/// One past the last value.
+pub const CUPVA_MEM_ACCESS_TYPE_MAX: cupvaMemAccessType_t = cupvaMemAccessType_t(4);
 
-c_enum! {
-    /// PVA access to a buffer (`cupvaMemAccessType_t`). Source: 2.9.0 listing of
-    /// `cupva_host_mem_alloc.h`.
-    cupvaMemAccessType_t {
-        /// Invalid.
-        CUPVA_MEM_ACCESS_TYPE_INVALID = 0;
-        /// Read only.
-        CUPVA_READ = 1;
-        /// Write only.
-        CUPVA_WRITE = 2;
-        /// Read and write.
-        CUPVA_READ_WRITE = 3;
-        /// One past the last value.
-        CUPVA_MEM_ACCESS_TYPE_MAX = 4;
-    }
-}
-
-c_enum! {
-    /// Memory kind of [`CupvaMemAlloc`] (`cupvaMemAllocType_t`). Source: 2.9.0 listing of
-    /// `cupva_host_mem_alloc.h`.
-    cupvaMemAllocType_t {
-        /// Invalid.
-        CUPVA_MEM_ALLOC_TYPE_INVALID = 0;
-        /// System DRAM.
-        CUPVA_ALLOC_DRAM = 1;
-        /// CVSRAM (falls back to DRAM; "not available in this release", 2.8.1).
-        CUPVA_ALLOC_CVSRAM = 2;
-        /// One past the last value.
-        CUPVA_MEM_ALLOC_TYPE_MAX = 3;
-    }
-}
+/// Memory kind of [`CupvaMemAlloc`] (`cupvaMemAllocType_t`). Source: 2.9.0 listing of
+/// `cupva_host_mem_alloc.h`.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct cupvaMemAllocType_t(pub u32);
+/// Invalid.
+pub const CUPVA_MEM_ALLOC_TYPE_INVALID: cupvaMemAllocType_t = cupvaMemAllocType_t(0);
+/// System DRAM.
+pub const CUPVA_ALLOC_DRAM: cupvaMemAllocType_t = cupvaMemAllocType_t(1);
+/// CVSRAM (falls back to DRAM; "not available in this release", 2.8.1).
+pub const CUPVA_ALLOC_CVSRAM: cupvaMemAllocType_t = cupvaMemAllocType_t(2);
+/// One past the last value.
+pub const CUPVA_MEM_ALLOC_TYPE_MAX: cupvaMemAllocType_t = cupvaMemAllocType_t(3);
 
 // sdk-check: subset
 /// Kind of a dataflow added to a program (`cupvaDataFlowType_t`, a C enum).
@@ -338,37 +317,56 @@ pub struct cupvaDataFlowType_t(pub u32);
 // Handles and by-value structs (cupva_host_types.h)
 // ---------------------------------------------------------------------------------------
 
-macro_rules! opaque_handle {
-    ($($(#[$m:meta])* $rec:ident => $handle:ident;)*) => {
-        $(
-            #[doc = concat!("Opaque record behind [`", stringify!($handle), "`].")]
-            #[repr(C)]
-            pub struct $rec {
-                _opaque: [u8; 0],
-            }
-            $(#[$m])*
-            pub type $handle = *mut $rec;
-        )*
-    };
+/// Opaque record behind [`cupvaContext_t`].
+#[repr(C)]
+pub struct cupvaContextRec {
+    _opaque: [u8; 0],
 }
-
-opaque_handle! {
-    /// A cuPVA context (holds the resources of the other calls).
-    cupvaContextRec => cupvaContext_t;
-    /// A pre-built list of commands.
-    cupvaCmdBufferRec => cupvaCmdBuffer_t;
-    /// A loaded VPU executable ([`CupvaExecutableCreate`]).
-    cupvaExecutableRec => cupvaExecutable_t;
-    /// A submission queue on one PVA instance and VPU affinity ([`CupvaStreamCreate`]).
-    cupvaStreamRec => cupvaStream_t;
-    /// A DMA dataflow of a program.
-    cupvaDataFlowRec => cupvaDataFlow_t;
-    /// A synchronisation object that fences are taken from ([`CupvaSyncObjCreate`]).
-    cupvaSyncObjRec => cupvaSyncObj_t;
-    /// The completion status of a submitted command ([`CupvaStreamSubmit`],
-    /// [`CupvaCheckCommandStatus`]).
-    cupvaCmdStatusRec => cupvaCmdStatus_t;
+/// A cuPVA context (holds the resources of the other calls).
+pub type cupvaContext_t = *mut cupvaContextRec;
+/// Opaque record behind [`cupvaCmdBuffer_t`].
+#[repr(C)]
+pub struct cupvaCmdBufferRec {
+    _opaque: [u8; 0],
 }
+/// A pre-built list of commands.
+pub type cupvaCmdBuffer_t = *mut cupvaCmdBufferRec;
+/// Opaque record behind [`cupvaExecutable_t`].
+#[repr(C)]
+pub struct cupvaExecutableRec {
+    _opaque: [u8; 0],
+}
+/// A loaded VPU executable ([`CupvaExecutableCreate`]).
+pub type cupvaExecutable_t = *mut cupvaExecutableRec;
+/// Opaque record behind [`cupvaStream_t`].
+#[repr(C)]
+pub struct cupvaStreamRec {
+    _opaque: [u8; 0],
+}
+/// A submission queue on one PVA instance and VPU affinity ([`CupvaStreamCreate`]).
+pub type cupvaStream_t = *mut cupvaStreamRec;
+/// Opaque record behind [`cupvaDataFlow_t`].
+#[repr(C)]
+pub struct cupvaDataFlowRec {
+    _opaque: [u8; 0],
+}
+/// A DMA dataflow of a program.
+pub type cupvaDataFlow_t = *mut cupvaDataFlowRec;
+/// Opaque record behind [`cupvaSyncObj_t`].
+#[repr(C)]
+pub struct cupvaSyncObjRec {
+    _opaque: [u8; 0],
+}
+/// A synchronisation object that fences are taken from ([`CupvaSyncObjCreate`]).
+pub type cupvaSyncObj_t = *mut cupvaSyncObjRec;
+/// Opaque record behind [`cupvaCmdStatus_t`].
+#[repr(C)]
+pub struct cupvaCmdStatusRec {
+    _opaque: [u8; 0],
+}
+/// The completion status of a submitted command ([`CupvaStreamSubmit`],
+/// [`CupvaCheckCommandStatus`]).
+pub type cupvaCmdStatus_t = *mut cupvaCmdStatusRec;
 
 /// A fence: storage the caller provides, filled by [`CupvaFenceInit`] and a
 /// request-fences command, or by [`CupvaFenceImport`].

@@ -1,8 +1,11 @@
 //! sdkcmp: the bindgen stage of `bindings/check-against-sdk.sh`.
 //!
 //! ```text
-//! sdkcmp --crate NAME --sdk BINDGEN_OUTPUT.rs [--strict-versions] [--dump] OURS.rs...
+//! sdkcmp --crate NAME --sdk BINDGEN_OUTPUT.rs [--dep DEP.rs]... [--strict-versions] [--dump] OURS.rs...
 //! ```
+//!
+//! `--dep` names a source file of a crate ours depends on (nvsci-sys for cupva-sys): its
+//! type aliases resolve the types ours imports from it; nothing of it is compared.
 //!
 //! Parses bindgen's output for the vendor headers and our crate's sources (the SIL
 //! module left out by the caller) with `syn`, and prints every difference in names,
@@ -16,7 +19,9 @@ mod types;
 use std::process::ExitCode;
 
 fn usage() -> ExitCode {
-    eprintln!("usage: sdkcmp --crate NAME --sdk BINDGEN_OUTPUT.rs [--strict-versions] [--dump] OURS.rs...");
+    eprintln!(
+        "usage: sdkcmp --crate NAME --sdk BINDGEN_OUTPUT.rs [--dep DEP.rs]... [--strict-versions] [--dump] OURS.rs..."
+    );
     ExitCode::from(2)
 }
 
@@ -26,11 +31,16 @@ fn main() -> ExitCode {
     let mut strict = false;
     let mut dump = false;
     let mut ours = Vec::new();
+    let mut deps = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--crate" => krate = args.next(),
             "--sdk" => sdk = args.next(),
+            "--dep" => match args.next() {
+                Some(d) => deps.push(d),
+                None => return usage(),
+            },
             "--strict-versions" => strict = true,
             "--dump" => dump = true,
             "-h" | "--help" => return usage(),
@@ -44,13 +54,22 @@ fn main() -> ExitCode {
     if ours.is_empty() {
         return usage();
     }
-    let ours_model = match model::parse_files(&ours, true) {
+    let mut ours_model = match model::parse_files(&ours, true) {
         Ok(m) => m,
         Err(e) => {
             eprintln!("sdkcmp: {e}");
             return ExitCode::from(2);
         }
     };
+    if !deps.is_empty() {
+        match model::parse_files(&deps, true) {
+            Ok(m) => ours_model.dep_aliases = m.aliases,
+            Err(e) => {
+                eprintln!("sdkcmp: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
     let sdk_model = match model::parse_files(&[sdk], false) {
         Ok(m) => m,
         Err(e) => {

@@ -109,6 +109,9 @@ pub struct Model {
     pub consts: Ordered<Const>,
     pub enums: Ordered<Enum>,
     pub aliases: Ordered<Type>,
+    /// Aliases of the crates ours depends on (`--dep`, e.g. nvsci-sys for cupva-sys):
+    /// used to resolve types, never compared.
+    pub dep_aliases: Ordered<Type>,
     pub records: Ordered<Record>,
     pub opaque: Ordered<usize>,
     pub fns: Ordered<Func>,

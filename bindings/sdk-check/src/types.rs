@@ -135,7 +135,12 @@ impl Canon<'_> {
         if let Some(p) = prim_name(n) {
             return Ty::Prim(p.to_string());
         }
-        if let Some(t) = self.model.aliases.get(n) {
+        if let Some(t) = self
+            .model
+            .aliases
+            .get(n)
+            .or_else(|| self.model.dep_aliases.get(n))
+        {
             if depth < 32 {
                 return self.ty_depth(t, depth + 1);
             }
