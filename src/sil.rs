@@ -8,6 +8,11 @@
 //! init with [`Error::NoKernelModel`]. C applications register with
 //! `cuSilRegisterKernelModel` (see `sil/README.md`, "Kernel models").
 //!
+//! The SIL PVA runs its programs (VPU ELF images) the same way: register a [`KernelModel`]
+//! per program with [`register_pva_program_model`] (bound to the image's SHA-256, with the
+//! names of its parameters) and allowlist the image with [`allow_pva_program`]; see
+//! `sil/README.md`, "cuPVA".
+//!
 //! ```no_run
 //! use orin_exec::kernel_model::{KernelModel, Launch, ModelError, ParamKind, write};
 //!
@@ -35,6 +40,8 @@
 //!     orin_exec::sil::register_kernel_model(mine, "fill", &FILL)
 //! }
 //! ```
+
+pub use cupva_host::RegisterError as PvaRegisterError;
 
 use crate::error::{Error, RegisterFault, Result, Table};
 use crate::kernel_model::KernelModel;
@@ -77,4 +84,46 @@ pub fn register_kernel_model(
             },
         }
     })
+}
+
+/// Registers `model` as what the SIL PVA runs for VPU program `program`, bound to the SHA-256
+/// of each of its ELF images, with `param_names[i]` the name of `model.params()[i]` (the
+/// names the schedule's task sets parameters by). Call it before init; registering a program
+/// again replaces its model for executables created afterwards.
+///
+/// ```no_run
+/// use orin_exec::kernel_model::{KernelModel, Launch, ModelError, ParamKind, read, write};
+///
+/// /// `copy(const uint8_t* src, uint8_t* dst, uint32_t n)`.
+/// struct Copy;
+/// impl KernelModel for Copy {
+///     fn params(&self) -> &[ParamKind] {
+///         &[ParamKind::DevPtr, ParamKind::DevPtr, ParamKind::U32]
+///     }
+///     fn launch(&self, l: &mut Launch<'_>) -> Result<(), ModelError> {
+///         let n = l.u32(2)? as usize;
+///         let (src, dst) = l.buffers((read::<u8>(0, n), write::<u8>(1, n)))?;
+///         dst.copy_from_slice(src);
+///         Ok(())
+///     }
+/// }
+/// static COPY: Copy = Copy;
+/// let elf = [0u8; 32]; // the SHA-256 of the program's VPU ELF
+/// orin_exec::sil::register_pva_program_model("copy", &[elf], &["src", "dst", "n"], &COPY)
+///     .expect("one name per parameter");
+/// orin_exec::sil::allow_pva_program(elf);
+/// ```
+pub fn register_pva_program_model(
+    program: &str,
+    elf_sha256: &[[u8; 32]],
+    param_names: &[&str],
+    model: &'static dyn KernelModel,
+) -> core::result::Result<(), PvaRegisterError> {
+    cupva_host::register_program_model(program, elf_sha256, param_names, model)
+}
+
+/// Adds a VPU ELF image (by SHA-256) to the SIL PVA's allowlist: the SIL models PVA
+/// authentication as on, so an image outside it is refused at init as on a target.
+pub fn allow_pva_program(elf_sha256: [u8; 32]) {
+    cupva_host::allow_program(elf_sha256);
 }

@@ -52,6 +52,15 @@ pub const LIBS: [Lib; 3] = [
 /// so a program links it with `-lcuda`. Its exports are unversioned.
 pub const SIL_CUDA: (&str, &str, &str) = ("libsil_cuda.so", "libcuda.so.1", "libcuda.so");
 
+/// The SIL cuPVA for C programs: cargo builds the cdylib of `sil-cupva` as
+/// `libcupva_host.so`; it is staged as `libcupva_host.so.2.10` (its SONAME, the PVA SDK 2.10
+/// host runtime's) with the development link `libcupva_host.so` (`-lcupva_host`).
+pub const SIL_CUPVA: (&str, &str, &str) = (
+    "libcupva_host.so",
+    "libcupva_host.so.2.10",
+    "libcupva_host.so",
+);
+
 /// The directory holding the cdylibs cargo built for the running test binary: its own
 /// directory (`target/<profile>/deps`, where the cdylibs of dependencies go) or the one
 /// above it (`target/<profile>`, where `cargo build -p <crate>` puts them).
@@ -62,30 +71,37 @@ pub fn cdylib_dir() -> io::Result<PathBuf> {
         .ok_or_else(|| io::Error::other("the test binary has no parent directory"))?;
     let candidates = [Some(deps), deps.parent()];
     for dir in candidates.into_iter().flatten() {
-        if LIBS.iter().all(|l| dir.join(l.dev_link()).is_file()) && dir.join(SIL_CUDA.0).is_file() {
+        if LIBS.iter().all(|l| dir.join(l.dev_link()).is_file())
+            && dir.join(SIL_CUDA.0).is_file()
+            && dir.join(SIL_CUPVA.0).is_file()
+        {
             return Ok(dir.to_path_buf());
         }
     }
     Err(io::Error::new(
         io::ErrorKind::NotFound,
         format!(
-            "the SIL cdylibs ({}, {}) are not next to {} (build with `cargo test -p sil-c-client`)",
+            "the SIL cdylibs ({}, {}, {}) are not next to {} (build with `cargo test -p sil-c-client`)",
             LIBS.map(|l| l.dev_link()).join(", "),
             SIL_CUDA.0,
+            SIL_CUPVA.0,
             exe.display()
         ),
     ))
 }
 
 /// Stages the cdylibs of `from` in `to`: `libX.so.1` (a copy) and `libX.so -> libX.so.1`
-/// (a relative symlink), for [`LIBS`] and [`SIL_CUDA`]. Existing files are replaced; each copy
+/// (a relative symlink), for [`LIBS`], [`SIL_CUDA`] and [`SIL_CUPVA`]. Existing files are replaced; each copy
 /// appears atomically.
 pub fn stage(from: &Path, to: &Path) -> io::Result<()> {
     fs::create_dir_all(to)?;
     let files = LIBS
         .map(|l| (l.dev_link(), l.soname, l.dev_link()))
         .into_iter()
-        .chain([(SIL_CUDA.0.to_owned(), SIL_CUDA.1, SIL_CUDA.2.to_owned())]);
+        .chain([
+            (SIL_CUDA.0.to_owned(), SIL_CUDA.1, SIL_CUDA.2.to_owned()),
+            (SIL_CUPVA.0.to_owned(), SIL_CUPVA.1, SIL_CUPVA.2.to_owned()),
+        ]);
     for (built, soname, dev_link) in files {
         let tmp = to.join(format!("{soname}.tmp{}", std::process::id()));
         fs::copy(from.join(built), &tmp)?;

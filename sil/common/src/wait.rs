@@ -99,3 +99,45 @@ pub fn yield_until(mut ready: impl FnMut() -> bool, timeout_ns: u64) -> WaitOutc
         std::thread::yield_now();
     }
 }
+
+/// An engine worker's timed wait: sleeps on `cv` (taking `m` each time) until `now()` reaches
+/// `deadline` (`true`) or `stop()` holds (`false`), napping at most `max_nap` between two
+/// looks at the clock. The stopper sets its flag, then notifies `cv` with `m` held, so a
+/// stop is never missed. `now` is the SIL clock (real or virtual): with a virtual clock
+/// someone else moves it, and `max_nap` is how often the worker looks. Never allocates.
+///
+/// ```
+/// use std::sync::{Condvar, Mutex};
+/// use std::time::Duration;
+/// let (m, cv) = (Mutex::new(()), Condvar::new());
+/// let t = sil_common::clock::real_ns();
+/// let reached = sil_common::wait::until_clock(
+///     &m, &cv, t + 1_000, sil_common::clock::real_ns, || false, Duration::from_millis(1),
+/// );
+/// assert!(reached);
+/// assert!(!sil_common::wait::until_clock(&m, &cv, u64::MAX, || 0, || true, Duration::ZERO));
+/// ```
+pub fn until_clock<T>(
+    m: &Mutex<T>,
+    cv: &Condvar,
+    deadline: u64,
+    now: impl Fn() -> u64,
+    stop: impl Fn() -> bool,
+    max_nap: Duration,
+) -> bool {
+    loop {
+        if stop() {
+            return false;
+        }
+        let t = now();
+        if t >= deadline {
+            return true;
+        }
+        let nap = Duration::from_nanos(deadline - t).min(max_nap);
+        let g = crate::handle::lock(m);
+        if stop() {
+            return false;
+        }
+        let _ = cv.wait_timeout(g, nap);
+    }
+}

@@ -12,6 +12,7 @@ use cudla_sys::{
 use nvsci_sys::NvSciError_InterruptedCall;
 use sil_common::thread::Ready;
 use sil_common::usage::{ThreadMeter, ThreadTotals};
+use sil_common::wait::until_clock;
 use sil_onnx::dla;
 
 use crate::device::{Device, Entry, EntryKind, lock};
@@ -26,39 +27,29 @@ pub(crate) static TOTALS: ThreadTotals = ThreadTotals::new();
 /// Sleeps (real time) until `deadline` on the SIL clock, waking early on stop.
 /// Returns `false` when the device is being destroyed.
 fn pause_until(dev: &Device, deadline: u64) -> bool {
-    loop {
-        if dev.stopping() {
-            return false;
-        }
-        let now = nvsci::now_ns();
-        if now >= deadline {
-            return true;
-        }
-        let nap = (deadline - now).min(50_000_000);
-        let g = lock(&dev.queue.ring);
-        if dev.stopping() {
-            return false;
-        }
-        let _ = dev.queue.cv.wait_timeout(g, Duration::from_nanos(nap));
-    }
+    let nap = Duration::from_millis(50);
+    until_clock(
+        &dev.queue.ring,
+        &dev.queue.cv,
+        deadline,
+        nvsci::now_ns,
+        || dev.stopping(),
+        nap,
+    )
 }
 
 /// Virtual time: blocks until the SIL clock (moved by others) reaches `deadline`, re-reading
 /// it every [`VIRTUAL_POLL`] of real time. Returns `false` when the device is being destroyed.
 fn await_virtual(dev: &Device, deadline: u64) -> bool {
-    loop {
-        if dev.stopping() {
-            return false;
-        }
-        if nvsci::now_ns() >= deadline {
-            return true;
-        }
-        let g = lock(&dev.queue.ring);
-        if dev.stopping() {
-            return false;
-        }
-        let _ = dev.queue.cv.wait_timeout(g, VIRTUAL_POLL);
-    }
+    let poll = VIRTUAL_POLL;
+    until_clock(
+        &dev.queue.ring,
+        &dev.queue.cv,
+        deadline,
+        nvsci::now_ns,
+        || dev.stopping(),
+        poll,
+    )
 }
 
 /// Takes the next task, or `None` when the device is being destroyed.

@@ -1,0 +1,50 @@
+//! The cuPVA conformance client: `c/cupva_flow.c`, written against the hand-written
+//! `c/cupva_api.h` and `c/api.h`, linked with `-lcupva_host -lnvscisync -lnvscibuf` against
+//! the staged libraries and run with `LD_LIBRARY_PATH` alone: NvSciBuf memory in, an NvSciSync
+//! pre-fence from the CPU, the program (a C model registered for the image's SHA-256), the
+//! exported end-of-frame fence, a CPU wait and the golden output; an unlisted image is refused
+//! first (sil/README.md, "cuPVA").
+//!
+//! Covers: REQ-PVA-031, REQ-PVA-020
+
+use std::path::Path;
+
+use sha2::{Digest, Sha256};
+use sil_c_client::client;
+use sil_c_client::stage::{SIL_CUPVA, staged};
+
+#[test]
+fn cupva_client_runs_the_nvsci_flow() {
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let libs = staged(tmp);
+    let info =
+        sil_c_client::elf::read_path(&libs.join(SIL_CUPVA.1)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(info.soname.as_deref(), Some(SIL_CUPVA.1));
+    let exe = client::build_linking(
+        "cupva_flow",
+        &["cupva_flow.c"],
+        libs,
+        &tmp.join("clients"),
+        &["-lcupva_host", "-lnvscisync", "-lnvscibuf"],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    // A stand-in VPU ELF image: the SIL identifies programs by their SHA-256 only.
+    let elf = tmp.join("scale.vpu.elf");
+    let image = b"\x7fELF\x01\x01\x01\0sil c-client stand-in VPU program: scale";
+    std::fs::write(&elf, image).expect("write the image");
+    let hash: String = Sha256::digest(image)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    client::run_passing(&exe, libs, &[&elf, Path::new(&hash)], &[]);
+
+    // The same program with another hash: the model is bound to that hash and only that
+    // one is allowlisted, so the real image is refused and the client fails.
+    let out = client::run(&exe, libs, &[&elf, Path::new(&"0".repeat(64))], &[]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("FAIL"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -1,0 +1,95 @@
+//! Steady state allocates nothing: `CupvaStreamSubmit` (a wait on an imported NvSciSync
+//! fence, a program, a fence request), the stream worker (fence wait, model run, signal),
+//! `CupvaFenceImport`/`Export`, `CupvaCheckCommandStatus` and the CPU's fence wait, over
+//! 2,000 frames (a counting global allocator, own process).
+//!
+//! Covers: REQ-PVA-029
+#![allow(missing_docs)]
+
+mod common;
+
+use std::ptr::null_mut;
+
+use common::*;
+use sil_common::alloc_count::CountingAlloc;
+
+#[global_allocator]
+static A: CountingAlloc = CountingAlloc::all_threads();
+
+#[test]
+fn steady_state_allocates_nothing() {
+    let _s = serial();
+    let sci = Sci::new();
+    let (src, dst) = (alloc(N), alloc(N));
+    let (input, expected) = golden(7);
+    // SAFETY: `src` is N bytes of PVA memory.
+    unsafe { std::ptr::copy_nonoverlapping(input.as_ptr(), src, N) };
+    let prog = Prog::new(src, dst, 7);
+    let pre_obj = sci.sync(CUPVA_WAITER, true);
+    let eof_obj = sci.sync(CUPVA_SIGNALER, true);
+    let (mut pre_sync, mut eof_sync) = (null_mut(), null_mut());
+    // SAFETY: live objects, valid out-pointers.
+    unsafe {
+        ok(CupvaSyncObjCreateFromNvsci(
+            &mut pre_sync,
+            pre_obj,
+            CUPVA_WAITER,
+        ));
+        ok(CupvaSyncObjCreateFromNvsci(
+            &mut eof_sync,
+            eof_obj,
+            CUPVA_SIGNALER,
+        ));
+    }
+    let mut waits = Fences::wait(1);
+    let req = Fences::request(eof_sync, 1);
+    let s = stream();
+    let cmds = [waits.cmd_ptr(), prog.cmd_ptr(), req.cmd_ptr()];
+    let mut st = [null_mut(); 3];
+    let mut pre = NvSciSyncFenceInitializer;
+    let mut eof = NvSciSyncFenceInitializer;
+    let mut frame = || {
+        let mut e = CUPVA_INTERNAL_ERROR;
+        // SAFETY: C ABI calls with live handles and pointers to live locals.
+        unsafe {
+            sok(NvSciSyncObjGenerateFence(pre_obj, &mut pre));
+            ok(CupvaFenceImport(&mut waits.fences[0], &pre));
+            ok(CupvaStreamSubmit(
+                s,
+                cmds.as_ptr(),
+                st.as_mut_ptr(),
+                3,
+                CUPVA_IN_ORDER,
+                100,
+                -1,
+            ));
+            ok(CupvaFenceExport(&req.fences[0], &mut eof));
+            sok(NvSciSyncObjSignal(pre_obj));
+            sok(NvSciSyncFenceWait(&eof, sci.ctx, 10_000_000));
+            ok(CupvaCheckCommandStatus(st[1], &mut e));
+        }
+        assert_eq!(e, CUPVA_ERROR_NONE);
+    };
+    for _ in 0..20 {
+        frame();
+    }
+    A.start();
+    for _ in 0..2_000 {
+        frame();
+    }
+    A.stop();
+    // SAFETY: `dst` is N bytes of PVA memory.
+    assert_eq!(unsafe { std::slice::from_raw_parts(dst, N) }, expected);
+    assert_eq!(
+        A.allocations(),
+        0,
+        "allocations in the steady state{}",
+        A.backtraces()
+    );
+    // SAFETY: fences this test owns; a live stream.
+    unsafe {
+        NvSciSyncFenceClear(&mut pre);
+        NvSciSyncFenceClear(&mut eof);
+        ok(CupvaStreamDestroy(s));
+    }
+}
