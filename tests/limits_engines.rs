@@ -110,6 +110,7 @@ fn tables(
         health: &[],
         cubins,
         loadables,
+        pva_programs: &[],
         timeline: &[],
         cpu_waits: &[],
     }))

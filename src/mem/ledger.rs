@@ -48,8 +48,8 @@ impl BufferUsers {
 /// # use orin_exec::table::*;
 /// # use orin_exec::mem::{AccessLedger, BufferUsers, Prerequisite};
 /// # static ENGINES: [EngineDesc; 2] = [
-/// #   EngineDesc { name: "cpu0", kind: EngineKind::Cpu, instance: 0, queue_capacity: 4, graph: false },
-/// #   EngineDesc { name: "dla0", kind: EngineKind::Dla, instance: 0, queue_capacity: 4, graph: false }];
+/// #   EngineDesc { name: "cpu0", kind: EngineKind::Cpu, instance: 0, queue_capacity: 4, graph: false, vpu: None },
+/// #   EngineDesc { name: "dla0", kind: EngineKind::Dla, instance: 0, queue_capacity: 4, graph: false, vpu: None }];
 /// # static BUFFERS: [BufferDesc; 1] = [BufferDesc { name: "out",
 /// #   kind: BufferKind::Raw { size: 64, align: 64 }, multiplicity: 2, cpu_access: true }];
 /// # static LOADABLES: [LoadableDesc; 1] = [LoadableDesc { name: "net", onnx_sha256: [0; 32],

@@ -47,6 +47,7 @@ const fn engine(name: &'static str, kind: EngineKind, instance: u8) -> EngineDes
         instance,
         queue_capacity: 8,
         graph: false,
+        vpu: None,
     }
 }
 
@@ -153,6 +154,7 @@ const fn tables(tasks: &'static [TaskDesc]) -> ScheduleTables {
         health: &[],
         cubins: &CUBINS,
         loadables: &LOADABLES,
+        pva_programs: &[],
         timeline: &[],
         cpu_waits: &[],
     }

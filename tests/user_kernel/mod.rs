@@ -250,6 +250,7 @@ pub mod chain {
             health: &[],
             cubins: leak(vec![*user_cubin()]),
             loadables: &[],
+            pva_programs: &[],
             timeline: &[],
             cpu_waits: o.cpu_waits,
         })

@@ -58,6 +58,7 @@ fn meta() -> TraceMeta {
             },
         ],
         modes: vec!["normal".into(), "degraded".into()],
+        pva_programs: &[],
         timeline: vec![
             TimelineMeta {
                 mode: 0,
@@ -393,6 +394,7 @@ static TABLES: ScheduleTables = ScheduleTables {
         inputs: &[],
         outputs: &[],
     }],
+    pva_programs: &[],
     timeline: &[],
     cpu_waits: &[],
 };
