@@ -508,9 +508,7 @@ impl fmt::Display for TableError {
                 loadable.0
             ),
             TableError::PvaProgramOutOfRange {
-                task_name,
-                program,
-                ..
+                task_name, program, ..
             } => write!(
                 f,
                 "task `{task_name}` names PVA program {}, which does not exist",

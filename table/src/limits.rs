@@ -305,9 +305,7 @@ impl Limit {
             }
             Limit::DlaImports => "each DLA device handle keeps its imports in a fixed array",
             Limit::PvaParams => "parameter blocks are fixed arrays",
-            Limit::PvaSymbol => {
-                "the name is passed to cuPVA NUL-terminated from a fixed buffer"
-            }
+            Limit::PvaSymbol => "the name is passed to cuPVA NUL-terminated from a fixed buffer",
         }
     }
 }

@@ -1670,10 +1670,22 @@ fn pva_parameters_must_match_their_program() {
     };
     // Missing, extra, wrong kinds.
     assert_eq!(with(BLUR[..2].to_vec(), &[IN], &[OUT]), param(2));
-    assert_eq!(with([&BLUR[..], &[Param::U32(1)]].concat(), &[IN], &[OUT]), param(3));
-    assert_eq!(with(vec![Param::U32(0), BLUR[1], BLUR[2]], &[IN], &[OUT]), param(0));
-    assert_eq!(with(vec![BLUR[0], BLUR[1], Param::F32(64.0)], &[IN], &[OUT]), param(2));
-    assert_eq!(with(vec![BLUR[0], BLUR[1], Param::Buffer(BUF)], &[IN], &[OUT]), param(2));
+    assert_eq!(
+        with([&BLUR[..], &[Param::U32(1)]].concat(), &[IN], &[OUT]),
+        param(3)
+    );
+    assert_eq!(
+        with(vec![Param::U32(0), BLUR[1], BLUR[2]], &[IN], &[OUT]),
+        param(0)
+    );
+    assert_eq!(
+        with(vec![BLUR[0], BLUR[1], Param::F32(64.0)], &[IN], &[OUT]),
+        param(2)
+    );
+    assert_eq!(
+        with(vec![BLUR[0], BLUR[1], Param::Buffer(BUF)], &[IN], &[OUT]),
+        param(2)
+    );
     // A pointer's access must be in the task's lists, where the race check sees it.
     let undeclared = |buffer: BufferId, buffer_name| {
         Err(TableError::UndeclaredAccess {
@@ -1686,7 +1698,11 @@ fn pva_parameters_must_match_their_program() {
     assert_eq!(with(BLUR.to_vec(), &[OUT], &[OUT]), undeclared(IN, "in"));
     assert_eq!(with(BLUR.to_vec(), &[IN], &[IN]), undeclared(OUT, "out"));
     assert_eq!(
-        with(vec![BLUR[0], Param::Buffer(BufferId(9)), BLUR[2]], &[IN], &[OUT]),
+        with(
+            vec![BLUR[0], Param::Buffer(BufferId(9)), BLUR[2]],
+            &[IN],
+            &[OUT]
+        ),
         Err(TableError::BufferOutOfRange {
             task: TaskId(1),
             task_name: "blur",

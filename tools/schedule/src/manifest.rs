@@ -630,7 +630,10 @@ pub(crate) fn pva_programs(
     for entry in entries(&src, &root, &["program", "programs"], diags) {
         match program_entry(&src, entry) {
             Ok(p) if items.iter().any(|x| x.name == p.name) => {
-                diags.push(src.error(&entry.span, format!("PVA program `{}` is listed twice", p.name)));
+                diags.push(src.error(
+                    &entry.span,
+                    format!("PVA program `{}` is listed twice", p.name),
+                ));
             }
             Ok(p) => items.push(p),
             Err(d) => diags.push(d),
@@ -679,7 +682,9 @@ fn program_entry(src: &Source, n: &Node) -> Result<PvaProgram, Diagnostic> {
                 (Some(_), Some((_, node))) => {
                     return Err(src.error(
                         &node.span,
-                        format!("`access` of parameter `{pname}`: only pointer parameters have one"),
+                        format!(
+                            "`access` of parameter `{pname}`: only pointer parameters have one"
+                        ),
                     ));
                 }
                 (Some(ParamKind::U32), None) => PvaParamKind::U32,
@@ -688,7 +693,10 @@ fn program_entry(src: &Source, n: &Node) -> Result<PvaProgram, Diagnostic> {
                 (Some(ParamKind::F32), None) => PvaParamKind::F32,
                 (None, _) => {
                     return Err(src
-                        .error(&kind_node.span, format!("unknown parameter kind `{kind_text}`"))
+                        .error(
+                            &kind_node.span,
+                            format!("unknown parameter kind `{kind_text}`"),
+                        )
                         .note("expected one of: `ptr`, `u32`, `i32`, `u64`, `f32`"));
                 }
             };

@@ -1722,7 +1722,12 @@ fn parse_task(p: &mut Parser, cx: &mut TaskCx<'_>, n: &Node, index: usize) -> Op
             }
         }
     }
-    for key in GPU_KEYS.iter().chain(DLA_KEYS).chain(CPU_KEYS).chain(PVA_KEYS) {
+    for key in GPU_KEYS
+        .iter()
+        .chain(DLA_KEYS)
+        .chain(CPU_KEYS)
+        .chain(PVA_KEYS)
+    {
         let _ = f.take(key);
     }
 

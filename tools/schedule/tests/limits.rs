@@ -14,9 +14,7 @@
 
 mod common;
 
-use common::{
-    Fixture, compile_and_run_files, options, points_at, pos, repo_root, sha, unchecked,
-};
+use common::{Fixture, compile_and_run_files, options, points_at, pos, repo_root, sha, unchecked};
 use orin_exec_schedule::{
     Diagnostics, Options, limits_markdown, render_str, render_str_with_pva_tasks,
 };
@@ -84,7 +82,10 @@ fn pva_schedule(body: &str) -> String {
 
 /// A task `v` on `pva0` running `program` with u32 parameters `names`.
 fn pva(program: &str, names: &[String]) -> String {
-    let params: Vec<String> = names.iter().map(|n| format!("{n} = {{ u32 = 1 }}")).collect();
+    let params: Vec<String> = names
+        .iter()
+        .map(|n| format!("{n} = {{ u32 = 1 }}"))
+        .collect();
     format!(
         "\n[[task]]\nname = \"v\"\nengine = \"pva0\"\nprogram = \"{program}\"\nparams = {{ {} }}\nwcet = \"10us\"\n",
         params.join(", ")

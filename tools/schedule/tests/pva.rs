@@ -20,7 +20,9 @@ use orin_exec_schedule::{Diagnostic, Diagnostics, Options, render_str_with_pva_t
 
 /// The final rule's message for `task` on `engine`.
 fn not_run(task: &str, engine: &str) -> String {
-    format!("task `{task}` runs on PVA engine `{engine}`, but the runtime does not run PVA tasks yet")
+    format!(
+        "task `{task}` runs on PVA engine `{engine}`, but the runtime does not run PVA tasks yet"
+    )
 }
 
 /// A valid pipeline: `sensor` (CPU) writes `image`, `blur` (PVA 0, VPU 0) filters it into
@@ -36,7 +38,12 @@ fn pipeline() -> String {
                 "1ms",
                 &["writes = [\"image\"]", "after = [\"blur@-1\"]"],
             ),
-            pva_task("blur", "image", "out", &["after = [\"sensor\", \"post@-1\"]"]),
+            pva_task(
+                "blur",
+                "image",
+                "out",
+                &["after = [\"sensor\", \"post@-1\"]"],
+            ),
             gpu_task("post", &["reads = [\"out\"]", "after = [\"blur\"]"]),
         ]
         .concat(),
@@ -77,14 +84,21 @@ fn a_valid_pva_pipeline_is_refused_by_the_final_rule_alone() {
     let report = generated.report.to_string();
     assert_has(
         &report,
-        &["pva0 (PVA index 0, vpu0, queue 8)", "pva1 (PVA index 1, any VPU, queue 8)"],
+        &[
+            "pva0 (PVA index 0, vpu0, queue 8)",
+            "pva1 (PVA index 1, any VPU, queue 8)",
+        ],
     );
     let row = report
         .lines()
         .find(|l| l.trim_start().starts_with("blur "))
         .unwrap_or_else(|| panic!("no row for blur:\n{report}"));
     let cols: Vec<&str> = row.split_whitespace().collect();
-    assert_eq!(cols[..5], ["blur", "pva0", "0.000ms", "1.000ms", "2.000ms"], "{row}");
+    assert_eq!(
+        cols[..5],
+        ["blur", "pva0", "0.000ms", "1.000ms", "2.000ms"],
+        "{row}"
+    );
 }
 
 /// Covers: REQ-PVA-051
@@ -94,7 +108,13 @@ fn vpu_affinity_syntax_is_checked() {
     let body = pipeline();
     let text = body.replace("vpu = \"vpu0\"", "vpu = \"vpu2\"");
     let (d, _) = fx.errors(&text);
-    points(&d, &text, "unknown VPU `vpu2` for engine `pva0`", "\"vpu2\"", 0);
+    points(
+        &d,
+        &text,
+        "unknown VPU `vpu2` for engine `pva0`",
+        "\"vpu2\"",
+        0,
+    );
     let text = body.replace(
         "gpu = [{ name = \"gpu0\", stream = 0 }]",
         "gpu = [{ name = \"gpu0\", stream = 0, vpu = \"vpu0\" }]",
@@ -136,7 +156,10 @@ fn pva_engines_that_can_share_a_vpu_are_rejected() {
             "{{ name = \"pa\", index = 0{a} }}, {{ name = \"pb\", index = 0{b} }}"
         ));
         let (d, s) = fx.errors(&text);
-        let e = error_with(&d, "PVA engines `pa` and `pb` can both run on a VPU of PVA 0");
+        let e = error_with(
+            &d,
+            "PVA engines `pa` and `pb` can both run on a VPU of PVA 0",
+        );
         assert!(
             e.help.as_deref().unwrap_or("").contains("different VPUs"),
             "{s}"
@@ -282,9 +305,17 @@ fn programs_manifest_errors_point_into_the_manifest() {
         assert_eq!((e.line, e.column), pos(&m, needle), "{d}");
     };
     // The VPU ELF is checked against its hash (only the programs a schedule uses).
-    std::fs::write(fx.dir.join("manifests/bin/blur.vpu.elf"), b"\x7fELF changed").unwrap();
+    std::fs::write(
+        fx.dir.join("manifests/bin/blur.vpu.elf"),
+        b"\x7fELF changed",
+    )
+    .unwrap();
     let (d, _) = fx.errors(&text);
-    in_manifest(&d, "does not match its sha256 in the manifest", "\"bin/blur.vpu.elf\"");
+    in_manifest(
+        &d,
+        "does not match its sha256 in the manifest",
+        "\"bin/blur.vpu.elf\"",
+    );
     assert!(!d.to_string().contains("acc.vpu.elf"), "{d}");
     for (from, to, fragment, needle) in [
         (
@@ -333,7 +364,10 @@ fn pva_tasks_race_with_gpu_and_dla_tasks() {
         "buffer race on `out` within a frame (modes `a`, `b`): `blur` writes it and `post` reads it, and nothing orders them",
     );
     // The final rule is still reported, after the others.
-    assert_eq!(d.iter().rfind(|x| x.is_error()).unwrap().message, not_run("blur", "pva0"));
+    assert_eq!(
+        d.iter().rfind(|x| x.is_error()).unwrap().message,
+        not_run("blur", "pva0")
+    );
     // Across frames: `blur` of frame f+1 overwrites what `post` of frame f reads.
     let text = pipeline().replace("after = [\"sensor\", \"post@-1\"]", "after = [\"sensor\"]");
     let (d, _) = fx.errors(&text);
@@ -348,10 +382,25 @@ fn pva_tasks_race_with_gpu_and_dla_tasks() {
                 raw_buffer("image", 4096),
                 buffer("dlain", "raw", &["size = 512"]),
                 raw_buffer("dlaout", 256),
-                cpu_task("sensor", "cpu0", "1ms", &["writes = [\"image\"]", "after = [\"blur@-1\"]"]),
-                pva_task("blur", "image", "dlain", &["after = [\"sensor\", \"det@-1\"]"]),
+                cpu_task(
+                    "sensor",
+                    "cpu0",
+                    "1ms",
+                    &["writes = [\"image\"]", "after = [\"blur@-1\"]"],
+                ),
+                pva_task(
+                    "blur",
+                    "image",
+                    "dlain",
+                    &["after = [\"sensor\", \"det@-1\"]"],
+                ),
                 dla_task("det", "dlain", "dlaout", &[after]),
-                cpu_task("use", "cpu1", "1ms", &["reads = [\"dlaout\"]", "after = [\"det\"]"]),
+                cpu_task(
+                    "use",
+                    "cpu1",
+                    "1ms",
+                    &["reads = [\"dlaout\"]", "after = [\"det\"]"],
+                ),
             ]
             .concat(),
         )
@@ -381,7 +430,10 @@ fn the_timeline_and_the_queue_capacity_count_pva_tasks() {
         &d,
         "task `blur` can finish at 10.500ms in mode `a`, after its deadline 10.000ms",
     );
-    assert!(d.to_string().contains("`sensor`"), "the chain names `sensor`:\n{d}");
+    assert!(
+        d.to_string().contains("`sensor`"),
+        "the chain names `sensor`:\n{d}"
+    );
     // One task per frame, submitted one frame ahead: two in flight.
     let text = pipeline().replace(
         "{ name = \"pva0\", index = 0, vpu = \"vpu0\" }",
@@ -430,13 +482,13 @@ fn generated_pva_tables_compile_and_reach_the_final_check() {
         println!(\"{:?}\", w.params);\n\
         println!(\"{}\", p.sha256.iter().map(|b| format!(\"{b:02x}\")).collect::<String>());\n\
         println!(\"{:?}\", schedule::checked().unwrap_err());";
-    let out = common::compile_and_run_files(&[("schedule".into(), common::unchecked(&source))], main);
+    let out =
+        common::compile_and_run_files(&[("schedule".into(), common::unchecked(&source))], main);
     let elf = std::fs::read(fx.dir.join("manifests/bin/blur.vpu.elf")).unwrap();
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines[0], format!("blur 4 {}", elf.len()), "{out}");
     assert_eq!(
-        lines[1],
-        "[Buffer(BufferId(0)), Buffer(BufferId(1)), U32(64), F32(0.5)]",
+        lines[1], "[Buffer(BufferId(0)), Buffer(BufferId(1)), U32(64), F32(0.5)]",
         "{out}"
     );
     assert_eq!(lines[2], common::sha(&elf), "{out}");

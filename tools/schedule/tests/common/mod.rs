@@ -205,7 +205,8 @@ onnx_sha256 = "{}"
         // PVA programs: the placeholder VPU ELF (tests/fixtures/placeholder.vpu.elf; real
         // VPU executables need the PVA SDK's VPU toolchain), under two names.
         let elf_path = repo_root().join("tools/schedule/tests/fixtures/placeholder.vpu.elf");
-        let elf = std::fs::read(&elf_path).unwrap_or_else(|e| panic!("{}: {e}", elf_path.display()));
+        let elf =
+            std::fs::read(&elf_path).unwrap_or_else(|e| panic!("{}: {e}", elf_path.display()));
         std::fs::write(m.join("bin/blur.vpu.elf"), &elf).unwrap();
         std::fs::write(m.join("bin/acc.vpu.elf"), &elf).unwrap();
         let programs = format!(
@@ -426,7 +427,11 @@ pub fn pva_task(name: &str, src: &str, dst: &str, lines: &[&str]) -> String {
         "params = {{ src = {{ buffer = \"{src}\" }}, dst = {{ buffer = \"{dst}\" }}, width = {{ u32 = 64 }}, gain = {{ f32 = 0.5 }} }}"
     );
     push_lines(
-        task(name, "pva0", &["program = \"blur\"", &params, "wcet = \"1ms\""]),
+        task(
+            name,
+            "pva0",
+            &["program = \"blur\"", &params, "wcet = \"1ms\""],
+        ),
         lines,
     )
 }
