@@ -181,6 +181,7 @@ pub mod chain {
             instance,
             queue_capacity: 8,
             graph,
+            vpu: None,
         };
         leak(vec![
             engine("cpu0", EngineKind::Cpu, 0, false),
