@@ -69,7 +69,7 @@ impl BufferUsers {
 /// # static TABLES: ScheduleTables = ScheduleTables { name: "s", profile: "sil", period_ns: 10,
 /// #   minor_frames_ns: &[0], lookahead: 1, engines: &ENGINES, buffers: &BUFFERS, tasks: &TASKS,
 /// #   modes: &[ModeDesc { name: "normal" }], health: &[], cubins: &[], loadables: &LOADABLES,
-/// #   timeline: &[], cpu_waits: &[] };
+/// #   pva_programs: &[], timeline: &[], cpu_waits: &[] };
 /// # static S: Schedule = match Schedule::check(&TABLES) { Ok(s) => s, Err(e) => panic!("{}", e.message()) };
 /// let (mut before, mut users) = ([0u64; 2], [BufferUsers::NONE; 1]);
 /// let ledger = AccessLedger::new(&S, &mut before, &mut users).unwrap();

@@ -186,7 +186,7 @@ impl Emitter<'_> {
                 e.kind.upper(),
                 e.kind.instance_key(),
                 e.instance,
-                crate::report::vpu_suffix(e.vpu)
+                crate::model::vpu_suffix(e.vpu)
             );
             (e.name.as_str(), what)
         });

@@ -1231,8 +1231,8 @@ fn parse_engines(p: &mut Parser, n: Option<&Node>, profile: Option<Profile>) -> 
                     format!(
                         "PVA engines `{}` and `{name}` can both run on a VPU of PVA {instance} ({} and {})",
                         other.name,
-                        vpu_name(other.vpu),
-                        vpu_name(vpu)
+                        other.vpu.map_or("", vpu_text),
+                        vpu.map_or("", vpu_text)
                     ),
                 )
                 .notes
@@ -1298,13 +1298,18 @@ fn parse_engines(p: &mut Parser, n: Option<&Node>, profile: Option<Profile>) -> 
     engines
 }
 
-/// How a schedule writes a VPU affinity.
-fn vpu_name(vpu: Option<VpuAffinity>) -> &'static str {
+/// How messages and reports name a VPU affinity.
+pub(crate) fn vpu_text(vpu: VpuAffinity) -> &'static str {
     match vpu {
-        Some(VpuAffinity::Vpu0) => "`vpu0`",
-        Some(VpuAffinity::Vpu1) => "`vpu1`",
-        Some(VpuAffinity::Any) | None => "`any` VPU",
+        VpuAffinity::Vpu0 => "vpu0",
+        VpuAffinity::Vpu1 => "vpu1",
+        VpuAffinity::Any => "any VPU",
     }
+}
+
+/// `, vpu0` (how reports add a PVA engine's affinity to its index), empty for other engines.
+pub(crate) fn vpu_suffix(vpu: Option<VpuAffinity>) -> String {
+    vpu.map_or(String::new(), |v| format!(", {}", vpu_text(v)))
 }
 
 /// A PVA engine's `vpu` (`"vpu0"`, `"vpu1"` or `"any"`, the default): `Some` on every PVA

@@ -146,7 +146,7 @@ impl Report {
                         e.kind.upper(),
                         e.kind.instance_key(),
                         e.instance,
-                        vpu_suffix(e.vpu)
+                        crate::model::vpu_suffix(e.vpu)
                     ),
                     e.queue_capacity,
                 )
@@ -287,16 +287,4 @@ fn timeline_row(
         f,
         "  {task:<w$}  {engine:<we$}  {release:>11}  {start:>11}  {finish:>11}  {deadline:>11}  {slack:>11}"
     )
-}
-
-/// How reports describe a PVA engine's VPU affinity (after its index): `, vpu0`, `, any
-/// VPU`; nothing for other engines.
-pub(crate) fn vpu_suffix(vpu: Option<orin_exec_table::VpuAffinity>) -> &'static str {
-    use orin_exec_table::VpuAffinity;
-    match vpu {
-        Some(VpuAffinity::Vpu0) => ", vpu0",
-        Some(VpuAffinity::Vpu1) => ", vpu1",
-        Some(VpuAffinity::Any) => ", any VPU",
-        None => "",
-    }
 }
