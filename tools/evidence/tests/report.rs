@@ -58,7 +58,6 @@ fn meta() -> TraceMeta {
             },
         ],
         modes: vec!["normal".into(), "degraded".into()],
-        pva_programs: &[],
         timeline: vec![
             TimelineMeta {
                 mode: 0,
