@@ -24,6 +24,7 @@ static ENGINES: [EngineDesc; 1] = [EngineDesc {
     instance: 0,
     queue_capacity: 4,
     graph: false,
+    vpu: None,
 }];
 static TASKS: [TaskDesc; 1] = [TaskDesc {
     name: "tick",
@@ -51,6 +52,7 @@ static TABLES: ScheduleTables = ScheduleTables {
     health: &[],
     cubins: &[],
     loadables: &[],
+    pva_programs: &[],
     timeline: &[],
     cpu_waits: &[],
 };

@@ -298,6 +298,7 @@ fn wide(kernels: usize) -> ScheduleTables {
         health: &[],
         cubins: leak(vec![*user_cubin()]),
         loadables: &[],
+        pva_programs: &[],
         timeline: &[],
         cpu_waits: &[],
     }

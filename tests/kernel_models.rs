@@ -77,6 +77,7 @@ fn schedule(cubin: &'static CubinDesc, params: Vec<Param>) -> &'static Schedule 
                 instance: 0,
                 queue_capacity: 8,
                 graph: false,
+                vpu: None,
             },
             EngineDesc {
                 name: "gpu0",
@@ -84,6 +85,7 @@ fn schedule(cubin: &'static CubinDesc, params: Vec<Param>) -> &'static Schedule 
                 instance: 0,
                 queue_capacity: 4,
                 graph: false,
+                vpu: None,
             },
         ]),
         buffers: leak(vec![buffer("in"), buffer("out")]),
@@ -124,6 +126,7 @@ fn schedule(cubin: &'static CubinDesc, params: Vec<Param>) -> &'static Schedule 
         health: &[],
         cubins: leak(vec![*cubin]),
         loadables: &[],
+        pva_programs: &[],
         timeline: &[],
         cpu_waits: &[],
     }));

@@ -101,6 +101,7 @@ fn at_the_limits() -> &'static Schedule {
             instance: 0,
             queue_capacity: MAX_TASKS as u16,
             graph: false,
+            vpu: None,
         }]),
         buffers: leak(buffers),
         tasks: leak(tasks),
@@ -108,6 +109,7 @@ fn at_the_limits() -> &'static Schedule {
         health: &[],
         cubins: &[],
         loadables: &[],
+        pva_programs: &[],
         timeline: &[],
         cpu_waits: &[],
     }));

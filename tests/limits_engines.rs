@@ -71,6 +71,7 @@ fn engine(name: &'static str, kind: EngineKind, instance: u8, graph: bool) -> En
         instance,
         queue_capacity: 64,
         graph,
+        vpu: None,
     }
 }
 
@@ -110,6 +111,7 @@ fn tables(
         health: &[],
         cubins,
         loadables,
+        pva_programs: &[],
         timeline: &[],
         cpu_waits: &[],
     }))

@@ -125,6 +125,7 @@ static TABLES: ScheduleTables = ScheduleTables {
     health: &HEALTH,
     cubins: &CUBINS,
     loadables: &LOADABLES,
+    pva_programs: &[],
     timeline: &TIMELINE,
     cpu_waits: &CPU_WAITS,
 };
@@ -142,6 +143,7 @@ static ENGINES: [EngineDesc; 4] = [
         instance: 0,
         queue_capacity: 8,
         graph: false,
+        vpu: None,
     },
     EngineDesc {
         name: "cpu1",
@@ -149,6 +151,7 @@ static ENGINES: [EngineDesc; 4] = [
         instance: 1,
         queue_capacity: 8,
         graph: false,
+        vpu: None,
     },
     EngineDesc {
         name: "gpu0",
@@ -156,6 +159,7 @@ static ENGINES: [EngineDesc; 4] = [
         instance: 0,
         queue_capacity: 16,
         graph: false,
+        vpu: None,
     },
     EngineDesc {
         name: "dla0",
@@ -163,6 +167,7 @@ static ENGINES: [EngineDesc; 4] = [
         instance: 0,
         queue_capacity: 4,
         graph: false,
+        vpu: None,
     },
 ];
 

@@ -96,6 +96,7 @@ static TABLES: ScheduleTables = ScheduleTables {
     health: &HEALTH,
     cubins: &CUBINS,
     loadables: &LOADABLES,
+    pva_programs: &[],
     timeline: &TIMELINE,
     cpu_waits: &CPU_WAITS,
 };
@@ -113,6 +114,7 @@ static ENGINES: [EngineDesc; 3] = [
         instance: 0,
         queue_capacity: 8,
         graph: false,
+        vpu: None,
     },
     EngineDesc {
         name: "cpu1",
@@ -120,6 +122,7 @@ static ENGINES: [EngineDesc; 3] = [
         instance: 1,
         queue_capacity: 8,
         graph: false,
+        vpu: None,
     },
     EngineDesc {
         name: "gpu0",
@@ -127,6 +130,7 @@ static ENGINES: [EngineDesc; 3] = [
         instance: 0,
         queue_capacity: 16,
         graph: false,
+        vpu: None,
     },
 ];
 

@@ -256,6 +256,7 @@ fn register_models_hands_over_the_projects_kernels_only() {
             instance: 0,
             queue_capacity: 4,
             graph: false,
+            vpu: None,
         }]),
         buffers: &[],
         tasks: leak(vec![
@@ -269,6 +270,7 @@ fn register_models_hands_over_the_projects_kernels_only() {
         health: &[],
         cubins,
         loadables: &[],
+        pva_programs: &[],
         timeline: &[],
         cpu_waits: &[],
     }));

@@ -30,7 +30,7 @@ pub struct Reaction {
 /// ```
 /// # use orin_exec::table::*;
 /// # use orin_exec::exec::health::HealthMonitor;
-/// # static ENGINES: [EngineDesc; 1] = [EngineDesc { name: "dla0", kind: EngineKind::Dla, instance: 0, queue_capacity: 4, graph: false }];
+/// # static ENGINES: [EngineDesc; 1] = [EngineDesc { name: "dla0", kind: EngineKind::Dla, instance: 0, queue_capacity: 4, graph: false, vpu: None }];
 /// # static LOADABLES: [LoadableDesc; 1] = [LoadableDesc { name: "net", onnx_sha256: [0; 32],
 /// #   onnx: &[], loadable: None, inputs: &[], outputs: &[] }];
 /// # static TASKS: [TaskDesc; 1] = [TaskDesc { name: "detector", engine: EngineId(0),
@@ -44,7 +44,7 @@ pub struct Reaction {
 /// # static TABLES: ScheduleTables = ScheduleTables { name: "s", profile: "sil", period_ns: 10,
 /// #   minor_frames_ns: &[0], lookahead: 1, engines: &ENGINES, buffers: &[], tasks: &TASKS,
 /// #   modes: &[ModeDesc { name: "normal" }, ModeDesc { name: "degraded" }], health: &HEALTH,
-/// #   cubins: &[], loadables: &LOADABLES, timeline: &[], cpu_waits: &[] };
+/// #   cubins: &[], loadables: &LOADABLES, pva_programs: &[], timeline: &[], cpu_waits: &[] };
 /// # static S: Schedule = match Schedule::check(&TABLES) { Ok(s) => s, Err(e) => panic!("{}", e.message()) };
 /// let mut counts = [[0; 5]; 1];
 /// let mut hm = HealthMonitor::new(&mut counts);

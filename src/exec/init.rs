@@ -614,6 +614,9 @@ impl Init {
         let t = s.task(id);
         match t.work {
             Work::Cpu => Ok(Submit::Cpu),
+            // `build` refuses PVA work before any submission is prepared (the PVA engine
+            // replaces this arm).
+            Work::Pva(_) => Err(Error::Platform(PlatformFact::PvaUnsupported)),
             Work::Dla(d) => {
                 let device = self.dla_index(id).ok_or(Error::BadSchedule {
                     fault: ScheduleFault::DlaTaskWithoutDevice,

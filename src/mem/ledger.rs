@@ -48,8 +48,8 @@ impl BufferUsers {
 /// # use orin_exec::table::*;
 /// # use orin_exec::mem::{AccessLedger, BufferUsers, Prerequisite};
 /// # static ENGINES: [EngineDesc; 2] = [
-/// #   EngineDesc { name: "cpu0", kind: EngineKind::Cpu, instance: 0, queue_capacity: 4, graph: false },
-/// #   EngineDesc { name: "dla0", kind: EngineKind::Dla, instance: 0, queue_capacity: 4, graph: false }];
+/// #   EngineDesc { name: "cpu0", kind: EngineKind::Cpu, instance: 0, queue_capacity: 4, graph: false, vpu: None },
+/// #   EngineDesc { name: "dla0", kind: EngineKind::Dla, instance: 0, queue_capacity: 4, graph: false, vpu: None }];
 /// # static BUFFERS: [BufferDesc; 1] = [BufferDesc { name: "out",
 /// #   kind: BufferKind::Raw { size: 64, align: 64 }, multiplicity: 2, cpu_access: true }];
 /// # static LOADABLES: [LoadableDesc; 1] = [LoadableDesc { name: "net", onnx_sha256: [0; 32],
@@ -69,7 +69,7 @@ impl BufferUsers {
 /// # static TABLES: ScheduleTables = ScheduleTables { name: "s", profile: "sil", period_ns: 10,
 /// #   minor_frames_ns: &[0], lookahead: 1, engines: &ENGINES, buffers: &BUFFERS, tasks: &TASKS,
 /// #   modes: &[ModeDesc { name: "normal" }], health: &[], cubins: &[], loadables: &LOADABLES,
-/// #   timeline: &[], cpu_waits: &[] };
+/// #   pva_programs: &[], timeline: &[], cpu_waits: &[] };
 /// # static S: Schedule = match Schedule::check(&TABLES) { Ok(s) => s, Err(e) => panic!("{}", e.message()) };
 /// let (mut before, mut users) = ([0u64; 2], [BufferUsers::NONE; 1]);
 /// let ledger = AccessLedger::new(&S, &mut before, &mut users).unwrap();

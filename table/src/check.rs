@@ -8,8 +8,8 @@
 
 use crate::{
     Action, BufferId, CpuWait, CubinId, EngineId, EngineKind, FaultScope, GRAPH_NODES_PER_TASK,
-    Limit, LoadableId, ModeId, ModeMask, Param, Schedule, ScheduleTables, TableError, TaskDesc,
-    TaskId, Work,
+    Limit, LoadableId, ModeId, ModeMask, Param, PvaAccess, PvaParamKind, PvaProgramId, Schedule,
+    ScheduleTables, TableError, TaskDesc, TaskId, Work,
 };
 
 /// Most tasks a schedule may have (task sets are 64-bit masks, here and in the runtime).
@@ -88,6 +88,7 @@ impl Schedule {
     ///     health: &[],
     ///     cubins: &[],
     ///     loadables: &[],
+    ///     pva_programs: &[],
     ///     timeline: &[],
     ///     cpu_waits: &[],
     /// };
@@ -122,6 +123,7 @@ impl Schedule {
     ///     health: &[],
     ///     cubins: &[],
     ///     loadables: &[],
+    ///     pva_programs: &[],
     ///     timeline: &[],
     ///     cpu_waits: &[],
     /// };
@@ -131,6 +133,8 @@ impl Schedule {
         tables: &'static ScheduleTables,
     ) -> core::result::Result<Schedule, TableError> {
         check!(header(tables));
+        check!(pva_engines(tables));
+        check!(pva_programs(tables));
         check!(buffers(tables));
         let mut i = 0;
         while i < tables.tasks.len() {
@@ -166,8 +170,92 @@ impl Schedule {
             }
             mode += 1;
         }
+        // Keep this rule last, so that tables reaching it pass every other one.
+        check!(pva_not_run_yet(tables));
         Ok(Schedule { tables })
     }
+}
+
+/// PVA tasks are not run yet: `orin_exec`'s init refuses them
+/// (`PlatformFact::PvaUnsupported`), and so does this, its last rule. The runtime's PVA engine
+/// deletes it.
+const fn pva_not_run_yet(s: &ScheduleTables) -> Result {
+    let mut i = 0;
+    while i < s.tasks.len() {
+        if let Work::Pva(_) = s.tasks[i].work {
+            return Err(TableError::PvaNotRunYet {
+                task: TaskId(i as u16),
+                task_name: s.tasks[i].name,
+            });
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
+/// Every PVA engine has a VPU affinity and no other engine has one; no two PVA engines of one
+/// instance can run on the same VPU. Each engine's FIFO is then alone on its VPUs, which the
+/// race rule and the worst-case timeline assume of every engine instance: the order in which
+/// the PVA firmware interleaves two streams on one VPU is not documented.
+const fn pva_engines(s: &ScheduleTables) -> Result {
+    let mut e = 0;
+    while e < s.engines.len() {
+        let engine = &s.engines[e];
+        let is_pva = matches!(engine.kind, EngineKind::Pva);
+        let Some(vpu) = engine.vpu else {
+            if is_pva {
+                return Err(TableError::VpuAffinity {
+                    engine: EngineId(e as u8),
+                    engine_name: engine.name,
+                });
+            }
+            e += 1;
+            continue;
+        };
+        if !is_pva {
+            return Err(TableError::VpuAffinity {
+                engine: EngineId(e as u8),
+                engine_name: engine.name,
+            });
+        }
+        let mut other = 0;
+        while other < e {
+            let o = &s.engines[other];
+            if let (EngineKind::Pva, Some(ovpu)) = (o.kind, o.vpu)
+                && o.instance == engine.instance
+                && ovpu.overlaps(vpu)
+            {
+                return Err(TableError::SharedVpu {
+                    engine: EngineId(e as u8),
+                    engine_name: engine.name,
+                    other: EngineId(other as u8),
+                    other_name: o.name,
+                });
+            }
+            other += 1;
+        }
+        e += 1;
+    }
+    Ok(())
+}
+
+/// Every PVA program parameter's symbol name fits the runtime's look-up buffer.
+const fn pva_programs(s: &ScheduleTables) -> Result {
+    let mut p = 0;
+    while p < s.pva_programs.len() {
+        let program = &s.pva_programs[p];
+        let mut k = 0;
+        while k < program.params.len() {
+            check!(within(
+                Limit::PvaSymbol,
+                program.name,
+                program.params[k].name.len() as u64
+            ));
+            k += 1;
+        }
+        p += 1;
+    }
+    Ok(())
 }
 
 /// Every GPU engine's stream holds at most [`MAX_STREAM_OPS`] operations (runs after the
@@ -603,6 +691,38 @@ const fn task(s: &ScheduleTables, i: usize) -> Result {
                 };
                 let desc = &s.buffers[b.0 as usize];
                 check!(within(Limit::DlaAlign, desc.name, desc.kind.align()));
+                k += 1;
+            }
+        }
+        (Work::Pva(w), EngineKind::Pva) => {
+            if w.program.0 as usize >= s.pva_programs.len() {
+                return Err(TableError::PvaProgramOutOfRange {
+                    task,
+                    task_name,
+                    program: PvaProgramId(w.program.0),
+                });
+            }
+            check!(within(Limit::PvaParams, task_name, w.params.len() as u64));
+            let specs = s.pva_programs[w.program.0 as usize].params;
+            k = 0;
+            while k < w.params.len() || k < specs.len() {
+                if k >= w.params.len() || k >= specs.len() || !specs[k].kind.admits(w.params[k]) {
+                    return Err(TableError::PvaParam {
+                        task,
+                        task_name,
+                        index: k,
+                    });
+                }
+                // The access the program declares must be in the task's lists, where the
+                // race check sees it.
+                if let (Param::Buffer(b), PvaParamKind::Pointer(access)) =
+                    (w.params[k], specs[k].kind)
+                {
+                    let reads = !matches!(access, PvaAccess::Write);
+                    let writes = !matches!(access, PvaAccess::Read);
+                    check!(declared(s, i, b, !reads || lists(t.reads, b)));
+                    check!(declared(s, i, b, !writes || lists(t.writes, b)));
+                }
                 k += 1;
             }
         }

@@ -3,7 +3,8 @@
 use core::fmt;
 
 use crate::{
-    BufferId, CubinId, EngineId, EngineKind, FaultScope, Limit, LoadableId, ModeId, TaskId,
+    BufferId, CubinId, EngineId, EngineKind, FaultScope, Limit, LoadableId, ModeId, PvaProgramId,
+    TaskId,
 };
 
 /// Why [`Schedule::check`](crate::Schedule::check) refused a set of tables: the first rule
@@ -143,6 +144,54 @@ pub enum TableError {
         task_name: &'static str,
         /// The loadable id it names.
         loadable: LoadableId,
+    },
+    /// A PVA task names a program that does not exist.
+    PvaProgramOutOfRange {
+        /// The task.
+        task: TaskId,
+        /// Its name.
+        task_name: &'static str,
+        /// The program id it names.
+        program: PvaProgramId,
+    },
+    /// A PVA task passes a different number of parameter values than its program declares,
+    /// or a value of another kind than the program's parameter at `index` (a scalar for a
+    /// pointer, an `f32` for a `u32`, ...).
+    PvaParam {
+        /// The task.
+        task: TaskId,
+        /// Its name.
+        task_name: &'static str,
+        /// The first parameter that does not match (the shorter length on a count mismatch).
+        index: usize,
+    },
+    /// A PVA engine without a VPU affinity, or another engine with one.
+    VpuAffinity {
+        /// The engine.
+        engine: EngineId,
+        /// Its name.
+        engine_name: &'static str,
+    },
+    /// Two PVA engines of one PVA instance whose VPU affinities overlap: their work would
+    /// contend for a VPU in an order the worst-case timeline does not know.
+    SharedVpu {
+        /// The later engine.
+        engine: EngineId,
+        /// Its name.
+        engine_name: &'static str,
+        /// The earlier engine it shares a VPU with.
+        other: EngineId,
+        /// Its name.
+        other_name: &'static str,
+    },
+    /// A task runs on a PVA engine, and the runtime does not run PVA tasks yet. The last rule
+    /// of [`Schedule::check`](crate::Schedule::check): tables that reach it pass every other
+    /// rule. It goes when the runtime's PVA engine does.
+    PvaNotRunYet {
+        /// The first PVA task.
+        task: TaskId,
+        /// Its name.
+        task_name: &'static str,
     },
     /// A task's work does not fit the kind of its engine (a CPU task on a DLA engine, ...).
     WrongEngineKind {
@@ -320,6 +369,21 @@ impl TableError {
             TableError::LoadableOutOfRange { .. } => {
                 "a DLA task names a loadable that does not exist"
             }
+            TableError::PvaProgramOutOfRange { .. } => {
+                "a PVA task names a program that does not exist"
+            }
+            TableError::PvaParam { .. } => {
+                "a PVA task's parameter values do not match its program's parameters (count or kind)"
+            }
+            TableError::VpuAffinity { .. } => {
+                "a PVA engine has no VPU affinity, or another engine has one"
+            }
+            TableError::SharedVpu { .. } => {
+                "two PVA engines of one PVA instance can run on the same VPU"
+            }
+            TableError::PvaNotRunYet { .. } => {
+                "a task runs on a PVA engine, and the runtime does not run PVA tasks yet"
+            }
             TableError::WrongEngineKind { .. } => {
                 "a task's work does not fit the kind of its engine"
             }
@@ -442,6 +506,35 @@ impl fmt::Display for TableError {
                 f,
                 "task `{task_name}` names loadable {}, which does not exist",
                 loadable.0
+            ),
+            TableError::PvaProgramOutOfRange {
+                task_name, program, ..
+            } => write!(
+                f,
+                "task `{task_name}` names PVA program {}, which does not exist",
+                program.0
+            ),
+            TableError::PvaParam {
+                task_name, index, ..
+            } => write!(
+                f,
+                "task `{task_name}`: PVA parameter {index} is missing, extra, or of another kind than its program declares"
+            ),
+            TableError::VpuAffinity { engine_name, .. } => write!(
+                f,
+                "engine `{engine_name}`: a PVA engine needs a VPU affinity, other engines have none"
+            ),
+            TableError::SharedVpu {
+                engine_name,
+                other_name,
+                ..
+            } => write!(
+                f,
+                "PVA engines `{other_name}` and `{engine_name}` can run on the same VPU of one PVA: give them different VPUs (`vpu0`, `vpu1`) or one engine"
+            ),
+            TableError::PvaNotRunYet { task_name, .. } => write!(
+                f,
+                "task `{task_name}` runs on a PVA engine, and the runtime does not run PVA tasks yet"
             ),
             TableError::WrongEngineKind {
                 task_name,

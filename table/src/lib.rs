@@ -21,6 +21,7 @@
 //!     instance: 0,
 //!     queue_capacity: 4,
 //!     graph: false,
+//!     vpu: None,
 //! }];
 //! static TASKS: [TaskDesc; 1] = [TaskDesc {
 //!     name: "tick",
@@ -48,6 +49,7 @@
 //!     health: &[],
 //!     cubins: &[],
 //!     loadables: &[],
+//!     pva_programs: &[],
 //!     timeline: &[],
 //!     cpu_waits: &[],
 //! };
@@ -69,7 +71,7 @@ pub use error::TableError;
 pub use limits::{
     Bound, DLA_ALIGN, Exceeded, FENCE_HISTORY, GRAPH_NODES_PER_TASK, Limit, MAX_COPIES,
     MAX_DLA_HANDLES_PER_BUFFER, MAX_DLA_HANDLES_PER_SEMAPHORE, MAX_DLA_IMPORTS, MAX_GRAPH_NODES,
-    MAX_KERNEL_NAME, MAX_LAG, MAX_PARAMS, MAX_TENSORS, MAX_WAITS,
+    MAX_KERNEL_NAME, MAX_LAG, MAX_PARAMS, MAX_PVA_SYMBOL, MAX_TENSORS, MAX_WAITS,
 };
 
 /// Index of a task in [`ScheduleTables::tasks`].
@@ -101,6 +103,11 @@ pub struct CubinId(pub u16);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct LoadableId(pub u16);
+
+/// Index of a PVA program in [`ScheduleTables::pva_programs`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct PvaProgramId(pub u16);
 
 /// The set of modes a task runs in (bit `m` = mode `m`; at most 32 modes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -147,6 +154,40 @@ pub struct EngineDesc {
     /// before each launch (schedule `submit = "graph"`); `false`: one driver call per
     /// operation (`submit = "stream"`, the default). Always `false` on other kinds.
     pub graph: bool,
+    /// PVA engines only: the VPUs of PVA `instance` its cuPVA stream may run on (schedule
+    /// `vpu`); `None` on other kinds. Two PVA engines of one instance never share a VPU
+    /// ([`Schedule::check`] refuses it): each engine's FIFO is the only work on its VPUs.
+    pub vpu: Option<VpuAffinity>,
+}
+
+/// The VPU affinity of a PVA engine's cuPVA stream (`cupvaAffinityType_t`: `VPU0`, `VPU1`,
+/// `VPU_ANY`; api-facts §7.1, <https://docs.nvidia.com/pva/sdk/2.10.1/>). Each Orin PVA has
+/// two VPUs.
+///
+/// ```
+/// use orin_exec_table::VpuAffinity;
+/// assert!(VpuAffinity::Any.overlaps(VpuAffinity::Vpu1));
+/// assert!(!VpuAffinity::Vpu0.overlaps(VpuAffinity::Vpu1));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum VpuAffinity {
+    /// VPU 0 only.
+    Vpu0,
+    /// VPU 1 only.
+    Vpu1,
+    /// Whichever VPU of the instance the PVA firmware picks.
+    Any,
+}
+
+impl VpuAffinity {
+    /// Whether two streams with these affinities can run on one VPU.
+    pub const fn overlaps(self, other: VpuAffinity) -> bool {
+        !matches!(
+            (self, other),
+            (VpuAffinity::Vpu0, VpuAffinity::Vpu1) | (VpuAffinity::Vpu1, VpuAffinity::Vpu0)
+        )
+    }
 }
 
 /// Element type of a tensor buffer.
@@ -342,6 +383,92 @@ pub enum Work {
     Gpu(GpuWork),
     /// A DLA loadable submission.
     Dla(DlaWork),
+    /// A PVA program (VPU executable) launch.
+    Pva(PvaWork),
+}
+
+/// How a PVA program uses a buffer a pointer parameter points to (the access it is imported
+/// with, `CupvaMemImport`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum PvaAccess {
+    /// The program only reads it: the task lists it in `reads`.
+    Read,
+    /// The program only writes it: the task lists it in `writes`.
+    Write,
+    /// Both: the task lists it in `reads` and `writes`.
+    ReadWrite,
+}
+
+/// The kind of a PVA program parameter, as the programs manifest declares it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum PvaParamKind {
+    /// A pointer to a buffer (the task passes [`Param::Buffer`]), used with this access.
+    Pointer(PvaAccess),
+    /// `uint32_t` ([`Param::U32`]).
+    U32,
+    /// `int32_t` ([`Param::I32`]).
+    I32,
+    /// `uint64_t` ([`Param::U64`]).
+    U64,
+    /// `float` ([`Param::F32`]).
+    F32,
+}
+
+impl PvaParamKind {
+    /// Whether `value` is a value of this kind.
+    ///
+    /// ```
+    /// use orin_exec_table::{BufferId, Param, PvaAccess, PvaParamKind};
+    /// assert!(PvaParamKind::Pointer(PvaAccess::Read).admits(Param::Buffer(BufferId(0))));
+    /// assert!(!PvaParamKind::U32.admits(Param::F32(1.0)));
+    /// ```
+    pub const fn admits(self, value: Param) -> bool {
+        matches!(
+            (self, value),
+            (PvaParamKind::Pointer(_), Param::Buffer(_))
+                | (PvaParamKind::U32, Param::U32(_))
+                | (PvaParamKind::I32, Param::I32(_))
+                | (PvaParamKind::U64, Param::U64(_))
+                | (PvaParamKind::F32, Param::F32(_))
+        )
+    }
+}
+
+/// A parameter of a PVA program: a symbol of the VPU executable that the runtime sets before
+/// each launch (cuPVA `CmdProgram` parameters are looked up by symbol name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PvaParamSpec {
+    /// The symbol name in the VPU executable.
+    pub name: &'static str,
+    /// Its kind.
+    pub kind: PvaParamKind,
+}
+
+/// A PVA program: a pre-built VPU ELF image from the PVA programs manifest (built with the
+/// PVA SDK's VPU toolchain), its hash and its parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PvaProgramDesc {
+    /// Name in the programs manifest.
+    pub name: &'static str,
+    /// SHA-256 of `image` from the manifest (the generator checked the file against it; the
+    /// SIL cuPVA identifies programs by it).
+    pub sha256: [u8; 32],
+    /// The VPU ELF image.
+    pub image: &'static [u8],
+    /// Its parameters, in the order tasks pass their values.
+    pub params: &'static [PvaParamSpec],
+}
+
+/// A PVA submission: one launch of a program with its parameter values.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PvaWork {
+    /// The program.
+    pub program: PvaProgramId,
+    /// One value per parameter of the program, in the program's order: a scalar, or the
+    /// buffer a pointer parameter points to (the frame's copy).
+    pub params: &'static [Param],
 }
 
 /// One task of the periodic pipeline. Its position in its engine instance's FIFO is its order
@@ -583,6 +710,8 @@ pub struct ScheduleTables {
     pub cubins: &'static [CubinDesc],
     /// DLA loadables.
     pub loadables: &'static [LoadableDesc],
+    /// PVA programs.
+    pub pva_programs: &'static [PvaProgramDesc],
     /// The validator's worst-case timeline.
     pub timeline: &'static [TimelineEntry],
     /// How CPU threads wait for each task's completion (indexed by task; empty: every task
@@ -658,7 +787,7 @@ impl ScheduleTables {
 /// # static TABLES: ScheduleTables = ScheduleTables { name: "s", profile: "sil",
 /// #   period_ns: 1, minor_frames_ns: &[0], lookahead: 0, engines: &[], buffers: &[],
 /// #   tasks: &[], modes: &[ModeDesc { name: "m" }], health: &[], cubins: &[],
-/// #   loadables: &[], timeline: &[], cpu_waits: &[] };
+/// #   loadables: &[], pva_programs: &[], timeline: &[], cpu_waits: &[] };
 /// // error[E0451]: field `tables` of struct `Schedule` is private
 /// static FORGED: Schedule = Schedule { tables: &TABLES };
 /// ```

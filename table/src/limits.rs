@@ -31,6 +31,9 @@ pub const DLA_ALIGN: u64 = 32;
 pub const MAX_GRAPH_NODES: usize = 64;
 /// Bytes of a kernel's entry name (the runtime copies it into a NUL-terminated buffer).
 pub const MAX_KERNEL_NAME: usize = 127;
+/// Bytes of a PVA program parameter's symbol name (the runtime copies it into a
+/// NUL-terminated buffer to look the parameter up in the VPU executable).
+pub const MAX_PVA_SYMBOL: usize = 127;
 /// Graph nodes of a GPU task besides its waits: two timer stamps, the launch, the signal.
 pub const GRAPH_NODES_PER_TASK: usize = 4;
 /// DLA device handles one buffer is imported into. The runtime opens one cuDLA device handle
@@ -119,11 +122,15 @@ pub enum Limit {
     DlaHandlesPerSemaphore,
     /// Imports into one DLA device handle ([`MAX_DLA_IMPORTS`]).
     DlaImports,
+    /// Parameters of one PVA program launch ([`MAX_PARAMS`]).
+    PvaParams,
+    /// Bytes of a PVA program parameter's symbol name ([`MAX_PVA_SYMBOL`]).
+    PvaSymbol,
 }
 
 impl Limit {
     /// Every limit, in the order of the docs table.
-    pub const ALL: [Limit; 17] = [
+    pub const ALL: [Limit; 19] = [
         Limit::Tasks,
         Limit::Buffers,
         Limit::Modes,
@@ -141,6 +148,8 @@ impl Limit {
         Limit::DlaHandlesPerBuffer,
         Limit::DlaHandlesPerSemaphore,
         Limit::DlaImports,
+        Limit::PvaParams,
+        Limit::PvaSymbol,
     ];
 
     /// The bound, from the constants above.
@@ -162,6 +171,8 @@ impl Limit {
             Limit::DlaHandlesPerBuffer => Bound::AtMost(MAX_DLA_HANDLES_PER_BUFFER as u64),
             Limit::DlaHandlesPerSemaphore => Bound::AtMost(MAX_DLA_HANDLES_PER_SEMAPHORE as u64),
             Limit::DlaImports => Bound::AtMost(MAX_DLA_IMPORTS as u64),
+            Limit::PvaParams => Bound::AtMost(MAX_PARAMS as u64),
+            Limit::PvaSymbol => Bound::AtMost(MAX_PVA_SYMBOL as u64),
         }
     }
 
@@ -170,7 +181,8 @@ impl Limit {
         self.bound().admits(value)
     }
 
-    /// What the limit applies to: `schedule`, `buffer`, `task`, `network` or `engine`.
+    /// What the limit applies to: `schedule`, `buffer`, `task`, `network`, `engine` or
+    /// `program` (a PVA program).
     pub const fn item(self) -> &'static str {
         match self {
             Limit::Tasks | Limit::Buffers | Limit::Modes | Limit::Lookahead => "schedule",
@@ -179,9 +191,11 @@ impl Limit {
             | Limit::Lag
             | Limit::KernelParams
             | Limit::KernelName
-            | Limit::DlaHandlesPerSemaphore => "task",
+            | Limit::DlaHandlesPerSemaphore
+            | Limit::PvaParams => "task",
             Limit::LoadableInputs | Limit::LoadableOutputs | Limit::DlaImports => "network",
             Limit::StreamOps | Limit::GraphNodes => "engine",
+            Limit::PvaSymbol => "program",
         }
     }
 
@@ -234,6 +248,8 @@ impl Limit {
             Limit::DlaImports => {
                 "imports into the DLA device handle of a network on one core: buffer copies its tasks use, semaphores they signal or wait for, one start semaphore per task"
             }
+            Limit::PvaParams => "parameters of one PVA task (`params`)",
+            Limit::PvaSymbol => "bytes of a PVA program parameter's symbol name (`name`)",
         }
     }
 
@@ -257,6 +273,8 @@ impl Limit {
             Limit::DlaHandlesPerBuffer => "MAX_DLA_HANDLES_PER_BUFFER",
             Limit::DlaHandlesPerSemaphore => "MAX_DLA_HANDLES_PER_SEMAPHORE",
             Limit::DlaImports => "MAX_DLA_IMPORTS",
+            Limit::PvaParams => "MAX_PARAMS",
+            Limit::PvaSymbol => "MAX_PVA_SYMBOL",
         }
     }
 
@@ -286,6 +304,8 @@ impl Limit {
                 "each buffer copy and semaphore keeps its DLA imports in a fixed array"
             }
             Limit::DlaImports => "each DLA device handle keeps its imports in a fixed array",
+            Limit::PvaParams => "parameter blocks are fixed arrays",
+            Limit::PvaSymbol => "the name is passed to cuPVA NUL-terminated from a fixed buffer",
         }
     }
 }

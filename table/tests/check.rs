@@ -47,6 +47,7 @@ const fn engine(name: &'static str, kind: EngineKind, instance: u8) -> EngineDes
         instance,
         queue_capacity: 8,
         graph: false,
+        vpu: None,
     }
 }
 
@@ -153,6 +154,7 @@ const fn tables(tasks: &'static [TaskDesc]) -> ScheduleTables {
         health: &[],
         cubins: &CUBINS,
         loadables: &LOADABLES,
+        pva_programs: &[],
         timeline: &[],
         cpu_waits: &[],
     }
@@ -620,7 +622,10 @@ fn gpu_work_on_a_cpu_engine_and_any_work_on_a_pva_are_rejected() {
         })
     ));
     let t = ScheduleTables {
-        engines: leak(vec![engine("pva0", EngineKind::Pva, 0)]),
+        engines: leak(vec![EngineDesc {
+            vpu: Some(VpuAffinity::Any),
+            ..engine("pva0", EngineKind::Pva, 0)
+        }]),
         ..with_tasks(vec![cpu("p", 0, MS, &[], &[], &[])])
     };
     assert!(matches!(
@@ -1396,6 +1401,35 @@ fn tables_for(limit: Limit, value: u64) -> ScheduleTables {
                 ..with_tasks(tasks)
             }
         }
+        Limit::PvaParams => {
+            // A program of `value` u32 parameters, and a task passing them.
+            let specs = names("s", value)
+                .into_iter()
+                .map(|name| PvaParamSpec {
+                    name,
+                    kind: PvaParamKind::U32,
+                })
+                .collect();
+            let programs = leak(vec![PvaProgramDesc {
+                params: leak(specs),
+                ..PVA_PROGRAMS[0]
+            }]);
+            let params = leak((0..value as u32).map(Param::U32).collect());
+            ScheduleTables {
+                pva_programs: programs,
+                ..pva_tables(vec![pva("v", params, &[], &[], &[])])
+            }
+        }
+        Limit::PvaSymbol => ScheduleTables {
+            pva_programs: leak(vec![PvaProgramDesc {
+                params: leak(vec![PvaParamSpec {
+                    name: String::leak("s".repeat(value as usize)),
+                    kind: PvaParamKind::U32,
+                }]),
+                ..PVA_PROGRAMS[0]
+            }]),
+            ..pva_tables(vec![])
+        },
         other => panic!("no tables for {other:?}"),
     }
 }
@@ -1432,8 +1466,10 @@ fn limits_at_and_past_the_runtime_capacities() {
         } else {
             past
         };
-        if let Err(e) = check(tables_for(limit, at)) {
-            panic!("{limit:?} at {at}: {e}");
+        match check(tables_for(limit, at)) {
+            // Tables with a PVA task pass every rule but the last.
+            Ok(_) | Err(TableError::PvaNotRunYet { .. }) => {}
+            Err(e) => panic!("{limit:?} at {at}: {e}"),
         }
         let refused = check(tables_for(limit, past)).err();
         let name = match limit {
@@ -1446,6 +1482,8 @@ fn limits_at_and_past_the_runtime_capacities() {
             Limit::DlaHandlesPerBuffer => "in",
             Limit::DlaHandlesPerSemaphore => "c",
             Limit::DlaImports => "net",
+            Limit::PvaParams => "v",
+            Limit::PvaSymbol => "blur",
             _ => "",
         };
         let count = past as usize;
@@ -1499,4 +1537,246 @@ fn a_timeline_beyond_u64_is_a_deadline_miss() {
             deadline_ns: u64::MAX
         })
     );
+}
+
+// ---- PVA ----
+
+const PVA0: u8 = 4;
+
+/// The fixture's engines and a PVA engine `pva0` (PVA 0, VPU 0).
+static PVA_ENGINES: [EngineDesc; 5] = [
+    engine("cpu0", EngineKind::Cpu, 0),
+    engine("cpu1", EngineKind::Cpu, 1),
+    engine("gpu0", EngineKind::Gpu, 0),
+    engine("dla0", EngineKind::Dla, 0),
+    pva_engine("pva0", 0, VpuAffinity::Vpu0),
+];
+/// Program `blur`: `src` (read), `dst` (written), `width` (u32).
+static BLUR_PARAMS: [PvaParamSpec; 3] = [
+    PvaParamSpec {
+        name: "src",
+        kind: PvaParamKind::Pointer(PvaAccess::Read),
+    },
+    PvaParamSpec {
+        name: "dst",
+        kind: PvaParamKind::Pointer(PvaAccess::Write),
+    },
+    PvaParamSpec {
+        name: "width",
+        kind: PvaParamKind::U32,
+    },
+];
+static PVA_PROGRAMS: [PvaProgramDesc; 1] = [PvaProgramDesc {
+    name: "blur",
+    sha256: [0; 32],
+    image: b"\x7fELF placeholder",
+    params: &BLUR_PARAMS,
+}];
+
+const fn pva_engine(name: &'static str, instance: u8, vpu: VpuAffinity) -> EngineDesc {
+    EngineDesc {
+        vpu: Some(vpu),
+        ..engine(name, EngineKind::Pva, instance)
+    }
+}
+
+/// Program `blur` on pva0 passing `params`.
+const fn pva(
+    name: &'static str,
+    params: &'static [Param],
+    reads: &'static [BufferId],
+    writes: &'static [BufferId],
+    waits: &'static [Wait],
+) -> TaskDesc {
+    TaskDesc {
+        engine: EngineId(PVA0),
+        work: Work::Pva(PvaWork {
+            program: PvaProgramId(0),
+            params,
+        }),
+        ..cpu(name, PVA0, MS, reads, writes, waits)
+    }
+}
+
+/// The tables with the PVA engines, program `blur` and `tasks`.
+fn pva_tables(tasks: Vec<TaskDesc>) -> ScheduleTables {
+    ScheduleTables {
+        engines: &PVA_ENGINES,
+        pva_programs: &PVA_PROGRAMS,
+        ..with_tasks(tasks)
+    }
+}
+
+const BLUR: [Param; 3] = [Param::Buffer(IN), Param::Buffer(OUT), Param::U32(64)];
+
+/// CPU `input` writes `in` → PVA `blur` → GPU `post` reads `out`; the next frame's writers
+/// wait for this frame's readers.
+fn pva_pipeline(post_waits: &'static [Wait]) -> Vec<TaskDesc> {
+    vec![
+        cpu("input", CPU0, MS, &[], &[IN], waits![(1, 1)]),
+        pva("blur", &BLUR, &[IN], &[OUT], waits![(0, 0), (2, 1)]),
+        gpu("post", &[], &[OUT], &[], post_waits),
+    ]
+}
+
+/// Covers: REQ-PVA-056, REQ-PVA-058
+#[test]
+fn a_valid_pva_pipeline_reaches_only_the_final_rule() {
+    assert_eq!(
+        check(pva_tables(pva_pipeline(waits![(1, 0)]))),
+        Err(TableError::PvaNotRunYet {
+            task: TaskId(1),
+            task_name: "blur",
+        })
+    );
+    // PVA tasks take part in the race rule, which comes before the final one.
+    assert!(matches!(
+        check(pva_tables(pva_pipeline(&[]))),
+        Err(TableError::RaceWithinFrame {
+            buffer_name: "out",
+            first_name: "blur",
+            second_name: "post",
+            ..
+        })
+    ));
+    // And in the timeline: `blur` after `input`, for 9.5 ms, passes the 10 ms period.
+    let mut tasks = pva_pipeline(waits![(1, 0)]);
+    tasks[1].wcet_ns = 9 * MS + MS / 2;
+    tasks[1].budget_ns = tasks[1].wcet_ns;
+    assert!(matches!(
+        check(pva_tables(tasks)),
+        Err(TableError::DeadlineMiss {
+            task_name: "blur",
+            finish_ns,
+            ..
+        }) if finish_ns == 10 * MS + MS / 2
+    ));
+}
+
+/// Covers: REQ-PVA-056
+#[test]
+fn pva_parameters_must_match_their_program() {
+    let with = |params: Vec<Param>, reads: &'static [BufferId], writes: &'static [BufferId]| {
+        let mut tasks = pva_pipeline(waits![(1, 0)]);
+        tasks[1] = pva("blur", leak(params), reads, writes, waits![(0, 0), (2, 1)]);
+        check(pva_tables(tasks))
+    };
+    let param = |index| {
+        Err(TableError::PvaParam {
+            task: TaskId(1),
+            task_name: "blur",
+            index,
+        })
+    };
+    // Missing, extra, wrong kinds.
+    assert_eq!(with(BLUR[..2].to_vec(), &[IN], &[OUT]), param(2));
+    assert_eq!(
+        with([&BLUR[..], &[Param::U32(1)]].concat(), &[IN], &[OUT]),
+        param(3)
+    );
+    assert_eq!(
+        with(vec![Param::U32(0), BLUR[1], BLUR[2]], &[IN], &[OUT]),
+        param(0)
+    );
+    assert_eq!(
+        with(vec![BLUR[0], BLUR[1], Param::F32(64.0)], &[IN], &[OUT]),
+        param(2)
+    );
+    assert_eq!(
+        with(vec![BLUR[0], BLUR[1], Param::Buffer(BUF)], &[IN], &[OUT]),
+        param(2)
+    );
+    // A pointer's access must be in the task's lists, where the race check sees it.
+    let undeclared = |buffer: BufferId, buffer_name| {
+        Err(TableError::UndeclaredAccess {
+            task: TaskId(1),
+            task_name: "blur",
+            buffer,
+            buffer_name,
+        })
+    };
+    assert_eq!(with(BLUR.to_vec(), &[OUT], &[OUT]), undeclared(IN, "in"));
+    assert_eq!(with(BLUR.to_vec(), &[IN], &[IN]), undeclared(OUT, "out"));
+    assert_eq!(
+        with(
+            vec![BLUR[0], Param::Buffer(BufferId(9)), BLUR[2]],
+            &[IN],
+            &[OUT]
+        ),
+        Err(TableError::BufferOutOfRange {
+            task: TaskId(1),
+            task_name: "blur",
+            buffer: BufferId(9),
+        })
+    );
+    // A program that does not exist.
+    let mut tasks = pva_pipeline(waits![(1, 0)]);
+    tasks[1].work = Work::Pva(PvaWork {
+        program: PvaProgramId(1),
+        params: &BLUR,
+    });
+    assert_eq!(
+        check(pva_tables(tasks)),
+        Err(TableError::PvaProgramOutOfRange {
+            task: TaskId(1),
+            task_name: "blur",
+            program: PvaProgramId(1),
+        })
+    );
+}
+
+/// Covers: REQ-PVA-051, REQ-PVA-056
+#[test]
+fn pva_engines_have_an_affinity_and_vpus_of_their_own() {
+    let with = |engines: Vec<EngineDesc>| {
+        check(ScheduleTables {
+            engines: leak(engines),
+            ..with_tasks(vec![])
+        })
+    };
+    let affinity = |engine: u8, engine_name| {
+        Err(TableError::VpuAffinity {
+            engine: EngineId(engine),
+            engine_name,
+        })
+    };
+    assert_eq!(
+        with(vec![engine("pva0", EngineKind::Pva, 0)]),
+        affinity(0, "pva0")
+    );
+    assert_eq!(
+        with(vec![EngineDesc {
+            vpu: Some(VpuAffinity::Vpu0),
+            ..engine("gpu0", EngineKind::Gpu, 0)
+        }]),
+        affinity(0, "gpu0")
+    );
+    for (a, b) in [
+        (VpuAffinity::Any, VpuAffinity::Vpu1),
+        (VpuAffinity::Vpu0, VpuAffinity::Any),
+        (VpuAffinity::Vpu1, VpuAffinity::Vpu1),
+    ] {
+        assert_eq!(
+            with(vec![pva_engine("pa", 0, a), pva_engine("pb", 0, b)]),
+            Err(TableError::SharedVpu {
+                engine: EngineId(1),
+                engine_name: "pb",
+                other: EngineId(0),
+                other_name: "pa",
+            })
+        );
+    }
+    // Different VPUs of one PVA, or different PVAs.
+    for engines in [
+        vec![
+            pva_engine("pa", 0, VpuAffinity::Vpu0),
+            pva_engine("pb", 0, VpuAffinity::Vpu1),
+        ],
+        vec![
+            pva_engine("pa", 0, VpuAffinity::Any),
+            pva_engine("pb", 1, VpuAffinity::Any),
+        ],
+    ] {
+        assert!(with(engines).is_ok());
+    }
 }

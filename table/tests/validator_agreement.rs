@@ -200,6 +200,7 @@ fn tables(spec: &Spec) -> &'static ScheduleTables {
             instance: (i % 2) as u8,
             queue_capacity: 32,
             graph: false,
+            vpu: None,
         })
         .collect();
     let buffers = BUFFERS
@@ -269,6 +270,7 @@ fn tables(spec: &Spec) -> &'static ScheduleTables {
         health: &[],
         cubins: &CUBINS,
         loadables: &[],
+        pva_programs: &[],
         timeline: &[],
         cpu_waits: &[],
     }))

@@ -91,6 +91,7 @@ pub fn try_schedule(v: Variant) -> Result<&'static Schedule, TableError> {
             instance: 0,
             queue_capacity: 8,
             graph: false,
+            vpu: None,
         },
         EngineDesc {
             name: "dla0",
@@ -98,6 +99,7 @@ pub fn try_schedule(v: Variant) -> Result<&'static Schedule, TableError> {
             instance: 0,
             queue_capacity: 4,
             graph: false,
+            vpu: None,
         },
         EngineDesc {
             name: "gpu0",
@@ -105,6 +107,7 @@ pub fn try_schedule(v: Variant) -> Result<&'static Schedule, TableError> {
             instance: 0,
             queue_capacity: 4,
             graph: v.gpu_graph,
+            vpu: None,
         },
     ]);
     let buffers = leak(vec![
@@ -300,6 +303,7 @@ pub fn try_schedule(v: Variant) -> Result<&'static Schedule, TableError> {
         health: v.health,
         cubins,
         loadables,
+        pva_programs: &[],
         timeline: &[],
         cpu_waits: &[],
     }));

@@ -181,6 +181,7 @@ pub mod chain {
             instance,
             queue_capacity: 8,
             graph,
+            vpu: None,
         };
         leak(vec![
             engine("cpu0", EngineKind::Cpu, 0, false),
@@ -250,6 +251,7 @@ pub mod chain {
             health: &[],
             cubins: leak(vec![*user_cubin()]),
             loadables: &[],
+            pva_programs: &[],
             timeline: &[],
             cpu_waits: o.cpu_waits,
         })

@@ -15,6 +15,7 @@ static TABLES: ScheduleTables = ScheduleTables {
     health: &[],
     cubins: &[],
     loadables: &[],
+    pva_programs: &[],
     timeline: &[],
     cpu_waits: &[],
 };

@@ -41,6 +41,7 @@ static TABLES: ScheduleTables = ScheduleTables {
             instance: 0,
             queue_capacity: 4,
             graph: false,
+            vpu: None,
         },
         EngineDesc {
             name: "cpu1",
@@ -48,6 +49,7 @@ static TABLES: ScheduleTables = ScheduleTables {
             instance: 1,
             queue_capacity: 4,
             graph: false,
+            vpu: None,
         },
     ],
     buffers: &[BufferDesc {
@@ -64,6 +66,7 @@ static TABLES: ScheduleTables = ScheduleTables {
     health: &[],
     cubins: &[],
     loadables: &[],
+    pva_programs: &[],
     timeline: &[],
     cpu_waits: &[],
 };

@@ -393,6 +393,7 @@ static TABLES: ScheduleTables = ScheduleTables {
         inputs: &[],
         outputs: &[],
     }],
+    pva_programs: &[],
     timeline: &[],
     cpu_waits: &[],
 };

@@ -112,6 +112,7 @@ pub fn schedule(shape: Shape, n: usize) -> Result<&'static Schedule, String> {
         instance,
         queue_capacity: MAX_TASKS as u16,
         graph: false,
+        vpu: None,
     };
     let engines = match shape {
         Shape::CpuIndependent => leak(vec![cpu("cpu0", 0), cpu("cpu1", 1)]),
@@ -122,6 +123,7 @@ pub fn schedule(shape: Shape, n: usize) -> Result<&'static Schedule, String> {
             instance: 0,
             queue_capacity: MAX_TASKS as u16,
             graph: false,
+            vpu: None,
         }]),
     };
     let gpu = shape.gpu();
@@ -222,6 +224,7 @@ pub fn schedule(shape: Shape, n: usize) -> Result<&'static Schedule, String> {
         health: &[],
         cubins,
         loadables: &[],
+        pva_programs: &[],
         timeline: &[],
         cpu_waits: &[],
     }));

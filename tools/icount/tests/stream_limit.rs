@@ -107,6 +107,7 @@ fn tables(extra: usize) -> &'static ScheduleTables {
                 instance: 0,
                 queue_capacity: 64,
                 graph: false,
+                vpu: None,
             },
             EngineDesc {
                 name: "gpu0",
@@ -114,6 +115,7 @@ fn tables(extra: usize) -> &'static ScheduleTables {
                 instance: 0,
                 queue_capacity: 64,
                 graph: false,
+                vpu: None,
             },
         ]),
         buffers,
@@ -125,6 +127,7 @@ fn tables(extra: usize) -> &'static ScheduleTables {
             variants,
         }]),
         loadables: &[],
+        pva_programs: &[],
         timeline: &[],
         cpu_waits: &[],
     }))

@@ -17,6 +17,7 @@ use crate::analysis::{Analysis, Row};
 use crate::manifest::{Artifact, Tensor};
 use crate::model::{Action, BufKind, CpuWaitSpec, Model, Param, Scope, Work, const_name};
 use crate::units::grouped;
+use orin_exec_table::PvaParamKind;
 
 /// How the generated code builds `pub static SCHEDULE: Schedule`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -162,6 +163,7 @@ impl Emitter<'_> {
                 Work::Cpu => "CPU task",
                 Work::Gpu { .. } => "GPU kernel",
                 Work::Dla { .. } => "DLA loadable",
+                Work::Pva { .. } => "PVA program",
             };
             let engine = &m.engines[task.engine].name;
             (
@@ -179,11 +181,12 @@ impl Emitter<'_> {
         });
         let engines = m.engines.iter().map(|e| {
             let what = format!(
-                "`{}`: {} {} {}.",
+                "`{}`: {} {} {}{}.",
                 e.name,
                 e.kind.upper(),
                 e.kind.instance_key(),
-                e.instance
+                e.instance,
+                crate::model::vpu_suffix(e.vpu)
             );
             (e.name.as_str(), what)
         });
@@ -277,6 +280,12 @@ impl Emitter<'_> {
         let period = num(m.period);
         let minor = m.minor_frames.iter().map(|&v| num(v));
         let lookahead = num(u64::from(m.lookahead));
+        // An empty list stays a literal, so schedules without PVA work read as before.
+        let pva_programs = if m.pva_programs.is_empty() {
+            quote!(&[])
+        } else {
+            quote!(&PVA_PROGRAMS)
+        };
         let fields = quote! {
             name: #name,
             profile: #profile,
@@ -290,6 +299,7 @@ impl Emitter<'_> {
             health: &HEALTH,
             cubins: &CUBINS,
             loadables: &LOADABLES,
+            pva_programs: #pva_programs,
             timeline: &TIMELINE,
             cpu_waits: &CPU_WAITS,
         };
@@ -326,7 +336,8 @@ impl Emitter<'_> {
         }
     }
 
-    /// `ENGINES`, `BUFFERS`, `TASKS`, `MODES`, `HEALTH`, `CUBINS`, `LOADABLES`, `TIMELINE`.
+    /// `ENGINES`, `BUFFERS`, `TASKS`, `MODES`, `HEALTH`, `CUBINS`, `LOADABLES`,
+    /// `PVA_PROGRAMS` (when there are any), `TIMELINE`, `CPU_WAITS`.
     fn tables(&self) -> Vec<TokenStream> {
         let m = self.model;
         let engines = m.engines.iter().map(|e| {
@@ -334,6 +345,13 @@ impl Emitter<'_> {
             let (instance, capacity) =
                 (num(u64::from(e.instance)), num(u64::from(e.queue_capacity)));
             let graph = e.graph;
+            let vpu = match e.vpu {
+                Some(v) => {
+                    let v = ident(&format!("{v:?}"));
+                    quote!(Some(VpuAffinity::#v))
+                }
+                None => quote!(None),
+            };
             quote! {
                 EngineDesc {
                     name: #name,
@@ -341,6 +359,7 @@ impl Emitter<'_> {
                     instance: #instance,
                     queue_capacity: #capacity,
                     graph: #graph,
+                    vpu: #vpu,
                 }
             }
         });
@@ -436,6 +455,32 @@ impl Emitter<'_> {
                 }
             }
         });
+        let programs = m.pva_programs.iter().map(|prog| {
+            let name = lit_str(&prog.name);
+            let (sha256, image) = self.artifact(&prog.elf);
+            let params = prog.params.iter().map(|q| {
+                let pname = lit_str(&q.name);
+                let kind = match q.kind {
+                    PvaParamKind::Pointer(a) => {
+                        let a = ident(&format!("{a:?}"));
+                        quote!(PvaParamKind::Pointer(PvaAccess::#a))
+                    }
+                    other => {
+                        let k = ident(&format!("{other:?}"));
+                        quote!(PvaParamKind::#k)
+                    }
+                };
+                quote!(PvaParamSpec { name: #pname, kind: #kind })
+            });
+            quote! {
+                PvaProgramDesc {
+                    name: #name,
+                    sha256: #sha256,
+                    image: #image,
+                    params: &[#(#params),*],
+                }
+            }
+        });
         let timeline = self.analysis.timelines.iter().flat_map(|tl| {
             tl.rows.iter().map(move |r| {
                 let deadline = m.tasks[r.task].deadline;
@@ -455,7 +500,7 @@ impl Emitter<'_> {
             })
         });
         let cpu_waits = (0..m.tasks.len()).map(|t| self.cpu_wait(t));
-        vec![
+        let mut items = vec![
             static_table("ENGINES", "EngineDesc", engines),
             static_table("BUFFERS", "BufferDesc", buffers),
             static_table("TASKS", "TaskDesc", tasks),
@@ -465,7 +510,11 @@ impl Emitter<'_> {
             static_table("LOADABLES", "LoadableDesc", loadables),
             static_table("TIMELINE", "TimelineEntry", timeline),
             static_table("CPU_WAITS", "CpuWait", cpu_waits),
-        ]
+        ];
+        if !m.pva_programs.is_empty() {
+            items.insert(7, static_table("PVA_PROGRAMS", "PvaProgramDesc", programs));
+        }
+        items
     }
 
     /// Task `t`'s `CpuWait`: its own `cpu_wait`, else its engine's, else block. A window
@@ -547,6 +596,16 @@ impl Emitter<'_> {
                         loadable: LoadableId(#loadable),
                         inputs: &[#(#inputs),*],
                         outputs: &[#(#outputs),*],
+                    })
+                }
+            }
+            Work::Pva { program, params } => {
+                let program = unsuffixed(*program);
+                let params = params.iter().map(|p| self.param(p));
+                quote! {
+                    Work::Pva(PvaWork {
+                        program: PvaProgramId(#program),
+                        params: &[#(#params),*],
                     })
                 }
             }
@@ -659,11 +718,13 @@ impl Emitter<'_> {
             .iter()
             .flat_map(|c| &c.variants)
             .map(|v| &v.artifact);
-        let mut files = files.chain(
-            m.loadables
-                .iter()
-                .flat_map(|l| std::iter::once(&l.onnx).chain(&l.real)),
-        );
+        let mut files = files
+            .chain(
+                m.loadables
+                    .iter()
+                    .flat_map(|l| std::iter::once(&l.onnx).chain(&l.real)),
+            )
+            .chain(m.pva_programs.iter().map(|p| &p.elf));
         if !files.any(|a| self.package_relative(&a.file).is_some()) {
             return None;
         }

@@ -40,6 +40,8 @@ pub(crate) fn help(limit: Limit) -> &'static str {
         Limit::DlaImports => {
             "lower the multiplicity of its buffers, or run some of its tasks on the other DLA core"
         }
+        Limit::PvaParams => "pass a struct through a buffer instead of many parameters",
+        Limit::PvaSymbol => "give the VPU program's parameter a shorter symbol name",
         _ => "stay within the limit",
     }
 }
@@ -61,6 +63,8 @@ fn reported_at(limit: Limit) -> &'static str {
         Limit::DlaHandlesPerBuffer => "the buffer",
         Limit::DlaHandlesPerSemaphore => "the task",
         Limit::DlaImports => "the first task of the network on that core",
+        Limit::PvaParams => "the task",
+        Limit::PvaSymbol => "the first task running the program",
         _ => "the schedule",
     }
 }
@@ -130,6 +134,7 @@ pub(crate) fn check(model: &Model) -> Vec<Diagnostic> {
     }
     let mut dla_buffers = vec![false; model.buffers.len()];
     let mut networks_seen = Vec::new();
+    let mut programs_seen = Vec::new();
     for t in &model.tasks {
         if let Some(d) = t.after.get(cap(Limit::Waits)) {
             exceeded(&d.span, Limit::Waits, &t.name, t.after.len() as u64);
@@ -154,6 +159,20 @@ pub(crate) fn check(model: &Model) -> Vec<Diagnostic> {
                 ] {
                     if !limit.admits(value as u64) {
                         exceeded(&t.span, limit, &l.name, value as u64);
+                    }
+                }
+            }
+            Work::Pva { program, params } => {
+                if !Limit::PvaParams.admits(params.len() as u64) {
+                    exceeded(&t.span, Limit::PvaParams, &t.name, params.len() as u64);
+                }
+                if !programs_seen.contains(program) {
+                    programs_seen.push(*program);
+                    let prog = &model.pva_programs[*program];
+                    for q in &prog.params {
+                        if !Limit::PvaSymbol.admits(q.name.len() as u64) {
+                            exceeded(&t.span, Limit::PvaSymbol, &prog.name, q.name.len() as u64);
+                        }
                     }
                 }
             }

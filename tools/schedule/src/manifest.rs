@@ -12,6 +12,11 @@
 //! `{ n, c, h, w }`), `data_type` (`int8`), optional `size` in bytes and `strides` (default:
 //! the int8 `kDLA_LINEAR` layout's) and `align`). [`Loadable::check_onnx`] checks the
 //! descriptors against the ONNX model.
+//!
+//! PVA programs manifest (`pva_programs_manifest`), one `[[program]]` per VPU executable:
+//! `name`, `file` (the pre-built VPU ELF, relative to the manifest), `sha256` and `params`
+//! (tables `{ name = "symbol", kind = "ptr" | "u32" | "i32" | "u64" | "f32", access =
+//! "read" | "write" | "read_write" }`, `access` for pointers only).
 
 use std::path::{Path, PathBuf};
 
@@ -276,6 +281,21 @@ pub(crate) struct Loadable {
     pub span: Span,
 }
 
+/// A parameter of a PVA program: its symbol name in the VPU executable and its kind.
+#[derive(Clone, Debug)]
+pub(crate) struct PvaParam {
+    pub name: String,
+    pub kind: orin_exec_table::PvaParamKind,
+}
+
+/// A PVA program: a pre-built VPU ELF image and its parameters.
+#[derive(Clone, Debug)]
+pub(crate) struct PvaProgram {
+    pub name: String,
+    pub elf: Artifact,
+    pub params: Vec<PvaParam>,
+}
+
 /// A loaded manifest.
 #[derive(Clone, Debug)]
 pub(crate) struct Manifest<T> {
@@ -306,6 +326,15 @@ impl Item for Module {
 impl Item for Loadable {
     const MANIFEST_KEY: &'static str = "loadables_manifest";
     const NOUN: &'static str = "network";
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl Item for PvaProgram {
+    const MANIFEST_KEY: &'static str = "pva_programs_manifest";
+    const NOUN: &'static str = "program";
+    const KIND: &'static str = "PVA program";
     fn name(&self) -> &str {
         &self.name
     }
@@ -588,6 +617,106 @@ fn network_entry(src: &Source, n: &Node) -> Result<Loadable, Diagnostic> {
         inputs,
         outputs,
         span: n.span.clone(),
+    })
+}
+
+/// Reads the PVA programs manifest (its `[[program]]` entries).
+pub(crate) fn pva_programs(
+    path: &Path,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Manifest<PvaProgram>> {
+    let (src, root) = load(path, diags)?;
+    let mut items: Vec<PvaProgram> = Vec::new();
+    for entry in entries(&src, &root, &["program", "programs"], diags) {
+        match program_entry(&src, entry) {
+            Ok(p) if items.iter().any(|x| x.name == p.name) => {
+                diags.push(src.error(
+                    &entry.span,
+                    format!("PVA program `{}` is listed twice", p.name),
+                ));
+            }
+            Ok(p) => items.push(p),
+            Err(d) => diags.push(d),
+        }
+    }
+    Some(Manifest { src, items })
+}
+
+fn program_entry(src: &Source, n: &Node) -> Result<PvaProgram, Diagnostic> {
+    use orin_exec_table::{PvaAccess, PvaParamKind};
+    let mut e = Entry::new(src, n, "`[[program]]` entry")?;
+    let name = e.name()?;
+    let (file, file_span) = e.file()?;
+    let sha256 = e.sha256()?;
+    let mut params: Vec<PvaParam> = Vec::new();
+    if let Some(list) = e.fields.value("params") {
+        for item in read::array(src, list, "`params`")? {
+            let mut pe = Entry::new(src, item, "PVA program parameter")?;
+            let pname = pe.name()?;
+            let kind_node = pe.required(&["kind"])?;
+            let kind_text = read::string(src, kind_node, "`kind`")?;
+            let access = match pe.fields.value("access") {
+                Some(a) => Some((read::string(src, a, "`access`")?, a)),
+                None => None,
+            };
+            let kind = match (ParamKind::parse(kind_text), access) {
+                (Some(ParamKind::Buffer), Some((a, node))) => PvaParamKind::Pointer(match a {
+                    "read" => PvaAccess::Read,
+                    "write" => PvaAccess::Write,
+                    "read_write" => PvaAccess::ReadWrite,
+                    _ => {
+                        return Err(src
+                            .error(&node.span, format!("unknown access `{a}`"))
+                            .note("expected one of: `read`, `write`, `read_write`"));
+                    }
+                }),
+                (Some(ParamKind::Buffer), None) => {
+                    return Err(src.error(
+                        &item.span,
+                        format!(
+                            "pointer parameter `{pname}` of PVA program `{name}` has no `access` \
+                             (`read`, `write` or `read_write`: how the program uses the buffer)"
+                        ),
+                    ));
+                }
+                (Some(_), Some((_, node))) => {
+                    return Err(src.error(
+                        &node.span,
+                        format!(
+                            "`access` of parameter `{pname}`: only pointer parameters have one"
+                        ),
+                    ));
+                }
+                (Some(ParamKind::U32), None) => PvaParamKind::U32,
+                (Some(ParamKind::I32), None) => PvaParamKind::I32,
+                (Some(ParamKind::U64), None) => PvaParamKind::U64,
+                (Some(ParamKind::F32), None) => PvaParamKind::F32,
+                (None, _) => {
+                    return Err(src
+                        .error(
+                            &kind_node.span,
+                            format!("unknown parameter kind `{kind_text}`"),
+                        )
+                        .note("expected one of: `ptr`, `u32`, `i32`, `u64`, `f32`"));
+                }
+            };
+            if params.iter().any(|q| q.name == pname) {
+                return Err(src.error(
+                    &item.span,
+                    format!("PVA program `{name}` declares parameter `{pname}` twice"),
+                ));
+            }
+            params.push(PvaParam { name: pname, kind });
+        }
+    }
+    Ok(PvaProgram {
+        name,
+        elf: Artifact {
+            file,
+            sha256,
+            file_span,
+        },
+        params,
     })
 }
 

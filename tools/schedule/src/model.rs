@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use orin_exec_table::{Limit, MAX_MODES};
+use orin_exec_table::{Limit, MAX_MODES, PvaAccess, PvaParamKind, VpuAffinity};
 
 use crate::diag::{Diagnostic, Source};
 use crate::limits;
@@ -138,6 +138,8 @@ pub(crate) struct Engine {
     pub cpu_wait: Option<CpuWaitSpec>,
     /// GPU engines: each frame's work goes out as one CUDA graph (`submit = "graph"`).
     pub graph: bool,
+    /// PVA engines: the VPUs its stream may use (`vpu`, default any); `None` elsewhere.
+    pub vpu: Option<VpuAffinity>,
     pub span: Span,
     pub capacity_span: Option<Span>,
 }
@@ -237,6 +239,12 @@ pub(crate) enum Work {
         loadable: usize,
         inputs: Vec<(String, usize)>,
         outputs: Vec<(String, usize)>,
+    },
+    Pva {
+        /// Index into `Model::pva_programs`.
+        program: usize,
+        /// One value per program parameter, in the program's order.
+        params: Vec<Param>,
     },
 }
 
@@ -438,6 +446,7 @@ pub(crate) struct Model {
     pub health: Vec<Rule>,
     pub cubins: Vec<Cubin>,
     pub loadables: Vec<manifest::Loadable>,
+    pub pva_programs: Vec<manifest::PvaProgram>,
     /// Every file read (schedule, manifests, cubins, loadables), for `rerun-if-changed`.
     pub files: Vec<PathBuf>,
 }
@@ -466,6 +475,7 @@ const TOP_KEYS: &[&str] = &[
     "lookahead",
     "kernels_manifest",
     "loadables_manifest",
+    "pva_programs_manifest",
     "modes",
     "engines",
     "buffer",
@@ -495,11 +505,13 @@ const TASK_KEYS: &[&str] = &[
     "loadable",
     "inputs",
     "outputs",
+    "program",
 ];
 
 const CPU_KEYS: &[&str] = &["release", "minor_frame"];
 const GPU_KEYS: &[&str] = &["cubin", "kernel", "grid", "block", "shared_mem", "params"];
 const DLA_KEYS: &[&str] = &["network", "loadable", "inputs", "outputs"];
+const PVA_KEYS: &[&str] = &["program", "params"];
 
 /// What a buffer entry said before tasks were seen (tensor facts may come from a loadable).
 #[derive(Clone, Debug)]
@@ -670,6 +682,7 @@ fn parse_root(p: &mut Parser, root: &[(node::Key, Node)]) -> Option<Model> {
 
     let kernels = read_manifest(p, &mut top, &mut files, manifest::kernels);
     let loadables = read_manifest(p, &mut top, &mut files, manifest::loadables);
+    let programs = read_manifest(p, &mut top, &mut files, manifest::pva_programs);
 
     let modes = parse_modes(p, top.value("modes"), name.as_deref().unwrap_or("?"));
     let engines = parse_engines(p, top.value("engines"), profile);
@@ -740,8 +753,10 @@ fn parse_root(p: &mut Parser, root: &[(node::Key, Node)]) -> Option<Model> {
         task_names: &task_names,
         kernels: kernels.as_ref(),
         loadables: loadables.as_ref(),
+        programs: programs.as_ref(),
         used_cubins: Vec::new(),
         used_loadables: Vec::new(),
+        used_programs: Vec::new(),
     };
     let mut tasks = Vec::new();
     for (i, n) in task_nodes.iter().enumerate() {
@@ -751,6 +766,7 @@ fn parse_root(p: &mut Parser, root: &[(node::Key, Node)]) -> Option<Model> {
     }
     let used_cubins = std::mem::take(&mut cx.used_cubins);
     let used_loadables = std::mem::take(&mut cx.used_loadables);
+    let used_programs = std::mem::take(&mut cx.used_programs);
 
     // Referenced artifacts: check the profile's SM and the file hashes.
     let mut cubins = Vec::new();
@@ -794,6 +810,17 @@ fn parse_root(p: &mut Parser, root: &[(node::Key, Node)]) -> Option<Model> {
             };
             check_network(p, &mut files, &lm.src, l, span, profile);
             loadable_descs.push(l.clone());
+        }
+    }
+
+    // Referenced PVA programs: the VPU ELF must match its hash.
+    let mut pva_programs = Vec::new();
+    if let Some((pm, _)) = &programs {
+        for (name, _) in &used_programs {
+            if let Some(prog) = pm.items.iter().find(|x| &x.name == name) {
+                verify_artifact(p, &mut files, &pm.src, &prog.elf);
+                pva_programs.push(prog.clone());
+            }
         }
     }
 
@@ -848,6 +875,7 @@ fn parse_root(p: &mut Parser, root: &[(node::Key, Node)]) -> Option<Model> {
         health,
         cubins,
         loadables: loadable_descs,
+        pva_programs,
         files,
     })
 }
@@ -1145,6 +1173,8 @@ fn parse_engines(p: &mut Parser, n: Option<&Node>, profile: Option<Profile>) -> 
             let graph = ef
                 .value("submit")
                 .and_then(|n| parse_submit(p, n, kind, &what));
+            let vpu_node = ef.value("vpu");
+            let vpu = parse_vpu(p, vpu_node, kind, &what);
             p.unknown(
                 &ef,
                 &[
@@ -1153,6 +1183,7 @@ fn parse_engines(p: &mut Parser, n: Option<&Node>, profile: Option<Profile>) -> 
                     "queue_capacity",
                     "cpu_wait",
                     "submit",
+                    "vpu",
                 ],
                 &what,
             );
@@ -1188,9 +1219,36 @@ fn parse_engines(p: &mut Parser, n: Option<&Node>, profile: Option<Profile>) -> 
                 );
                 continue;
             }
+            // Two PVA engines share a PVA when their VPUs differ; one VPU is one FIFO.
+            if let Some(other) = engines.iter().find(|e| {
+                e.kind == kind
+                    && e.instance == instance
+                    && e.vpu.zip(vpu).is_none_or(|(a, b)| a.overlaps(b))
+            }) && kind == Kind::Pva
+            {
+                p.err(
+                    &vpu_node.map_or(inst_span.clone(), |n| n.span.clone()),
+                    format!(
+                        "PVA engines `{}` and `{name}` can both run on a VPU of PVA {instance} ({} and {})",
+                        other.name,
+                        other.vpu.map_or("", vpu_text),
+                        vpu.map_or("", vpu_text)
+                    ),
+                )
+                .notes
+                .push(
+                    "the validator treats each engine as the only user of its VPUs (its FIFO order and WCETs bound the timeline); the PVA firmware's order between two streams on one VPU is not documented, so it cannot bound their contention"
+                        .into(),
+                );
+                p.diags.last_mut().expect("just pushed").help = Some(
+                    "give them different VPUs (`vpu = \"vpu0\"` and `vpu = \"vpu1\"`), or put both tasks on one engine"
+                        .into(),
+                );
+                continue;
+            }
             if let Some(other) = engines
                 .iter()
-                .find(|e| e.kind == kind && e.instance == instance)
+                .find(|e| e.kind == kind && e.instance == instance && kind != Kind::Pva)
             {
                 p.err(
                     &inst_span,
@@ -1212,6 +1270,7 @@ fn parse_engines(p: &mut Parser, n: Option<&Node>, profile: Option<Profile>) -> 
                 queue_capacity,
                 cpu_wait,
                 graph: graph.unwrap_or(false),
+                vpu,
                 span: name_node.span.clone(),
                 capacity_span: capacity_node.map(|n| n.span.clone()),
             });
@@ -1237,6 +1296,52 @@ fn parse_engines(p: &mut Parser, n: Option<&Node>, profile: Option<Profile>) -> 
         "engine",
     );
     engines
+}
+
+/// How messages and reports name a VPU affinity.
+pub(crate) fn vpu_text(vpu: VpuAffinity) -> &'static str {
+    match vpu {
+        VpuAffinity::Vpu0 => "vpu0",
+        VpuAffinity::Vpu1 => "vpu1",
+        VpuAffinity::Any => "any VPU",
+    }
+}
+
+/// `, vpu0` (how reports add a PVA engine's affinity to its index), empty for other engines.
+pub(crate) fn vpu_suffix(vpu: Option<VpuAffinity>) -> String {
+    vpu.map_or(String::new(), |v| format!(", {}", vpu_text(v)))
+}
+
+/// A PVA engine's `vpu` (`"vpu0"`, `"vpu1"` or `"any"`, the default): `Some` on every PVA
+/// engine, `None` on the others (where the key is refused).
+fn parse_vpu(p: &mut Parser, n: Option<&Node>, kind: Kind, what: &str) -> Option<VpuAffinity> {
+    if kind != Kind::Pva {
+        if let Some(n) = n {
+            p.err(
+                &n.span,
+                format!(
+                    "`vpu` of {what}: only PVA engines have a VPU affinity, this is a {} engine",
+                    kind.upper()
+                ),
+            );
+        }
+        return None;
+    }
+    let Some(n) = n else {
+        return Some(VpuAffinity::Any);
+    };
+    match p.ok(read::string(&p.src, n, &format!("`vpu` of {what}")))? {
+        "vpu0" => Some(VpuAffinity::Vpu0),
+        "vpu1" => Some(VpuAffinity::Vpu1),
+        "any" => Some(VpuAffinity::Any),
+        other => {
+            p.err(&n.span, format!("unknown VPU `{other}` for {what}"))
+                .notes
+                .push("expected one of: `vpu0`, `vpu1`, `any` (each PVA has two VPUs)".into());
+            // Read as `any`, so that the contention check still sees the engine.
+            Some(VpuAffinity::Any)
+        }
+    }
 }
 
 fn parse_buffer(p: &mut Parser, n: &Node) -> Option<(String, Option<BufferDecl>)> {
@@ -1412,9 +1517,12 @@ struct TaskCx<'a> {
     task_names: &'a [(String, Span)],
     kernels: Option<&'a (manifest::Manifest<manifest::Module>, Span)>,
     loadables: Option<&'a (manifest::Manifest<manifest::Loadable>, Span)>,
-    /// Referenced modules and loadables (name, first reference), in order of first use.
+    programs: Option<&'a (manifest::Manifest<manifest::PvaProgram>, Span)>,
+    /// Referenced modules, loadables and PVA programs (name, first reference), in order of
+    /// first use.
     used_cubins: Vec<(String, Span)>,
     used_loadables: Vec<(String, Span)>,
+    used_programs: Vec<(String, Span)>,
 }
 
 fn parse_task(p: &mut Parser, cx: &mut TaskCx<'_>, n: &Node, index: usize) -> Option<Task> {
@@ -1446,18 +1554,30 @@ fn parse_task(p: &mut Parser, cx: &mut TaskCx<'_>, n: &Node, index: usize) -> Op
     let kind = engine.map(|e| cx.engines[e].kind);
 
     // Which kind-specific keys are present (before any is taken).
-    let misplaced: Vec<(node::Key, Kind)> = [
+    let owners = [
         (CPU_KEYS, Kind::Cpu),
         (GPU_KEYS, Kind::Gpu),
         (DLA_KEYS, Kind::Dla),
-    ]
-    .into_iter()
-    .flat_map(|(keys, owner)| {
-        f.rest()
-            .filter(move |(key, _)| keys.contains(&key.name.as_str()))
-            .map(move |(key, _)| (key.clone(), owner))
-    })
-    .collect();
+        (PVA_KEYS, Kind::Pva),
+    ];
+    // Each kind-specific key with its first owner, unless the task's own kind has it too
+    // (`params` is a GPU and a PVA key).
+    let own_keys = owners
+        .iter()
+        .find(|(_, owner)| Some(*owner) == kind)
+        .map_or(&[][..], |(keys, _)| *keys);
+    let mut misplaced: Vec<(node::Key, Kind)> = Vec::new();
+    for (keys, owner) in owners {
+        for (key, _) in f.rest() {
+            let k = key.name.as_str();
+            if keys.contains(&k)
+                && !own_keys.contains(&k)
+                && !misplaced.iter().any(|(m, _)| m.name == k)
+            {
+                misplaced.push((key.clone(), owner));
+            }
+        }
+    }
 
     // Times.
     let mut time = |p: &mut Parser, key: &str| -> Option<(u64, Span)> {
@@ -1607,7 +1727,12 @@ fn parse_task(p: &mut Parser, cx: &mut TaskCx<'_>, n: &Node, index: usize) -> Op
             }
         }
     }
-    for key in GPU_KEYS.iter().chain(DLA_KEYS).chain(CPU_KEYS) {
+    for key in GPU_KEYS
+        .iter()
+        .chain(DLA_KEYS)
+        .chain(CPU_KEYS)
+        .chain(PVA_KEYS)
+    {
         let _ = f.take(key);
     }
 
@@ -1738,17 +1863,7 @@ fn parse_task(p: &mut Parser, cx: &mut TaskCx<'_>, n: &Node, index: usize) -> Op
         Some(Kind::Cpu) => Some(Work::Cpu),
         Some(Kind::Gpu) => parse_gpu(p, cx, n, &what, &accesses),
         Some(Kind::Dla) => parse_dla(p, cx, n, &what, &mut accesses),
-        Some(Kind::Pva) => {
-            p.err(
-                &name_span,
-                format!(
-                    "{what} runs on a PVA engine, but the schedule tables have no PVA work item yet"
-                ),
-            )
-            .notes
-            .push("`orin_exec::table::Work` has `Cpu`, `Gpu` and `Dla` only".into());
-            None
-        }
+        Some(Kind::Pva) => parse_pva(p, cx, n, &what, &mut accesses),
         None => None,
     };
     p.unknown(&f, TASK_KEYS, &what);
@@ -2054,6 +2169,7 @@ fn check_layout(
     ok
 }
 
+/// A GPU kernel parameter: [`read_param`], and a buffer must be in the task's lists.
 fn parse_param(
     p: &mut Parser,
     cx: &TaskCx<'_>,
@@ -2062,10 +2178,44 @@ fn parse_param(
     accesses: &[Access],
     expected: Option<ParamKind>,
 ) -> Option<Param> {
+    let declared = expected.map(|k| (k, "the kernel's signature"));
+    let param = read_param(p, cx, n, what, "kernel parameter", declared)?;
+    if let Param::Buffer(b) = param
+        && !accesses.iter().any(|a| a.buffer == b)
+    {
+        let (name, span) = (&cx.buffers[b].0, &param_value(n).span);
+        p.err(
+            span,
+            format!("{what} passes buffer `{name}` to its kernel but lists it in neither `reads` nor `writes`"),
+        )
+        .help = Some(format!("add `\"{name}\"` to `reads` or `writes`"));
+        return None;
+    }
+    Some(param)
+}
+
+/// The value node of a one-key parameter table (the table itself when it is not one).
+fn param_value(n: &Node) -> &Node {
+    match &n.value {
+        Value::Table(e) if e.len() == 1 => &e[0].1,
+        _ => n,
+    }
+}
+
+/// A parameter value `{ buffer = "name" }`, `{ u32 = 1 }`, ... of `what` (a task); `param`
+/// names it in messages, `declared` is the kind its kernel or program declares and where.
+fn read_param(
+    p: &mut Parser,
+    cx: &TaskCx<'_>,
+    n: &Node,
+    what: &str,
+    param: &str,
+    declared: Option<(ParamKind, &str)>,
+) -> Option<Param> {
     let entries = match &n.value {
         Value::Table(e) if e.len() == 1 => e,
         _ => {
-            p.err(&n.span, "each kernel parameter must be a table with one key: `{ buffer = \"name\" }`, `{ u32 = 1 }`, `{ i32 = -1 }`, `{ u64 = 1 }` or `{ f32 = 1.0 }`");
+            p.err(&n.span, format!("each {param} must be a table with one key: `{{ buffer = \"name\" }}`, `{{ u32 = 1 }}`, `{{ i32 = -1 }}`, `{{ u64 = 1 }}` or `{{ f32 = 1.0 }}`"));
             return None;
         }
     };
@@ -2076,13 +2226,13 @@ fn parse_param(
             .push("expected one of: `buffer`, `u32`, `i32`, `u64`, `f32`".into());
         return None;
     };
-    if let Some(exp) = expected
+    if let Some((exp, source)) = declared
         && exp != kind
     {
         p.err(
             &key.span,
             format!(
-                "kernel parameter is `{}` in the kernel's signature, but {what} passes `{}`",
+                "{param} is `{}` in {source}, but {what} passes `{}`",
                 exp.key(),
                 kind.key()
             ),
@@ -2098,14 +2248,6 @@ fn parse_param(
                 &v.span,
                 "buffer",
             )?;
-            if !accesses.iter().any(|a| a.buffer == b) {
-                p.err(
-                    &v.span,
-                    format!("{what} passes buffer `{name}` to its kernel but lists it in neither `reads` nor `writes`"),
-                )
-                .help = Some(format!("add `\"{name}\"` to `reads` or `writes`"));
-                return None;
-            }
             Param::Buffer(b)
         }
         ParamKind::U32 => Param::U32(p.ok(read::int_in(
@@ -2304,6 +2446,146 @@ fn parse_dla(
         loadable: index,
         inputs,
         outputs,
+    })
+}
+
+/// A PVA task: `program` (from the PVA programs manifest) and `params = { symbol = value }`,
+/// one value per program parameter, checked against the program's kinds. A pointer
+/// parameter's buffer is read, written or both as the program declares (implied `reads` and
+/// `writes`); a PVA task touches no other buffer.
+fn parse_pva(
+    p: &mut Parser,
+    cx: &mut TaskCx<'_>,
+    n: &Node,
+    what: &str,
+    accesses: &mut Vec<Access>,
+) -> Option<Work> {
+    let mut f = Fields::of(n)?;
+    let program = match f.value("program") {
+        None => {
+            p.err(
+                &n.span,
+                format!("PVA {what} has no `program` (a program of the PVA programs manifest)"),
+            );
+            None
+        }
+        Some(v) => {
+            let name = p.ok(read::string(&p.src, v, "`program`"))?;
+            use_item(p, cx.programs, &mut cx.used_programs, name, v, what)
+        }
+    };
+    let explicit: Vec<Access> = std::mem::take(accesses);
+    let params_node = f.value("params");
+    let entries: Vec<&(node::Key, Node)> = match params_node {
+        Some(v) => match p.ok(read::table(
+            &p.src,
+            v,
+            &format!("`params` of PVA {what} (`{{ symbol = {{ u32 = 1 }}, ... }}`)"),
+        )) {
+            Some(t) => t.rest().collect(),
+            None => return None,
+        },
+        None => Vec::new(),
+    };
+    let program = program?;
+    let mut ok = true;
+    let mut values: Vec<Option<Param>> = vec![None; program.params.len()];
+    let names: Vec<&str> = program.params.iter().map(|q| q.name.as_str()).collect();
+    for (key, v) in entries {
+        let Some(i) = names.iter().position(|n| *n == key.name) else {
+            p.err(
+                &key.span,
+                format!(
+                    "PVA program `{}` has no parameter `{}`",
+                    program.name, key.name
+                ),
+            )
+            .did_you_mean(&key.name, names.iter().copied(), || {
+                format!("its parameters: {}", quoted(&names))
+            });
+            ok = false;
+            continue;
+        };
+        let spec = &program.params[i];
+        let expected = match spec.kind {
+            PvaParamKind::Pointer(_) => ParamKind::Buffer,
+            PvaParamKind::U32 => ParamKind::U32,
+            PvaParamKind::I32 => ParamKind::I32,
+            PvaParamKind::U64 => ParamKind::U64,
+            PvaParamKind::F32 => ParamKind::F32,
+        };
+        let source = format!("PVA program `{}`", program.name);
+        let Some(value) = read_param(
+            p,
+            cx,
+            v,
+            what,
+            &format!("parameter `{}`", spec.name),
+            Some((expected, &source)),
+        ) else {
+            ok = false;
+            continue;
+        };
+        if let (Param::Buffer(b), PvaParamKind::Pointer(access)) = (value, spec.kind) {
+            let span = param_value(v).span.clone();
+            for write in [false, true] {
+                let wanted = match access {
+                    PvaAccess::Read => !write,
+                    PvaAccess::Write => write,
+                    PvaAccess::ReadWrite => true,
+                };
+                if wanted && !accesses.iter().any(|a| a.buffer == b && a.write == write) {
+                    accesses.push(Access {
+                        buffer: b,
+                        write,
+                        span: span.clone(),
+                    });
+                }
+            }
+        }
+        values[i] = Some(value);
+    }
+    for (spec, value) in program.params.iter().zip(&values) {
+        if value.is_none() && ok {
+            p.err(
+                params_node.map_or(&n.span, |v| &v.span),
+                format!(
+                    "PVA {what} passes no value for parameter `{}` of program `{}`",
+                    spec.name, program.name
+                ),
+            )
+            .notes
+            .push(format!("the program's parameters: {}", quoted(&names)));
+            ok = false;
+        }
+    }
+    for a in &explicit {
+        if !accesses
+            .iter()
+            .any(|b| b.buffer == a.buffer && b.write == a.write)
+        {
+            let name = &cx.buffers[a.buffer].0;
+            let list = if a.write { "writes" } else { "reads" };
+            p.err(
+                &a.span,
+                format!(
+                    "PVA {what} lists `{name}` in `{list}`, but no pointer parameter of program `{}` {} it",
+                    program.name,
+                    if a.write { "writes" } else { "reads" }
+                ),
+            )
+            .notes
+            .push("a PVA task touches exactly the buffers its pointer parameters name, with the access the programs manifest declares".into());
+            ok = false;
+        }
+    }
+    let index = cx
+        .used_programs
+        .iter()
+        .position(|(u, _)| *u == program.name)?;
+    ok.then(|| Work::Pva {
+        program: index,
+        params: values.into_iter().flatten().collect(),
     })
 }
 

@@ -142,10 +142,11 @@ impl Report {
                 (
                     e.name.clone(),
                     format!(
-                        "{} {} {}",
+                        "{} {} {}{}",
                         e.kind.upper(),
                         e.kind.instance_key(),
-                        e.instance
+                        e.instance,
+                        crate::model::vpu_suffix(e.vpu)
                     ),
                     e.queue_capacity,
                 )

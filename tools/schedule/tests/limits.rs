@@ -14,8 +14,10 @@
 
 mod common;
 
-use common::{Fixture, compile_and_run_files, options, points_at, pos, repo_root, sha};
-use orin_exec_schedule::{Diagnostics, Options, limits_markdown, render_str};
+use common::{Fixture, compile_and_run_files, options, points_at, pos, repo_root, sha, unchecked};
+use orin_exec_schedule::{
+    Diagnostics, Options, limits_markdown, render_str, render_str_with_pva_tasks,
+};
 use orin_exec_table::{Limit, MAX_STREAM_OPS};
 
 /// A schedule: lookahead, mode count, then the body.
@@ -68,6 +70,37 @@ fn tasks(n: u64) -> String {
 /// The kernel of `limits.cu` with a name of `n` bytes.
 fn long_name(n: u64) -> String {
     format!("k{}", "x".repeat(n as usize - 1))
+}
+
+/// `body` in a schedule with a PVA engine `pva0` and the PVA programs of [`fixture`].
+fn pva_schedule(body: &str) -> String {
+    schedule(1, 1, &format!("pva = [{{ name = \"pva0\" }}]\n{body}")).replace(
+        "modes = [",
+        "pva_programs_manifest = \"../manifests/pva.toml\"\nmodes = [",
+    )
+}
+
+/// A task `v` on `pva0` running `program` with u32 parameters `names`.
+fn pva(program: &str, names: &[String]) -> String {
+    let params: Vec<String> = names
+        .iter()
+        .map(|n| format!("{n} = {{ u32 = 1 }}"))
+        .collect();
+    format!(
+        "\n[[task]]\nname = \"v\"\nengine = \"pva0\"\nprogram = \"{program}\"\nparams = {{ {} }}\nwcet = \"10us\"\n",
+        params.join(", ")
+    )
+}
+
+/// The parameter names of the fixture's PVA program `params{n}`.
+fn pva_params(n: u64) -> Vec<String> {
+    (0..n).map(|i| format!("s{i}")).collect()
+}
+
+/// Whether the limit is one of a PVA task: its schedules have a PVA task, which the
+/// validator's final rule refuses while the runtime does not run PVA tasks.
+fn is_pva(limit: Limit) -> bool {
+    matches!(limit, Limit::PvaParams | Limit::PvaSymbol)
 }
 
 /// 63 GPU tasks on `gpu0`, each waiting for two others, and a CPU task `c`: with lookahead
@@ -391,6 +424,22 @@ fn cases() -> Vec<Case> {
             at_text: |_| ("name = \"src\"".into(), 7),
         },
         Case {
+            limit: Limit::PvaParams,
+            at: 16,
+            past: 17,
+            text: |n| pva_schedule(&pva(&format!("params{n}"), &pva_params(n))),
+            name: "v",
+            at_text: |_| ("name = \"v\"".into(), 7),
+        },
+        Case {
+            limit: Limit::PvaSymbol,
+            at: 127,
+            past: 128,
+            text: |n| pva_schedule(&pva(&format!("symbol{n}"), &[long_name(n)])),
+            name: "symbol128",
+            at_text: |_| ("name = \"v\"".into(), 7),
+        },
+        Case {
             limit: Limit::DlaImports,
             at: 128,
             past: 129,
@@ -444,6 +493,27 @@ fn fixture() -> Fixture {
         }
     }
     std::fs::write(manifests.join("loadables.toml"), more).unwrap();
+    // PVA programs of 16 and 17 parameters, and with symbol names of 127 and 128 bytes.
+    let elf = std::fs::read(manifests.join("bin/blur.vpu.elf")).unwrap();
+    let mut programs = std::fs::read_to_string(manifests.join("pva.toml")).unwrap();
+    let entry = |name: String, params: Vec<String>| {
+        let params: Vec<String> = params
+            .iter()
+            .map(|p| format!("{{ name = \"{p}\", kind = \"u32\" }}"))
+            .collect();
+        format!(
+            "\n[[program]]\nname = \"{name}\"\nfile = \"bin/blur.vpu.elf\"\nsha256 = \"{}\"\nparams = [{}]\n",
+            sha(&elf),
+            params.join(", ")
+        )
+    };
+    for n in [16, 17] {
+        programs += &entry(format!("params{n}"), pva_params(n));
+    }
+    for n in [127, 128] {
+        programs += &entry(format!("symbol{n}"), vec![long_name(n)]);
+    }
+    std::fs::write(manifests.join("pva.toml"), programs).unwrap();
     fx
 }
 
@@ -499,14 +569,30 @@ fn every_limit_is_accepted_at_and_refused_past_by_check_and_build() {
     let mut covered = Vec::new();
     for case in &cases {
         let at = (case.text)(case.at);
-        fx.ok(&at);
         let tables = Options {
             table_path: "::orin_exec_table".into(),
             ..options()
         };
-        let source = render_str(&path, &at, &tables)
-            .unwrap_or_else(|d| panic!("build of {:?} at the limit:\n{d}", case.limit))
-            .source;
+        let source = if is_pva(case.limit) {
+            // Only the final rule refuses it; the tables are generated without it.
+            let (d, _) = fx.errors(&at);
+            let errors: Vec<_> = d.iter().filter(|x| x.is_error()).collect();
+            assert!(
+                errors.len() == 1 && errors[0].message.contains("does not run PVA tasks yet"),
+                "{:?} at the limit:\n{d}",
+                case.limit
+            );
+            unchecked(
+                &render_str_with_pva_tasks(&path, &at, &tables)
+                    .unwrap_or_else(|d| panic!("build of {:?} at the limit:\n{d}", case.limit))
+                    .source,
+            )
+        } else {
+            fx.ok(&at);
+            render_str(&path, &at, &tables)
+                .unwrap_or_else(|d| panic!("build of {:?} at the limit:\n{d}", case.limit))
+                .source
+        };
         generated.push((format!("{:?}", case.limit).to_lowercase(), source));
         let past = (case.text)(case.past);
         let (d, _) = fx.errors(&past);
@@ -520,10 +606,18 @@ fn every_limit_is_accepted_at_and_refused_past_by_check_and_build() {
     for limit in Limit::ALL {
         assert!(covered.contains(&limit), "{limit:?}: no case");
     }
-    // `Schedule::check` runs at compile time on each generated `static SCHEDULE`.
-    let main: String = generated
+    // `Schedule::check` runs at compile time on each generated `static SCHEDULE`; the PVA
+    // tables' `checked()` reaches its final rule.
+    let main: String = cases
         .iter()
-        .map(|(name, _)| format!("    println!(\"{name} {{}}\", {name}::SCHEDULE.tasks.len());\n"))
+        .zip(&generated)
+        .map(|(case, (name, _))| {
+            let tasks = format!("    println!(\"{name} {{}}\", {name}::SCHEDULE.tasks.len());\n");
+            let pva = format!(
+                "    assert!(matches!({name}::checked(), Err(orin_exec_table::TableError::PvaNotRunYet {{ .. }})));\n"
+            );
+            if is_pva(case.limit) { tasks + &pva } else { tasks }
+        })
         .collect();
     let out = compile_and_run_files(&generated, &main);
     for (case, (name, _)) in cases.iter().zip(&generated) {

@@ -333,7 +333,7 @@ wcet = "1ms"
             "engine `cpu0` is declared twice",
             "engines `dla0` and `dlaX` are both DLA core 0",
             "DLA engine `dla2`: core 2 does not exist on profile `orin` (2 available)",
-            "task `p` runs on a PVA engine, but the schedule tables have no PVA work item yet",
+            "PVA task `p` has no `program` (a program of the PVA programs manifest)",
         ],
     );
 }

@@ -11,6 +11,7 @@ static ENGINES: [EngineDesc; 2] = [
         instance: 0,
         queue_capacity: 4,
         graph: false,
+        vpu: None,
     },
     EngineDesc {
         name: "cpu1",
@@ -18,6 +19,7 @@ static ENGINES: [EngineDesc; 2] = [
         instance: 1,
         queue_capacity: 4,
         graph: false,
+        vpu: None,
     },
 ];
 
@@ -100,6 +102,7 @@ static TABLES: ScheduleTables = ScheduleTables {
     health: &[],
     cubins: &[],
     loadables: &[],
+    pva_programs: &[],
     timeline: &TIMELINE,
     cpu_waits: &[],
 };

@@ -202,6 +202,34 @@ onnx_sha256 = "{}"
             sha(&net)
         );
         std::fs::write(m.join("loadables.toml"), loadables).unwrap();
+        // PVA programs: the placeholder VPU ELF (tests/fixtures/placeholder.vpu.elf; real
+        // VPU executables need the PVA SDK's VPU toolchain), under two names.
+        let elf_path = repo_root().join("tools/schedule/tests/fixtures/placeholder.vpu.elf");
+        let elf =
+            std::fs::read(&elf_path).unwrap_or_else(|e| panic!("{}: {e}", elf_path.display()));
+        std::fs::write(m.join("bin/blur.vpu.elf"), &elf).unwrap();
+        std::fs::write(m.join("bin/acc.vpu.elf"), &elf).unwrap();
+        let programs = format!(
+            r#"[[program]]
+name = "blur"
+file = "bin/blur.vpu.elf"
+sha256 = "{sha}"
+params = [
+    {{ name = "src", kind = "ptr", access = "read" }},
+    {{ name = "dst", kind = "ptr", access = "write" }},
+    {{ name = "width", kind = "u32" }},
+    {{ name = "gain", kind = "f32" }},
+]
+
+[[program]]
+name = "accumulate"
+file = "bin/acc.vpu.elf"
+sha256 = "{sha}"
+params = [{{ name = "acc", kind = "ptr", access = "read_write" }}, {{ name = "bias", kind = "i32" }}]
+"#,
+            sha = sha(&elf)
+        );
+        std::fs::write(m.join("pva.toml"), programs).unwrap();
         Fixture { dir }
     }
 
@@ -379,6 +407,46 @@ cpu = [{ name = "cpu0" }, { name = "cpu1" }]
 gpu = [{ name = "gpu0", stream = 0 }]
 dla = [{ name = "dla0", core = 0 }]
 "#;
+
+/// [`HEADER`] with the fixture's PVA programs manifest and two PVA engines: `pva0` (PVA 0,
+/// VPU 0) and `pva1` (PVA 1, any VPU), then `body`.
+pub fn with_pva_header(body: &str) -> String {
+    let header = HEADER.replace(
+        "modes = [",
+        "pva_programs_manifest = \"../manifests/pva.toml\"\nmodes = [",
+    );
+    format!(
+        "{header}pva = [{{ name = \"pva0\", index = 0, vpu = \"vpu0\" }}, {{ name = \"pva1\", index = 1 }}]\n\n{body}"
+    )
+}
+
+/// A `[[task]]` on `pva0` running the fixture program `blur` from buffer `src` to `dst` for
+/// 1 ms, then `lines`.
+pub fn pva_task(name: &str, src: &str, dst: &str, lines: &[&str]) -> String {
+    let params = format!(
+        "params = {{ src = {{ buffer = \"{src}\" }}, dst = {{ buffer = \"{dst}\" }}, width = {{ u32 = 64 }}, gain = {{ f32 = 0.5 }} }}"
+    );
+    push_lines(
+        task(
+            name,
+            "pva0",
+            &["program = \"blur\"", &params, "wcet = \"1ms\""],
+        ),
+        lines,
+    )
+}
+
+/// The generated `source` with its checked `SCHEDULE` replaced by the bare tables
+/// (`SCHEDULE: &ScheduleTables`) and `fn checked()`, which returns what `Schedule::check` says
+/// of them: for tables that `Schedule::check` refuses, such as those with PVA tasks.
+pub fn unchecked(source: &str) -> String {
+    let checked = "pub static SCHEDULE: Schedule = match Schedule::check(&TABLES) {\n    Ok(s) => s,\n    Err(e) => panic!(\"{}\", e.message()),\n};";
+    assert!(source.contains(checked), "{source}");
+    source.replace(
+        checked,
+        "pub static SCHEDULE: &ScheduleTables = &TABLES;\npub fn checked() -> Result<Schedule, TableError> {\n    Schedule::check(&TABLES)\n}",
+    )
+}
 
 /// `HEADER` followed by `body`.
 pub fn with_header(body: &str) -> String {
