@@ -20,27 +20,9 @@ static A: CountingAlloc = CountingAlloc::all_threads();
 fn steady_state_allocates_nothing() {
     let _s = serial();
     let sci = Sci::new();
-    let (src, dst) = (alloc(N), alloc(N));
-    let (input, expected) = golden(7);
-    // SAFETY: `src` is N bytes of PVA memory.
-    unsafe { std::ptr::copy_nonoverlapping(input.as_ptr(), src, N) };
-    let prog = Prog::new(src, dst, 7);
-    let pre_obj = sci.sync(CUPVA_WAITER, true);
-    let eof_obj = sci.sync(CUPVA_SIGNALER, true);
-    let (mut pre_sync, mut eof_sync) = (null_mut(), null_mut());
-    // SAFETY: live objects, valid out-pointers.
-    unsafe {
-        ok(CupvaSyncObjCreateFromNvsci(
-            &mut pre_sync,
-            pre_obj,
-            CUPVA_WAITER,
-        ));
-        ok(CupvaSyncObjCreateFromNvsci(
-            &mut eof_sync,
-            eof_obj,
-            CUPVA_SIGNALER,
-        ));
-    }
+    let (prog, dst, expected) = golden_prog(7);
+    let (pre_obj, _) = nvsci_sync(&sci, CUPVA_WAITER, true);
+    let (_, eof_sync) = nvsci_sync(&sci, CUPVA_SIGNALER, true);
     let mut waits = Fences::wait(1);
     let req = Fences::request(eof_sync, 1);
     let s = stream();
