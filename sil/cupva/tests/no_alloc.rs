@@ -52,22 +52,8 @@ fn steady_state_allocates_nothing() {
         }
         assert_eq!(e, CUPVA_ERROR_NONE);
     };
-    for _ in 0..20 {
-        frame();
-    }
-    A.start();
-    for _ in 0..2_000 {
-        frame();
-    }
-    A.stop();
-    // SAFETY: `dst` is N bytes of PVA memory.
-    assert_eq!(unsafe { std::slice::from_raw_parts(dst, N) }, expected);
-    assert_eq!(
-        A.allocations(),
-        0,
-        "allocations in the steady state{}",
-        A.backtraces()
-    );
+    A.assert_steady_state("the steady state", 20, 2_000, frame);
+    assert_eq!(bytes(dst), expected);
     // SAFETY: fences this test owns; a live stream.
     unsafe {
         NvSciSyncFenceClear(&mut pre);
