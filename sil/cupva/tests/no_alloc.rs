@@ -30,7 +30,7 @@ fn steady_state_allocates_nothing() {
     let mut st = [null_mut(); 3];
     let mut pre = NvSciSyncFenceInitializer;
     let mut eof = NvSciSyncFenceInitializer;
-    let mut frame = || {
+    let frame = || {
         let mut e = CUPVA_INTERNAL_ERROR;
         // SAFETY: C ABI calls with live handles and pointers to live locals.
         unsafe {
