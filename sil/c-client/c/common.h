@@ -31,16 +31,6 @@
         }                                                                \
     } while (0)
 
-/* An NvSci call that must succeed; on failure report it and `goto cleanup`. */
-#define SCI(call)                                                        \
-    do {                                                                 \
-        NvSciError e_ = (call);                                          \
-        if (e_ != NvSciError_Success) {                                  \
-            FAIL("%s returned NvSciError 0x%x", #call, (unsigned)e_);    \
-            goto cleanup;                                                \
-        }                                                                \
-    } while (0)
-
 /* A call whose status must be `expected` (reported, execution continues). */
 #define EXPECT_DLA(call, expected)                                                   \
     do {                                                                             \
@@ -49,15 +39,6 @@
             FAIL("%s returned cudlaStatus %d, expected %s (%d)", #call, (int)st_,    \
                  #expected, (int)(expected));                                        \
         }                                                                            \
-    } while (0)
-
-#define EXPECT_SCI(call, expected)                                                        \
-    do {                                                                                  \
-        NvSciError e_ = (call);                                                           \
-        if (e_ != (expected)) {                                                           \
-            FAIL("%s returned NvSciError 0x%x, expected %s (0x%x)", #call, (unsigned)e_,  \
-                 #expected, (unsigned)(expected));                                        \
-        }                                                                                 \
     } while (0)
 
 /* Prints PASS or FAIL (n) and returns the exit status. */

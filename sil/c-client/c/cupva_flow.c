@@ -27,14 +27,6 @@ int failures;
             goto cleanup;                                                          \
         }                                                                          \
     } while (0)
-#define SCI(call)                                                                  \
-    do {                                                                           \
-        NvSciError e_ = (call);                                                    \
-        if (e_ != NvSciError_Success) {                                            \
-            FAIL("%s returned %#x", #call, (unsigned)e_);                          \
-            goto cleanup;                                                          \
-        }                                                                          \
-    } while (0)
 
 enum { N = 256, GAIN = 5 };
 

@@ -82,6 +82,20 @@ pub fn run_passing(exe: &Path, libs: &Path, args: &[&Path], env: &[(&str, &str)]
     stdout
 }
 
+/// [`run`], then checks that the client failed: a non-zero exit and a `FAIL` line on its
+/// standard error; panics with that output otherwise. Returns its standard error.
+pub fn run_failing(exe: &Path, libs: &Path, args: &[&Path], env: &[(&str, &str)]) -> String {
+    let out = run(exe, libs, args, env);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        !out.status.success() && stderr.contains("FAIL"),
+        "{} was expected to fail ({}):\n{stderr}",
+        exe.display(),
+        out.status
+    );
+    stderr
+}
+
 /// The shared objects the dynamic linker loads for `exe` with `LD_LIBRARY_PATH=libs` as the
 /// only environment (glibc's `LD_TRACE_LOADED_OBJECTS`, what `ldd` prints): pairs of the
 /// needed name and the resolved path (`None`: not found).

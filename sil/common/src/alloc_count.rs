@@ -150,6 +150,42 @@ impl CountingAlloc {
         }
     }
 
+    /// Runs `frame` `warmup` times uncounted (first-use caches and pools fill), then
+    /// `frames` times counted, and asserts that those allocated nothing; the panic names
+    /// `what` and carries the recorded backtraces.
+    ///
+    /// ```
+    /// use sil_common::alloc_count::CountingAlloc;
+    /// static A: CountingAlloc = CountingAlloc::all_threads();
+    /// let mut n = 0u32;
+    /// A.assert_steady_state("counting frames", 2, 10, || n += 1);
+    /// assert_eq!(n, 12);
+    /// ```
+    #[track_caller]
+    pub fn assert_steady_state(
+        &self,
+        what: &str,
+        warmup: usize,
+        frames: usize,
+        mut frame: impl FnMut(),
+    ) {
+        for _ in 0..warmup {
+            frame();
+        }
+        let before = self.allocations();
+        self.start();
+        for _ in 0..frames {
+            frame();
+        }
+        self.stop();
+        assert_eq!(
+            self.allocations() - before,
+            0,
+            "allocations in {what}{}",
+            self.backtraces()
+        );
+    }
+
     /// Allocations counted so far.
     pub fn allocations(&self) -> u64 {
         self.allocs.load(Ordering::SeqCst)

@@ -24,24 +24,14 @@ use crate::stats::{self, TaskTiming};
 /// What every DLA worker used, exited ones included (`cudlaSilGetThreadStats`).
 pub(crate) static TOTALS: ThreadTotals = ThreadTotals::new();
 
-/// Sleeps (real time) until `deadline` on the SIL clock, waking early on stop.
-/// Returns `false` when the device is being destroyed.
-fn pause_until(dev: &Device, deadline: u64) -> bool {
-    let nap = Duration::from_millis(50);
-    until_clock(
-        &dev.queue.ring,
-        &dev.queue.cv,
-        deadline,
-        nvsci::now_ns,
-        || dev.stopping(),
-        nap,
-    )
-}
+/// The longest real-time sleep of a worker waiting for the SIL clock in real time (a stop
+/// wakes it early).
+const REAL_NAP: Duration = Duration::from_millis(50);
 
-/// Virtual time: blocks until the SIL clock (moved by others) reaches `deadline`, re-reading
-/// it every [`VIRTUAL_POLL`] of real time. Returns `false` when the device is being destroyed.
-fn await_virtual(dev: &Device, deadline: u64) -> bool {
-    let poll = VIRTUAL_POLL;
+/// Blocks until the SIL clock reaches `deadline`, re-reading it every `poll` of real time:
+/// [`REAL_NAP`] in real time, [`VIRTUAL_POLL`] in virtual time (others move the clock).
+/// Returns `false` when the device is being destroyed.
+fn until(dev: &Device, deadline: u64, poll: Duration) -> bool {
     until_clock(
         &dev.queue.ring,
         &dev.queue.cv,
@@ -251,12 +241,12 @@ pub(crate) fn run(dev: Arc<Device>, ready: Ready) {
             }
         }
         let stamp = if virt {
-            if hung && !await_virtual(&dev, end) {
+            if hung && !until(&dev, end, VIRTUAL_POLL) {
                 return;
             }
             end
         } else {
-            if !pause_until(&dev, end) {
+            if !until(&dev, end, REAL_NAP) {
                 return;
             }
             nvsci::now_ns().max(end)

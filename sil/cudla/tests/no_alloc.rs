@@ -29,21 +29,8 @@ fn steady_state_allocates_nothing() {
         sok(sci.wait(eof, 5_000_000));
         ok(cudlaGetLastError(dla.dev));
     };
-    for _ in 0..20 {
-        frame(&mut pre, &mut eof);
-    }
-    A.start();
-    for _ in 0..5_000 {
-        frame(&mut pre, &mut eof);
-    }
-    A.stop();
+    A.assert_steady_state("the steady state", 20, 5_000, || frame(&mut pre, &mut eof));
     assert_eq!(dla.outputs(), GOLDEN_OUT);
-    assert_eq!(
-        A.allocations(),
-        0,
-        "allocations in the steady state{}",
-        A.backtraces()
-    );
     // SAFETY: C ABI calls with live handles from this test and pointers to live locals.
     unsafe {
         NvSciSyncFenceClear(&mut pre);
@@ -97,22 +84,11 @@ fn steady_state_allocates_nothing() {
         sok(sci.wait(eof, 5_000_000));
         ok(cudlaGetLastError(dla.dev));
     };
-    for _ in 0..20 {
-        frame(&mut pre, &mut eof, &mut sof);
-    }
-    A.start();
-    for _ in 0..2_000 {
-        frame(&mut pre, &mut eof, &mut sof);
-    }
-    A.stop();
+    A.assert_steady_state("frames with sync points and statistics", 20, 2_000, || {
+        frame(&mut pre, &mut eof, &mut sof)
+    });
     assert_eq!(dla.outputs(), GOLDEN_OUT);
     assert_eq!(&read(stats[0], 8)[..], b"SILSTAT\x01");
-    assert_eq!(
-        A.allocations(),
-        0,
-        "allocations with sync points and statistics{}",
-        A.backtraces()
-    );
     // SAFETY: C ABI calls with live handles from this test and pointers to live locals.
     unsafe {
         for f in [&mut pre, &mut eof, &mut sof] {

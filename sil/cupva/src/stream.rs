@@ -334,29 +334,21 @@ impl Stream {
     }
 }
 
-/// Sleeps (real time) until `deadline` on the SIL clock, or until the stream stops
-/// (`false`).
-fn pause_until(s: &Stream, deadline: u64) -> bool {
-    let nap = Duration::from_millis(50);
-    until_clock(
-        &s.ring,
-        &s.cv,
-        deadline,
-        nvsci::now_ns,
-        || s.stopping(),
-        nap,
-    )
-}
+/// The longest real-time sleep of a worker waiting for the SIL clock in real time (a stop
+/// wakes it early).
+const REAL_NAP: Duration = Duration::from_millis(50);
 
-/// Virtual time: blocks until others move the SIL clock to `deadline`, or the stream stops.
-fn await_virtual(s: &Stream, deadline: u64) -> bool {
+/// Blocks until the SIL clock reaches `deadline`, re-reading it every `poll` of real time:
+/// [`REAL_NAP`] in real time, [`VIRTUAL_POLL`] in virtual time (others move the clock).
+/// Returns `false` when the stream stops.
+fn until(s: &Stream, deadline: u64, poll: Duration) -> bool {
     until_clock(
         &s.ring,
         &s.cv,
         deadline,
         nvsci::now_ns,
         || s.stopping(),
-        VIRTUAL_POLL,
+        poll,
     )
 }
 
@@ -506,9 +498,9 @@ pub(crate) fn worker(s: Arc<Stream>, ready: Ready) {
                 let reached = if virt {
                     // Stamped ahead; only a timed-out program waits for the clock to reach
                     // its end (the timeout is observed, as on the engine).
-                    !timed_out || await_virtual(&s, end)
+                    !timed_out || until(&s, end, VIRTUAL_POLL)
                 } else {
-                    pause_until(&s, end)
+                    until(&s, end, REAL_NAP)
                 };
                 if !reached {
                     return;

@@ -48,11 +48,7 @@ fn allowlist_refuses_unlisted_programs() {
 #[test]
 fn model_runs_with_golden_output() {
     let _s = serial();
-    let (input, expected) = golden(3);
-    let (src, dst) = (alloc(N), alloc(N));
-    // SAFETY: `src` is N bytes of PVA memory, host-visible.
-    unsafe { std::ptr::copy_nonoverlapping(input.as_ptr(), src, N) };
-    let prog = Prog::new(src, dst, 3);
+    let (prog, dst, expected) = golden_prog(3);
     let sync = native_sync();
     let req = Fences::request(sync, 1);
     let s = stream();
@@ -101,22 +97,8 @@ fn nvsci_fence_import_wait_and_export() {
     // SAFETY: `src` is the imported buffer's memory (N bytes).
     unsafe { std::ptr::copy_nonoverlapping(input.as_ptr(), src as *mut u8, N) };
     let prog = Prog::new(src as *const u8, dst as *mut u8, 9);
-    let pre_obj = sci.sync(CUPVA_WAITER, true);
-    let eof_obj = sci.sync(CUPVA_SIGNALER, true);
-    let (mut pre_sync, mut eof_sync) = (null_mut(), null_mut());
-    // SAFETY: live NvSciSync objects and valid out-pointers.
-    unsafe {
-        ok(CupvaSyncObjCreateFromNvsci(
-            &mut pre_sync,
-            pre_obj,
-            CUPVA_WAITER,
-        ));
-        ok(CupvaSyncObjCreateFromNvsci(
-            &mut eof_sync,
-            eof_obj,
-            CUPVA_SIGNALER,
-        ));
-    }
+    let (pre_obj, pre_sync) = nvsci_sync(&sci, CUPVA_WAITER, true);
+    let (_, eof_sync) = nvsci_sync(&sci, CUPVA_SIGNALER, true);
     let mut waits = Fences::wait(1);
     let req = Fences::request(eof_sync, 1);
     let s = stream();
@@ -213,22 +195,10 @@ fn execution_and_submit_timeouts() {
 
     // Block the worker on a pre-fence nobody signals, then fill the queue.
     let sci = Sci::new();
-    let pre_obj = sci.sync(CUPVA_WAITER, false);
-    let mut pre_sync = null_mut();
-    let mut pre = NvSciSyncFenceInitializer;
-    let mut waits = Fences::wait(1);
+    let (pre_obj, mut pre, waits) = pre_fence_wait(&sci);
     let mut barrier = cupvaCmd_t::default();
-    // SAFETY: C ABI calls with live handles and pointers to live locals.
-    unsafe {
-        ok(CupvaSyncObjCreateFromNvsci(
-            &mut pre_sync,
-            pre_obj,
-            CUPVA_WAITER,
-        ));
-        sok(NvSciSyncObjGenerateFence(pre_obj, &mut pre));
-        ok(CupvaFenceImport(&mut waits.fences[0], &pre));
-        ok(CupvaCmdBarrierInit(&mut barrier));
-    }
+    // SAFETY: a valid out-pointer.
+    ok(unsafe { CupvaCmdBarrierInit(&mut barrier) });
     submit(s, &[waits.cmd_ptr()], -1);
     let fill: Vec<*const cupvaCmd_t> = vec![&barrier; cupva_host::limits::QUEUE_CAPACITY];
     // SAFETY: live stream and commands.
@@ -279,11 +249,7 @@ fn submit_retry(s: cupvaStream_t, c: *const cupvaCmd_t) -> cupvaCmdStatus_t {
 #[test]
 fn each_fault_kind() {
     let _s = serial();
-    let (input, expected) = golden(3);
-    let (src, dst) = (alloc(N), alloc(N));
-    // SAFETY: `src` is N bytes of PVA memory.
-    unsafe { std::ptr::copy_nonoverlapping(input.as_ptr(), src, N) };
-    let prog = Prog::new(src, dst, 3);
+    let (prog, dst, expected) = golden_prog(3);
     let sync = native_sync();
     let req = Fences::request(sync, 1);
     let s = stream();
@@ -335,20 +301,7 @@ fn status_of_dead(st: cupvaCmdStatus_t) -> cupvaError_t {
 fn fence_limit_per_sync_object() {
     let _s = serial();
     let sci = Sci::new();
-    let pre_obj = sci.sync(CUPVA_WAITER, false);
-    let mut pre_sync = null_mut();
-    let mut pre = NvSciSyncFenceInitializer;
-    let mut waits = Fences::wait(1);
-    // SAFETY: C ABI calls with live handles and pointers to live locals.
-    unsafe {
-        ok(CupvaSyncObjCreateFromNvsci(
-            &mut pre_sync,
-            pre_obj,
-            CUPVA_WAITER,
-        ));
-        sok(NvSciSyncObjGenerateFence(pre_obj, &mut pre));
-        ok(CupvaFenceImport(&mut waits.fences[0], &pre));
-    }
+    let (pre_obj, mut pre, waits) = pre_fence_wait(&sci);
     let sync = native_sync();
     let s = stream();
     submit(s, &[waits.cmd_ptr()], -1);

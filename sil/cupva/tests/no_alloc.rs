@@ -20,27 +20,9 @@ static A: CountingAlloc = CountingAlloc::all_threads();
 fn steady_state_allocates_nothing() {
     let _s = serial();
     let sci = Sci::new();
-    let (src, dst) = (alloc(N), alloc(N));
-    let (input, expected) = golden(7);
-    // SAFETY: `src` is N bytes of PVA memory.
-    unsafe { std::ptr::copy_nonoverlapping(input.as_ptr(), src, N) };
-    let prog = Prog::new(src, dst, 7);
-    let pre_obj = sci.sync(CUPVA_WAITER, true);
-    let eof_obj = sci.sync(CUPVA_SIGNALER, true);
-    let (mut pre_sync, mut eof_sync) = (null_mut(), null_mut());
-    // SAFETY: live objects, valid out-pointers.
-    unsafe {
-        ok(CupvaSyncObjCreateFromNvsci(
-            &mut pre_sync,
-            pre_obj,
-            CUPVA_WAITER,
-        ));
-        ok(CupvaSyncObjCreateFromNvsci(
-            &mut eof_sync,
-            eof_obj,
-            CUPVA_SIGNALER,
-        ));
-    }
+    let (prog, dst, expected) = golden_prog(7);
+    let (pre_obj, _) = nvsci_sync(&sci, CUPVA_WAITER, true);
+    let (_, eof_sync) = nvsci_sync(&sci, CUPVA_SIGNALER, true);
     let mut waits = Fences::wait(1);
     let req = Fences::request(eof_sync, 1);
     let s = stream();
@@ -48,7 +30,7 @@ fn steady_state_allocates_nothing() {
     let mut st = [null_mut(); 3];
     let mut pre = NvSciSyncFenceInitializer;
     let mut eof = NvSciSyncFenceInitializer;
-    let mut frame = || {
+    let frame = || {
         let mut e = CUPVA_INTERNAL_ERROR;
         // SAFETY: C ABI calls with live handles and pointers to live locals.
         unsafe {
@@ -70,22 +52,8 @@ fn steady_state_allocates_nothing() {
         }
         assert_eq!(e, CUPVA_ERROR_NONE);
     };
-    for _ in 0..20 {
-        frame();
-    }
-    A.start();
-    for _ in 0..2_000 {
-        frame();
-    }
-    A.stop();
-    // SAFETY: `dst` is N bytes of PVA memory.
-    assert_eq!(unsafe { std::slice::from_raw_parts(dst, N) }, expected);
-    assert_eq!(
-        A.allocations(),
-        0,
-        "allocations in the steady state{}",
-        A.backtraces()
-    );
+    A.assert_steady_state("the steady state", 20, 2_000, frame);
+    assert_eq!(bytes(dst), expected);
     // SAFETY: fences this test owns; a live stream.
     unsafe {
         NvSciSyncFenceClear(&mut pre);

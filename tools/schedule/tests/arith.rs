@@ -3,7 +3,11 @@
 //! (run these with and without `--release`). The cases of issue 15 first, then property tests
 //! over generated schedules.
 
+mod common;
+
 use std::path::Path;
+
+use common::generated_deps;
 
 use orin_exec_schedule::{Diagnostics, Report, check_str};
 use proptest::prelude::*;
@@ -170,25 +174,12 @@ fn tasks(period: u64) -> impl Strategy<Value = Vec<GenTask>> {
     .prop_map(|raw| {
         raw.into_iter()
             .enumerate()
-            .map(|(i, (engine, wcet, deadline, release, deps))| {
-                // Same-frame dependencies point back (no cycles), lagged ones anywhere.
-                let mut deps: Vec<(usize, u8)> = deps
-                    .into_iter()
-                    .filter_map(|(t, lag)| match lag {
-                        0 if i > 0 => Some((t % i, 0)),
-                        0 => None,
-                        _ => Some((t % (i + 1), lag)),
-                    })
-                    .collect();
-                deps.sort_unstable();
-                deps.dedup();
-                GenTask {
-                    engine,
-                    wcet,
-                    deadline,
-                    release,
-                    deps,
-                }
+            .map(|(i, (engine, wcet, deadline, release, deps))| GenTask {
+                engine,
+                wcet,
+                deadline,
+                release,
+                deps: generated_deps(i, deps),
             })
             .collect()
     })

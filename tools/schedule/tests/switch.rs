@@ -5,7 +5,11 @@
 //!
 //! Covers: REQ-ROB-022, REQ-ROB-120
 
+mod common;
+
 use std::path::Path;
+
+use common::generated_deps;
 
 use orin_exec_schedule::{Diagnostics, Report, check_str};
 
@@ -337,23 +341,11 @@ fn gen_case() -> impl proptest::strategy::Strategy<Value = Case> {
             let tasks = raw
                 .into_iter()
                 .enumerate()
-                .map(|(i, (engine, modes, access, deps))| {
-                    let mut deps: Vec<(usize, u32)> = deps
-                        .into_iter()
-                        .filter_map(|(t, lag)| match lag {
-                            0 if i > 0 => Some((t % i, 0)),
-                            0 => None,
-                            _ => Some((t % (i + 1), lag)),
-                        })
-                        .collect();
-                    deps.sort_unstable();
-                    deps.dedup();
-                    Gen {
-                        engine,
-                        modes,
-                        access,
-                        deps,
-                    }
+                .map(|(i, (engine, modes, access, deps))| Gen {
+                    engine,
+                    modes,
+                    access,
+                    deps: generated_deps(i, deps),
                 })
                 .collect();
             Case {

@@ -11,6 +11,10 @@ pub use cudla_sys::*;
 pub use nvsci_sys::sil::*;
 pub use nvsci_sys::*;
 
+#[path = "../../../common/test-support/nvsci.rs"]
+mod nvsci;
+pub use nvsci::*;
+
 use cudla as _;
 use nvscibuf as _;
 use nvscisync as _;
@@ -81,54 +85,7 @@ pub fn ok(s: cudlaStatus) {
     assert_eq!(s, cudlaSuccess);
 }
 
-#[track_caller]
-pub fn sok(e: NvSciError) {
-    assert_eq!(e, NvSciError_Success);
-}
-
-/// NvSci modules and a CPU wait context.
-pub struct Sci {
-    pub sync: NvSciSyncModule,
-    pub buf: NvSciBufModule,
-    pub ctx: NvSciSyncCpuWaitContext,
-}
-
 impl Sci {
-    pub fn new() -> Self {
-        let mut s = Sci {
-            sync: null_mut(),
-            buf: null_mut(),
-            ctx: null_mut(),
-        };
-        // SAFETY: C ABI calls with live handles from this test and pointers to live locals.
-        unsafe {
-            sok(NvSciSyncModuleOpen(&mut s.sync));
-            sok(NvSciBufModuleOpen(&mut s.buf));
-            sok(NvSciSyncCpuWaitContextAlloc(s.sync, &mut s.ctx));
-        }
-        s
-    }
-
-    fn buf_alloc(&self, pairs: &mut [NvSciBufAttrKeyValuePair]) -> NvSciBufObj {
-        // SAFETY: C ABI calls with live handles from this test and pointers to live locals.
-        unsafe {
-            let mut list = null_mut();
-            sok(NvSciBufAttrListCreate(self.buf, &mut list));
-            sok(NvSciBufAttrListSetAttrs(
-                list,
-                pairs.as_mut_ptr(),
-                pairs.len(),
-            ));
-            let (mut rec, mut conflict) = (null_mut(), null_mut());
-            sok(NvSciBufAttrListReconcile(&list, 1, &mut rec, &mut conflict));
-            let mut obj = null_mut();
-            sok(NvSciBufObjAlloc(rec, &mut obj));
-            NvSciBufAttrListFree(list);
-            NvSciBufAttrListFree(rec);
-            obj
-        }
-    }
-
     /// A CPU-accessible Tensor buffer as NVIDIA's standalone sample allocates it.
     pub fn tensor(&self, size: u64) -> NvSciBufObj {
         let ty = NvSciBufType_Tensor;
@@ -149,21 +106,12 @@ impl Sci {
             pair(NvSciBufGeneralAttrKey_RequiredPerm, &perm),
             pair(NvSciBufGeneralAttrKey_NeedCpuAccess, &cpu),
         ];
-        self.buf_alloc(&mut pairs)
+        self.buf_with(&mut pairs, |_| {})
     }
 
     /// A CPU-accessible raw buffer.
     pub fn raw(&self, size: u64) -> NvSciBufObj {
-        let ty = NvSciBufType_RawBuffer;
-        let perm = NvSciBufAccessPerm_ReadWrite;
-        let cpu = true;
-        let mut pairs = [
-            pair(NvSciBufGeneralAttrKey_Types, &ty),
-            pair(NvSciBufRawBufferAttrKey_Size, &size),
-            pair(NvSciBufGeneralAttrKey_RequiredPerm, &perm),
-            pair(NvSciBufGeneralAttrKey_NeedCpuAccess, &cpu),
-        ];
-        self.buf_alloc(&mut pairs)
+        self.raw_with(size, |_| {})
     }
 
     /// A deterministic semaphore (`deterministic`) or a sync point between the CPU and a DLA.
@@ -186,81 +134,23 @@ impl Sci {
         kind: Kind,
         timestamps: bool,
     ) -> NvSciSyncObj {
-        // SAFETY: C ABI calls with live handles from this test and pointers to live locals.
-        unsafe {
-            let (mut dla_list, mut cpu_list) = (null_mut(), null_mut());
-            sok(NvSciSyncAttrListCreate(self.sync, &mut dla_list));
-            ok(cudlaGetNvSciSyncAttributes(dla_list as *mut u64, dla.0));
-            sok(NvSciSyncAttrListCreate(self.sync, &mut cpu_list));
-            let cpu = true;
-            let perm: NvSciSyncAccessPerm = if dla == CUDLA_NVSCISYNC_ATTR_WAIT {
-                NvSciSyncAccessPerm_SignalOnly
-            } else {
-                NvSciSyncAccessPerm_WaitOnly
-            };
-            let det = true;
-            let ts = true;
-            let sem_only = [NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b];
-            let mut pairs = vec![
-                spair(NvSciSyncAttrKey_NeedCpuAccess, &cpu),
-                spair(NvSciSyncAttrKey_RequiredPerm, &perm),
-            ];
-            match kind {
-                Kind::Deterministic => {
-                    pairs.push(spair(NvSciSyncAttrKey_RequireDeterministicFences, &det))
-                }
-                Kind::Regular => pairs.push(NvSciSyncAttrKeyValuePair {
-                    attrKey: NvSciSyncAttrKey_PrimitiveInfo,
-                    value: sem_only.as_ptr() as *const c_void,
-                    len: std::mem::size_of_val(&sem_only),
-                }),
-                Kind::Syncpoint => {}
+        let (det, ts) = (true, true);
+        let sem_only = [NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b];
+        let mut extra = Vec::new();
+        match kind {
+            Kind::Deterministic => {
+                extra.push(spair(NvSciSyncAttrKey_RequireDeterministicFences, &det))
             }
-            if timestamps {
-                pairs.push(spair(NvSciSyncAttrKey_WaiterRequireTimestamps, &ts));
-            }
-            sok(NvSciSyncAttrListSetAttrs(
-                cpu_list,
-                pairs.as_ptr(),
-                pairs.len(),
-            ));
-            let lists = [cpu_list, dla_list];
-            let (mut rec, mut conflict) = (null_mut(), null_mut());
-            sok(NvSciSyncAttrListReconcile(
-                lists.as_ptr(),
-                2,
-                &mut rec,
-                &mut conflict,
-            ));
-            let mut obj = null_mut();
-            sok(NvSciSyncObjAlloc(rec, &mut obj));
-            NvSciSyncAttrListFree(dla_list);
-            NvSciSyncAttrListFree(cpu_list);
-            NvSciSyncAttrListFree(rec);
-            obj
+            Kind::Regular => extra.push(spair(NvSciSyncAttrKey_PrimitiveInfo, &sem_only)),
+            Kind::Syncpoint => {}
         }
-    }
-
-    /// Waits on a fence from the CPU.
-    pub fn wait(&self, f: &NvSciSyncFence, timeout_us: i64) -> NvSciError {
-        // SAFETY: C ABI calls with live handles from this test and pointers to live locals.
-        unsafe { NvSciSyncFenceWait(f, self.ctx, timeout_us) }
-    }
-}
-
-pub fn pair<T: ?Sized>(key: NvSciBufAttrKey, v: &T) -> NvSciBufAttrKeyValuePair {
-    NvSciBufAttrKeyValuePair {
-        key,
-        value: v as *const T as *const c_void,
-        len: std::mem::size_of_val(v),
-    }
-}
-
-pub fn spair<T>(key: NvSciSyncAttrKey, v: &T) -> NvSciSyncAttrKeyValuePair {
-    NvSciSyncAttrKeyValuePair {
-        attrKey: key,
-        value: v as *const T as *const c_void,
-        len: std::mem::size_of::<T>(),
+        if timestamps {
+            extra.push(spair(NvSciSyncAttrKey_WaiterRequireTimestamps, &ts));
+        }
+        self.sync_with(dla == CUDLA_NVSCISYNC_ATTR_WAIT, &extra, |l| {
+            // SAFETY: a live unreconciled list.
+            ok(unsafe { cudlaGetNvSciSyncAttributes(*l as *mut u64, dla.0) })
+        })
     }
 }
 

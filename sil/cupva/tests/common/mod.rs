@@ -13,6 +13,10 @@ pub use nvsci_sys::*;
 use cupva_host as _;
 use nvscibuf as _;
 use nvscisync as _;
+#[path = "../../../common/test-support/nvsci.rs"]
+mod nvsci;
+pub use nvsci::*;
+
 use orin_exec_kernel_model::{KernelModel, Launch, ModelError, ParamKind, read, write};
 use sha2::{Digest, Sha256};
 
@@ -89,11 +93,6 @@ pub fn serial() -> MutexGuard<'static, ()> {
 #[track_caller]
 pub fn ok(e: cupvaError_t) {
     assert_eq!(e, CUPVA_ERROR_NONE);
-}
-
-#[track_caller]
-pub fn sok(e: NvSciError) {
-    assert_eq!(e, NvSciError_Success);
 }
 
 /// A fixed timing model on one VPU.
@@ -287,121 +286,66 @@ pub fn status(st: cupvaCmdStatus_t) -> cupvaError_t {
     e
 }
 
-/// NvSci modules and a CPU wait context.
-pub struct Sci {
-    pub sync: NvSciSyncModule,
-    pub buf: NvSciBufModule,
-    pub ctx: NvSciSyncCpuWaitContext,
-}
-
 impl Sci {
-    pub fn new() -> Self {
-        let mut s = Sci {
-            sync: null_mut(),
-            buf: null_mut(),
-            ctx: null_mut(),
-        };
-        // SAFETY: C ABI calls with pointers to live locals.
-        unsafe {
-            sok(NvSciSyncModuleOpen(&mut s.sync));
-            sok(NvSciBufModuleOpen(&mut s.buf));
-            sok(NvSciSyncCpuWaitContextAlloc(s.sync, &mut s.ctx));
-        }
-        s
-    }
-
     /// An NvSciSync object between the CPU and the PVA. `pva` is the PVA's role
     /// (`CUPVA_WAITER`: the CPU signals; `CUPVA_SIGNALER`: the CPU waits).
     pub fn sync(&self, pva: cupvaSyncClientType_t, deterministic: bool) -> NvSciSyncObj {
-        // SAFETY: C ABI calls with live handles and pointers to live locals.
-        unsafe {
-            let (mut pl, mut cl) = (null_mut(), null_mut());
-            sok(NvSciSyncAttrListCreate(self.sync, &mut pl));
-            ok(CupvaSyncObjFillAttributes(&mut pl, pva));
-            sok(NvSciSyncAttrListCreate(self.sync, &mut cl));
-            let cpu = true;
-            let perm: NvSciSyncAccessPerm = if pva == CUPVA_WAITER {
-                NvSciSyncAccessPerm_SignalOnly
-            } else {
-                NvSciSyncAccessPerm_WaitOnly
-            };
-            let mut pairs = vec![
-                kv(NvSciSyncAttrKey_NeedCpuAccess, &cpu),
-                kv(NvSciSyncAttrKey_RequiredPerm, &perm),
-            ];
-            if deterministic {
-                pairs.push(kv(NvSciSyncAttrKey_RequireDeterministicFences, &cpu));
-            }
-            sok(NvSciSyncAttrListSetAttrs(cl, pairs.as_ptr(), pairs.len()));
-            let lists = [cl, pl];
-            let (mut rec, mut conflict) = (null_mut(), null_mut());
-            sok(NvSciSyncAttrListReconcile(
-                lists.as_ptr(),
-                2,
-                &mut rec,
-                &mut conflict,
-            ));
-            let mut obj = null_mut();
-            sok(NvSciSyncObjAlloc(rec, &mut obj));
-            NvSciSyncAttrListFree(pl);
-            NvSciSyncAttrListFree(cl);
-            NvSciSyncAttrListFree(rec);
-            obj
-        }
+        let det = true;
+        let extra: &[_] = if deterministic {
+            &[spair(NvSciSyncAttrKey_RequireDeterministicFences, &det)]
+        } else {
+            &[]
+        };
+        self.sync_with(pva == CUPVA_WAITER, extra, |l| {
+            // SAFETY: a live unreconciled list.
+            ok(unsafe { CupvaSyncObjFillAttributes(l, pva) })
+        })
     }
 
     /// A CPU-accessible raw NvSciBuf buffer of `size` bytes, with the PVA's attributes.
     pub fn raw(&self, size: u64) -> NvSciBufObj {
-        let ty = NvSciBufType_RawBuffer;
-        let perm = NvSciBufAccessPerm_ReadWrite;
-        let cpu = true;
-        let mut pairs = [
-            NvSciBufAttrKeyValuePair {
-                key: NvSciBufGeneralAttrKey_Types,
-                value: (&ty as *const NvSciBufType).cast(),
-                len: 4,
-            },
-            NvSciBufAttrKeyValuePair {
-                key: NvSciBufRawBufferAttrKey_Size,
-                value: (&size as *const u64).cast(),
-                len: 8,
-            },
-            NvSciBufAttrKeyValuePair {
-                key: NvSciBufGeneralAttrKey_RequiredPerm,
-                value: (&perm as *const NvSciBufAttrValAccessPerm).cast(),
-                len: 4,
-            },
-            NvSciBufAttrKeyValuePair {
-                key: NvSciBufGeneralAttrKey_NeedCpuAccess,
-                value: (&cpu as *const bool).cast(),
-                len: 1,
-            },
-        ];
-        // SAFETY: C ABI calls with live handles and pointers to live locals.
-        unsafe {
-            let mut list = null_mut();
-            sok(NvSciBufAttrListCreate(self.buf, &mut list));
-            ok(CupvaMemFillAttributes(list));
-            sok(NvSciBufAttrListSetAttrs(
-                list,
-                pairs.as_mut_ptr(),
-                pairs.len(),
-            ));
-            let (mut rec, mut conflict) = (null_mut(), null_mut());
-            sok(NvSciBufAttrListReconcile(&list, 1, &mut rec, &mut conflict));
-            let mut obj = null_mut();
-            sok(NvSciBufObjAlloc(rec, &mut obj));
-            NvSciBufAttrListFree(list);
-            NvSciBufAttrListFree(rec);
-            obj
-        }
+        self.raw_with(size, |l| {
+            // SAFETY: a live unreconciled list.
+            ok(unsafe { CupvaMemFillAttributes(l) })
+        })
     }
 }
 
-fn kv<T>(key: NvSciSyncAttrKey, v: &T) -> NvSciSyncAttrKeyValuePair {
-    NvSciSyncAttrKeyValuePair {
-        attrKey: key,
-        value: (v as *const T).cast(),
-        len: std::mem::size_of::<T>(),
+/// `scale` over fresh PVA memory that holds the golden input for `gain`: the program, its
+/// output memory and the output it must produce there.
+pub fn golden_prog(gain: u8) -> (Prog, *mut u8, [u8; N]) {
+    let (input, expected) = golden(gain);
+    let (src, dst) = (alloc(N), alloc(N));
+    // SAFETY: `src` is N bytes of PVA memory, host-visible.
+    unsafe { std::ptr::copy_nonoverlapping(input.as_ptr(), src, N) };
+    (Prog::new(src, dst, u32::from(gain)), dst, expected)
+}
+
+/// An NvSciSync object between the CPU and the PVA (as [`Sci::sync`]), registered with
+/// cuPVA in the PVA's role `pva`.
+pub fn nvsci_sync(
+    sci: &Sci,
+    pva: cupvaSyncClientType_t,
+    deterministic: bool,
+) -> (NvSciSyncObj, cupvaSyncObj_t) {
+    let obj = sci.sync(pva, deterministic);
+    let mut sync = null_mut();
+    // SAFETY: a live NvSciSync object and a valid out-pointer.
+    ok(unsafe { CupvaSyncObjCreateFromNvsci(&mut sync, obj, pva) });
+    (obj, sync)
+}
+
+/// A WaitOnFences command on a CPU pre-fence of a new object the CPU signals, imported:
+/// the object (`NvSciSyncObjSignal` releases the wait), the fence (the test clears it) and
+/// the command.
+pub fn pre_fence_wait(sci: &Sci) -> (NvSciSyncObj, NvSciSyncFence, Fences) {
+    let (obj, _) = nvsci_sync(sci, CUPVA_WAITER, false);
+    let mut pre = NvSciSyncFenceInitializer;
+    let mut waits = Fences::wait(1);
+    // SAFETY: C ABI calls with a live, registered object and pointers to live locals.
+    unsafe {
+        sok(NvSciSyncObjGenerateFence(obj, &mut pre));
+        ok(CupvaFenceImport(&mut waits.fences[0], &pre));
     }
+    (obj, pre, waits)
 }

@@ -550,3 +550,27 @@ pub fn health(fault: &str, action: &str, lines: &[&str]) -> String {
         lines,
     )
 }
+
+/// The dependencies of generated task `i` from drawn `(task, lag)` pairs: same-frame ones
+/// (lag 0) point back, so there are no cycles; lagged ones may point anywhere up to `i`.
+/// Sorted, without repeats.
+pub fn generated_deps<L: Copy + Ord + Default>(
+    i: usize,
+    drawn: Vec<(usize, L)>,
+) -> Vec<(usize, L)> {
+    let mut deps: Vec<(usize, L)> = drawn
+        .into_iter()
+        .filter_map(|(t, lag)| {
+            if lag != L::default() {
+                Some((t % (i + 1), lag))
+            } else if i > 0 {
+                Some((t % i, lag))
+            } else {
+                None
+            }
+        })
+        .collect();
+    deps.sort_unstable();
+    deps.dedup();
+    deps
+}
