@@ -1,15 +1,16 @@
-//! The cuPVA conformance client: `c/cupva_flow.c`, written against the hand-written
-//! `c/cupva_api.h` and `c/api.h`, linked with `-lcupva_host -lnvscisync -lnvscibuf` against
-//! the staged libraries and run with `LD_LIBRARY_PATH` alone: NvSciBuf memory in, an NvSciSync
-//! pre-fence from the CPU, the program (a C model registered for the image's SHA-256), the
-//! exported end-of-frame fence, a CPU wait and the golden output; an unlisted image is refused
-//! first (sil/README.md, "cuPVA").
+//! The cuPVA conformance client: `c/cupva_flow.c` (with `c/cupva_common.c`), written against
+//! the hand-written `c/cupva_api.h` and `c/api.h`, linked with `-lcupva_host -lnvscisync
+//! -lnvscibuf` against the staged libraries and run with `LD_LIBRARY_PATH` alone: NvSciBuf
+//! memory in, an NvSciSync pre-fence from the CPU, the program (a C model registered for the
+//! image's SHA-256), the exported end-of-frame fence, a CPU wait and the golden output; an
+//! unlisted image is refused first (sil/README.md, "cuPVA").
 //!
 //! Covers: REQ-PVA-031, REQ-PVA-020
 
+mod vpu;
+
 use std::path::Path;
 
-use sha2::{Digest, Sha256};
 use sil_c_client::client;
 use sil_c_client::stage::{SIL_CUPVA, staged};
 
@@ -22,20 +23,13 @@ fn cupva_client_runs_the_nvsci_flow() {
     assert_eq!(info.soname.as_deref(), Some(SIL_CUPVA.1));
     let exe = client::build_linking(
         "cupva_flow",
-        &["cupva_flow.c"],
+        &["cupva_flow.c", "cupva_common.c"],
         libs,
         &tmp.join("clients"),
         &["-lcupva_host", "-lnvscisync", "-lnvscibuf"],
     )
     .unwrap_or_else(|e| panic!("{e}"));
-    // A stand-in VPU ELF image: the SIL identifies programs by their SHA-256 only.
-    let elf = tmp.join("scale.vpu.elf");
-    let image = b"\x7fELF\x01\x01\x01\0sil c-client stand-in VPU program: scale";
-    std::fs::write(&elf, image).expect("write the image");
-    let hash: String = Sha256::digest(image)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let (elf, hash) = vpu::scale_image(tmp, "scale.vpu.elf");
     client::run_passing(&exe, libs, &[&elf, Path::new(&hash)], &[]);
 
     // The same program with another hash: the model is bound to that hash and only that

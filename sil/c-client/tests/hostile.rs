@@ -10,10 +10,12 @@
 //!
 //! Covers: REQ-ROB-060, REQ-ROB-061, REQ-ROB-064, REQ-ROB-130, REQ-ROB-131, REQ-ROB-132
 
+mod vpu;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use sil_c_client::stage::{SIL_CUDA, staged};
+use sil_c_client::stage::{SIL_CUDA, SIL_CUPVA, staged};
 use sil_c_client::{client, elf, hostile, repo_root};
 
 fn libs() -> &'static Path {
@@ -115,6 +117,23 @@ fn cuda_answers_hostile_arguments_with_errors() {
         &["-lcuda", "-lnvscisync", "-lnvscibuf"],
         &[&cubin],
         SIL_CUDA.1,
+        &[],
+    );
+}
+
+/// The SIL cuPVA: all its exports, each C client call checked against the exact
+/// `cupvaError_t` the twin documents, then a golden run of `scale`.
+///
+/// Covers: REQ-PVA-030
+#[test]
+fn cupva_answers_hostile_arguments_with_errors() {
+    let (elf, hash) = vpu::scale_image(Path::new(env!("CARGO_TARGET_TMPDIR")), "hostile.vpu.elf");
+    run(
+        "hostile_cupva",
+        &["cupva_common.c"],
+        &["-lcupva_host", "-lnvscisync", "-lnvscibuf"],
+        &[&elf, Path::new(&hash)],
+        SIL_CUPVA.1,
         &[],
     );
 }

@@ -1188,8 +1188,8 @@ pub unsafe extern "C" fn CupvaSilAllowProgram(elfSha256: *const u8) -> cupvaErro
     })
 }
 
-/// Registers a C program model (see `register_program_model`); bad names, counts or kinds
-/// are `CUPVA_INVALID_ARGUMENT`, a hash bound to another program `CUPVA_INVALID_STATE`.
+/// Registers a C program model (see `register_program_model`); bad names, counts (more
+/// than 16 parameters or 64 hashes) or kinds are `CUPVA_INVALID_ARGUMENT`, a hash bound to another program `CUPVA_INVALID_STATE`.
 ///
 /// # Safety
 /// Strings NUL-terminated; arrays readable for their counts; the callback callable with
@@ -1208,7 +1208,9 @@ pub unsafe extern "C" fn CupvaSilRegisterProgramModel(
     guard(|| {
         let callback = model.ok_or(code::INVALID_ARGUMENT)?;
         let n = numParams as usize;
-        if name.is_null() || n > MAX_PARAMS {
+        // Counts past the limits are refused before the arrays are read: a count the array
+        // cannot hold would read (and copy) past its end.
+        if name.is_null() || n > MAX_PARAMS || numHashes as usize > MAX_ELF_HASHES {
             return Err(code::INVALID_ARGUMENT);
         }
         // SAFETY: readable for the counts by contract.

@@ -19,6 +19,10 @@ pub const MAX_FENCES_PER_SYNC_OBJ: u64 = 511;
 pub const TIMESTAMP_RING: usize = 512;
 /// Command status slots kept per stream (older statuses are no longer valid).
 pub const STATUS_SLOTS: usize = 1024;
+/// Most VPU ELF hashes one C program model is bound to (`CupvaSilRegisterProgramModel`'s
+/// `numHashes`, checked before the caller's array is read; the limit of SIL CUDA's
+/// `cuSilRegisterKernelModel`).
+pub const MAX_ELF_HASHES: usize = 64;
 /// Faults queued per stream.
 pub const MAX_FAULTS: usize = 8;
 /// PVA instances on Orin (PVA0, PVA1) and VPUs per instance.
