@@ -22,24 +22,10 @@
 #include "check.h"
 
 /* A cuDLA call that must succeed; on failure report it and `goto cleanup`. */
-#define DLA(call)                                                        \
-    do {                                                                 \
-        cudlaStatus st_ = (call);                                        \
-        if (st_ != cudlaSuccess) {                                       \
-            FAIL("%s returned cudlaStatus %d", #call, (int)st_);         \
-            goto cleanup;                                                \
-        }                                                                \
-    } while (0)
+#define DLA(call) MUST_RETURN(call, cudlaStatus, cudlaSuccess, "cudlaStatus %d")
 
 /* A call whose status must be `expected` (reported, execution continues). */
-#define EXPECT_DLA(call, expected)                                                   \
-    do {                                                                             \
-        cudlaStatus st_ = (call);                                                    \
-        if (st_ != (expected)) {                                                     \
-            FAIL("%s returned cudlaStatus %d, expected %s (%d)", #call, (int)st_,    \
-                 #expected, (int)(expected));                                        \
-        }                                                                            \
-    } while (0)
+#define EXPECT_DLA(call, expected) EXPECT_RETURN(call, cudlaStatus, expected, "cudlaStatus %d")
 
 /* Prints PASS or FAIL (n) and returns the exit status. */
 int finish(void);

@@ -20,24 +20,10 @@
 #include "check.h"
 
 /* A cuPVA call that must succeed; on failure report it and `goto cleanup`. */
-#define PVA(call)                                                                  \
-    do {                                                                           \
-        cupvaError_t e_ = (call);                                                  \
-        if (e_ != CUPVA_ERROR_NONE) {                                              \
-            FAIL("%s returned %d", #call, (int)e_);                                \
-            goto cleanup;                                                          \
-        }                                                                          \
-    } while (0)
+#define PVA(call) MUST_RETURN(call, cupvaError_t, CUPVA_ERROR_NONE, "cupvaError_t %d")
 
 /* A cuPVA call whose status must be `expected` (reported, execution continues). */
-#define EXPECT_PVA(call, expected)                                                      \
-    do {                                                                                \
-        cupvaError_t e_ = (call);                                                       \
-        if (e_ != (expected)) {                                                         \
-            FAIL("%s returned cupvaError_t %d, expected %s (%d)", #call, (int)e_,       \
-                 #expected, (int)(expected));                                           \
-        }                                                                               \
-    } while (0)
+#define EXPECT_PVA(call, expected) EXPECT_RETURN(call, cupvaError_t, expected, "cupvaError_t %d")
 
 /* Bytes `scale` runs over and its gain: dst[i] = src[i] * SCALE_GAIN (mod 256). */
 enum { SCALE_N = 256, SCALE_GAIN = 5, SCALE_IMAGE_MAX = 4096 };
