@@ -118,6 +118,7 @@ static TABLES: ScheduleTables = ScheduleTables {
     period_ns: 33_333_000,
     minor_frames_ns: &[0, 16_666_500],
     lookahead: 1,
+    threads: &[],
     engines: &ENGINES,
     buffers: &BUFFERS,
     tasks: &TASKS,

@@ -89,6 +89,7 @@ static TABLES: ScheduleTables = ScheduleTables {
     period_ns: 4_000_000,
     minor_frames_ns: &[0],
     lookahead: 1,
+    threads: &[],
     engines: &ENGINES,
     buffers: &BUFFERS,
     tasks: &TASKS,
