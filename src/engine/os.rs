@@ -277,7 +277,7 @@ fn get_cpus(_requested: u64) -> Option<u64> {
 /// mask and receives the old one), 32 CPUs at most; the errno (0: done).
 /// <https://www.qnx.com/developers/docs/7.1/com.qnx.doc.neutrino.lib_ref/topic/t/threadctl.html>
 #[cfg(target_os = "nto")]
-fn runmask_swap(mask: u64) -> Result<u32, i32> {
+fn runmask_swap(mask: u64) -> core::result::Result<u32, i32> {
     let Ok(mut m) = u32::try_from(mask) else {
         return Err(libc::EINVAL);
     };
