@@ -139,7 +139,10 @@ fn a_worker_pinned_to_a_cpu_runs_there_and_the_grants_are_reported() {
         } else {
             assert_ne!(g.policy, Policy::Fifo, "{g}");
             assert_ne!(g.fifo_errno, 0, "{g}");
-            assert!(g.to_string().contains("asked SCHED_FIFO 1: not granted"), "{g}");
+            assert!(
+                g.to_string().contains("asked SCHED_FIFO 1: not granted"),
+                "{g}"
+            );
         }
     }
 }

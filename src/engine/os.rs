@@ -215,8 +215,7 @@ pub fn apply_thread(name: &'static str, request: ThreadRequest) -> ThreadGrant {
     let mut policy = 0;
     let mut param = zeroed_param();
     // SAFETY: valid out-pointers, the calling thread.
-    let rc =
-        unsafe { libc::pthread_getschedparam(libc::pthread_self(), &mut policy, &mut param) };
+    let rc = unsafe { libc::pthread_getschedparam(libc::pthread_self(), &mut policy, &mut param) };
     let (policy, priority) = if rc == 0 {
         (Policy::from_raw(policy), param.sched_priority)
     } else {

@@ -1534,15 +1534,24 @@ fn thread_entries_name_cpu_workers_once_with_a_fifo_priority() {
         vec![entry(worker(GPU0), 50, 0)],
         vec![entry(worker(4), 50, 0)],
         // A thread twice.
-        vec![entry(Thread::Executive, 50, 0), entry(Thread::Executive, 60, 0)],
+        vec![
+            entry(Thread::Executive, 50, 0),
+            entry(Thread::Executive, 60, 0),
+        ],
         vec![entry(worker(CPU1), 50, 0), entry(worker(CPU1), 0, 1)],
         // Beyond SCHED_FIFO's portable range.
-        vec![entry(worker(CPU0), 1, 0), entry(worker(CPU1), MAX_FIFO_PRIORITY + 1, 0)],
+        vec![
+            entry(worker(CPU0), 1, 0),
+            entry(worker(CPU1), MAX_FIFO_PRIORITY + 1, 0),
+        ],
     ];
     for threads in bad {
         let entry = threads.len() - 1;
         let e = check(with(threads.clone())).unwrap_err();
         assert_eq!(e, TableError::ThreadOutOfRange { entry }, "{threads:?}");
-        assert!(e.to_string().contains(&format!("threads entry {entry}")), "{e}");
+        assert!(
+            e.to_string().contains(&format!("threads entry {entry}")),
+            "{e}"
+        );
     }
 }

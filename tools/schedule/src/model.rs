@@ -1361,7 +1361,10 @@ fn parse_thread(
         };
         let cpu = cpu as u8;
         if spec.cpus & (1 << cpu) != 0 {
-            p.err(&item.span, format!("{what}: CPU {cpu} is listed twice in `cpus`"));
+            p.err(
+                &item.span,
+                format!("{what}: CPU {cpu} is listed twice in `cpus`"),
+            );
             continue;
         }
         spec.cpus |= 1 << cpu;
@@ -1373,14 +1376,15 @@ fn parse_thread(
 /// Two runtime threads pinned to a common CPU: allowed, but the worst-case timeline treats
 /// every CPU engine and the executive as running on a CPU of its own.
 fn warn_shared_cpus(p: &mut Parser, executive: &ThreadSpec, engines: &[Engine]) {
-    let threads: Vec<(String, &ThreadSpec)> = std::iter::once(("the executive".to_owned(), executive))
-        .chain(
-            engines
-                .iter()
-                .filter(|e| e.kind == Kind::Cpu)
-                .map(|e| (format!("worker `{}`", e.name), &e.thread)),
-        )
-        .collect();
+    let threads: Vec<(String, &ThreadSpec)> =
+        std::iter::once(("the executive".to_owned(), executive))
+            .chain(
+                engines
+                    .iter()
+                    .filter(|e| e.kind == Kind::Cpu)
+                    .map(|e| (format!("worker `{}`", e.name), &e.thread)),
+            )
+            .collect();
     for (i, (b_name, b)) in threads.iter().enumerate() {
         for (a_name, a) in &threads[..i] {
             let shared = a.cpus & b.cpus;
@@ -1388,8 +1392,7 @@ fn warn_shared_cpus(p: &mut Parser, executive: &ThreadSpec, engines: &[Engine]) 
             if shared == 0 || (a.cpus != shared && b.cpus != shared) {
                 continue;
             }
-            let Some((cpu, span)) = b.cpu_spans.iter().find(|(c, _)| shared & (1 << c) != 0)
-            else {
+            let Some((cpu, span)) = b.cpu_spans.iter().find(|(c, _)| shared & (1 << c) != 0) else {
                 continue;
             };
             let mut d = p.src.warning(

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{Fixture, HEADER, cpu_task, compile_and_run_files, options, points_at, with_header};
+use common::{Fixture, HEADER, compile_and_run_files, cpu_task, options, points_at, with_header};
 use orin_exec_schedule::{Options, render_str};
 
 /// The generated tables, for the `orin-exec-table` crate.
@@ -48,7 +48,8 @@ fn schedule(extra: &str, cpu: &str) -> String {
     format!("{header}\n{tasks}")
 }
 
-const PINNED: &str = r#"[{ name = "cpu0", priority = 70, cpus = [1] }, { name = "cpu1", cpus = [2, 3] }]"#;
+const PINNED: &str =
+    r#"[{ name = "cpu0", priority = 70, cpus = [1] }, { name = "cpu1", cpus = [2, 3] }]"#;
 
 #[test]
 fn settings_are_accepted_and_generated() {
@@ -198,7 +199,10 @@ fn a_shared_cpu_is_a_warning() {
         warnings[2].contains("worker `cpu0` and worker `cpu1` are both pinned to CPU 1"),
         "{warnings:#?}"
     );
-    let first = report.warnings.iter().find(|w| w.to_string() == warnings[0]);
+    let first = report
+        .warnings
+        .iter()
+        .find(|w| w.to_string() == warnings[0]);
     assert!(points_at(first.unwrap(), &text, "1] }, {", 0));
     let spread = schedule(
         "",
