@@ -165,6 +165,21 @@ pub(crate) struct ThreadSpec {
     pub cpu_spans: Vec<(u8, Span)>,
 }
 
+impl ThreadSpec {
+    /// `, SCHED_FIFO 70, CPUs {1,2}` for the report (empty for the defaults).
+    pub fn describe(&self) -> String {
+        let mut s = String::new();
+        if self.priority != 0 {
+            s += &format!(", SCHED_FIFO {}", self.priority);
+        }
+        if self.cpus != 0 {
+            let cpus: Vec<String> = self.cpu_spans.iter().map(|(c, _)| c.to_string()).collect();
+            s += &format!(", CPUs {{{}}}", cpus.join(","));
+        }
+        s
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum BufKind {
     Raw {

@@ -142,10 +142,11 @@ impl Report {
                 (
                     e.name.clone(),
                     format!(
-                        "{} {} {}",
+                        "{} {} {}{}",
                         e.kind.upper(),
                         e.kind.instance_key(),
-                        e.instance
+                        e.instance,
+                        e.thread.describe()
                     ),
                     e.queue_capacity,
                 )

@@ -55,7 +55,14 @@ const PINNED: &str =
 fn settings_are_accepted_and_generated() {
     let fx = Fixture::new();
     let text = schedule("[executive]\npriority = 80\ncpus = [0]\n", PINNED);
-    assert!(cpu_warnings(&fx.ok(&text)).is_empty());
+    let report = fx.ok(&text);
+    assert!(cpu_warnings(&report).is_empty());
+    // `orin-exec check` shows the workers' settings.
+    let shown = report.to_string();
+    assert!(
+        shown.contains("cpu0 (CPU worker 0, SCHED_FIFO 70, CPUs {1}, queue 8), cpu1 (CPU worker 1, CPUs {2,3}, queue 8)"),
+        "{shown}"
+    );
     let out = compile_and_run_files(
         &[("s".into(), generated(&fx, &text))],
         "for t in s::SCHEDULE.threads { println!(\"{:?} {} {:#b}\", t.thread, t.priority, t.cpus); }\n",
