@@ -192,6 +192,24 @@ fn the_schedule_priority_wins_and_a_refused_cpu_is_reported() {
     assert!(ran_on.iter().all(|c| allowed & (1 << c) != 0), "{ran_on:?}");
 }
 
+/// A worker without `cpus` is not pinned with a pinned executive: it keeps the process's CPUs
+/// (a new thread would start on its creator's on Linux).
+#[test]
+fn a_worker_without_cpus_keeps_the_process_cpus_when_the_executive_is_pinned() {
+    let _serial = common::serial();
+    let allowed = allowed_cpus();
+    let first = 1u64 << allowed.trailing_zeros();
+    let executive = ThreadDesc {
+        thread: Thread::Executive,
+        priority: 0,
+        cpus: first,
+    };
+    let (grants, _) = run(vec![executive], None);
+    assert_eq!(grants[0].cpus, Some(first), "{}", grants[0]);
+    assert_eq!(grants[1].requested.cpus, allowed, "{}", grants[1]);
+    assert_eq!(grants[1].cpus, Some(allowed), "{}", grants[1]);
+}
+
 #[test]
 fn without_settings_nothing_is_asked() {
     let _serial = common::serial();

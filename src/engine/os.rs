@@ -316,6 +316,12 @@ fn get_cpus(_requested: u64) -> Option<u64> {
     None
 }
 
+/// The CPUs the calling thread may run on (bit n for CPU n, CPUs 0..64), where the OS can
+/// say without changing them (Linux; `None` on QNX, whose runmask is read only by writing).
+pub fn thread_cpus() -> Option<u64> {
+    get_cpus(0)
+}
+
 /// The CPU the calling thread runs on now (`sched_getcpu`, Linux); `None` elsewhere or on
 /// failure. A thread restricted to one CPU always sees that one.
 pub fn current_cpu() -> Option<u32> {

@@ -880,6 +880,7 @@ pub(crate) fn spawn_workers(
     shared: Shared,
     workers: Workers,
     config: Config,
+    process_cpus: u64,
 ) -> Result<()> {
     let module = state
         .sync_module
@@ -960,7 +961,12 @@ pub(crate) fn spawn_workers(
             wait: CpuWaitContext::alloc(module)?,
             fence: RawFence::cleared(),
         };
-        let request = thread_request(s, Thread::Worker(engine), config);
+        let mut request = thread_request(s, Thread::Worker(engine), config);
+        // A new thread starts on its creator's CPUs (Linux): a worker without `cpus` asks for
+        // the ones the executive had before it pinned itself, so it is not pinned with it.
+        if request.cpus == 0 && s.thread(Thread::Executive).cpus != 0 {
+            request.cpus = process_cpus;
+        }
         let name = e.name;
         // Init waits until the thread runs and reports what the OS granted it: its start-up
         // (which allocates) belongs to init.

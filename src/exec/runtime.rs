@@ -397,6 +397,8 @@ impl Builder {
         // The executive runs on this thread (as `realtime_priority` assumes too): its frame
         // releases are absolute sleeps, which must not wait out the timer slack.
         os::tighten_timer_slack();
+        // The CPUs before the executive pins itself: what a worker without `cpus` runs on.
+        let process_cpus = os::thread_cpus().unwrap_or(0);
         let request = thread_request(s, Thread::Executive, self.config);
         let executive_thread = os::apply_thread("executive", request);
         let realtime = request.priority.map(|_| {
@@ -458,7 +460,7 @@ impl Builder {
             tasks: p.worker_tasks,
             sems: p.worker_sems,
         };
-        if let Err(e) = spawn_workers(s, &mut state, shared, workers, self.config) {
+        if let Err(e) = spawn_workers(s, &mut state, shared, workers, self.config, process_cpus) {
             board.request_stop();
             let _ = crate::exec::executive::release_state(&mut state, board);
             clock.stop();
