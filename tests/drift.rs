@@ -45,6 +45,7 @@ static TABLES: ScheduleTables = ScheduleTables {
     period_ns: 1_000_000,
     minor_frames_ns: &[0],
     lookahead: 1,
+    threads: &[],
     engines: &ENGINES,
     buffers: &[],
     tasks: &TASKS,

@@ -291,6 +291,7 @@ fn wide(kernels: usize) -> ScheduleTables {
         period_ns: 10 * MS,
         minor_frames_ns: &[0],
         lookahead: 0,
+        threads: &[],
         engines: engines(true),
         buffers: leak(vec![buffer("in", 1), buffer("mid", 1)]),
         tasks: leak(tasks),

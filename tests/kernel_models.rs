@@ -70,6 +70,7 @@ fn schedule(cubin: &'static CubinDesc, params: Vec<Param>) -> &'static Schedule 
         period_ns: 10 * ms,
         minor_frames_ns: &[0],
         lookahead: 1,
+        threads: &[],
         engines: leak(vec![
             EngineDesc {
                 name: "cpu0",

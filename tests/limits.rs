@@ -95,6 +95,7 @@ fn at_the_limits() -> &'static Schedule {
         period_ns: PERIOD_NS,
         minor_frames_ns: &[0],
         lookahead: 1,
+        threads: &[],
         engines: leak(vec![EngineDesc {
             name: "cpu0",
             kind: EngineKind::Cpu,

@@ -104,6 +104,7 @@ fn tables(
         period_ns: PERIOD_NS,
         minor_frames_ns: &[0],
         lookahead: 1,
+        threads: &[],
         engines: leak(engines),
         buffers: leak(buffers),
         tasks: leak(tasks),

@@ -118,6 +118,7 @@ static TABLES: ScheduleTables = ScheduleTables {
     period_ns: 33_333_000,
     minor_frames_ns: &[0, 16_666_500],
     lookahead: 1,
+    threads: &THREADS,
     engines: &ENGINES,
     buffers: &BUFFERS,
     tasks: &TASKS,
@@ -615,6 +616,8 @@ static CPU_WAITS: [CpuWait; 8] = [
     CpuWait::Block,
     CpuWait::Block,
 ];
+
+static THREADS: [ThreadDesc; 0] = [];
 
 /// The runtime's static storage, sized to this schedule: 8 tasks, 7 buffers with 8 copies in all, 2 CPU workers, and a trace ring of 2048 records (64 frames of at most 24 records).
 pub type Storage = ::orin_exec::exec::Storage<8, 7, 8, 2, 2048>;

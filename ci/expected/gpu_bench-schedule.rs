@@ -89,6 +89,7 @@ static TABLES: ScheduleTables = ScheduleTables {
     period_ns: 4_000_000,
     minor_frames_ns: &[0],
     lookahead: 1,
+    threads: &THREADS,
     engines: &ENGINES,
     buffers: &BUFFERS,
     tasks: &TASKS,
@@ -361,6 +362,8 @@ static CPU_WAITS: [CpuWait; 4] = [
     CpuWait::Block,
     CpuWait::Block,
 ];
+
+static THREADS: [ThreadDesc; 0] = [];
 
 /// The runtime's static storage, sized to this schedule: 4 tasks, 3 buffers with 4 copies in all, 2 CPU workers, and a trace ring of 1024 records (64 frames of at most 15 records).
 pub type Storage = ::orin_exec::exec::Storage<4, 3, 4, 2, 1024>;

@@ -250,6 +250,7 @@ fn register_models_hands_over_the_projects_kernels_only() {
         period_ns: 10,
         minor_frames_ns: &[0],
         lookahead: 0,
+        threads: &[],
         engines: leak(vec![EngineDesc {
             name: "gpu0",
             kind: EngineKind::Gpu,

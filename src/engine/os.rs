@@ -54,23 +54,13 @@ fn errno() -> i32 {
     std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
 }
 
-/// Ask for `SCHED_FIFO` at `priority` for the calling thread and lock all memory. Failures
-/// are reported, not fatal: a desktop user usually lacks the permission.
-pub fn request_realtime(priority: i32) -> RealtimeStatus {
-    let mut param = zeroed_param();
-    param.sched_priority = priority;
-    // SAFETY: valid sched_param for the calling thread.
-    let rc = unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_FIFO, &param) };
-    let (fifo, fifo_errno) = (rc == 0, rc);
+/// Lock all of the process's memory (`mlockall(MCL_CURRENT | MCL_FUTURE)`): whether it
+/// succeeded and, if not, why (errno). Failures are reported, not fatal: a desktop user
+/// usually lacks the permission.
+pub fn lock_memory() -> (bool, i32) {
     // SAFETY: plain system call.
     let rc = unsafe { libc::mlockall(libc::MCL_CURRENT | libc::MCL_FUTURE) };
-    let (locked, lock_errno) = if rc == 0 { (true, 0) } else { (false, errno()) };
-    RealtimeStatus {
-        fifo,
-        fifo_errno,
-        locked,
-        lock_errno,
-    }
+    if rc == 0 { (true, 0) } else { (false, errno()) }
 }
 
 fn zeroed_param() -> libc::sched_param {
@@ -78,12 +68,272 @@ fn zeroed_param() -> libc::sched_param {
     unsafe { core::mem::zeroed() }
 }
 
-/// Ask for `SCHED_FIFO` at `priority` for the calling thread only (CPU workers).
-pub fn request_fifo(priority: i32) -> bool {
+/// A scheduling policy, as the OS reports it for a thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Policy {
+    /// `SCHED_FIFO`.
+    Fifo,
+    /// `SCHED_RR`.
+    RoundRobin,
+    /// Anything else (`SCHED_OTHER` on Linux, `SCHED_SPORADIC` on QNX), by its value.
+    Other(i32),
+}
+
+impl Policy {
+    fn from_raw(policy: i32) -> Policy {
+        match policy {
+            libc::SCHED_FIFO => Policy::Fifo,
+            libc::SCHED_RR => Policy::RoundRobin,
+            other => Policy::Other(other),
+        }
+    }
+}
+
+/// The real-time settings asked for one of the runtime's threads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ThreadRequest {
+    /// `SCHED_FIFO` at this priority (`None`: leave the policy as it is).
+    pub priority: Option<i32>,
+    /// The CPUs it may run on, bit n for CPU n (`0`: leave the affinity as it is).
+    pub cpus: u64,
+}
+
+/// What the OS granted one of the runtime's threads, read back from the OS after asking
+/// (`pthread_getschedparam`; `pthread_getaffinity_np` on Linux, the runmask on QNX). A
+/// refusal is reported here, not as an error: an unprivileged user gets `SCHED_OTHER`.
+///
+/// ```
+/// use orin_exec::engine::os::{self, ThreadRequest};
+///
+/// // Nothing asked: nothing to refuse.
+/// let g = os::apply_thread("main", ThreadRequest::default());
+/// assert!(g.fifo_granted() && g.affinity_granted());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ThreadGrant {
+    /// `executive`, or the CPU engine whose worker it is.
+    pub name: &'static str,
+    /// What was asked.
+    pub requested: ThreadRequest,
+    /// Why setting `SCHED_FIFO` failed (errno; `0`: it did not fail, or was not asked).
+    pub fifo_errno: i32,
+    /// Why setting the affinity failed (errno; `0`: it did not fail, or was not asked).
+    pub affinity_errno: i32,
+    /// The policy in effect afterwards.
+    pub policy: Policy,
+    /// The priority in effect afterwards.
+    pub priority: i32,
+    /// The CPUs it may run on afterwards (bit n for CPU n, CPUs 0..64); `None` where the OS
+    /// was not asked (QNX with no affinity requested: its runmask cannot be read without
+    /// setting it) or could not say.
+    pub cpus: Option<u64>,
+}
+
+impl ThreadGrant {
+    /// `SCHED_FIFO` at the requested priority is in effect (or none was requested).
+    pub fn fifo_granted(&self) -> bool {
+        self.requested
+            .priority
+            .is_none_or(|p| self.policy == Policy::Fifo && self.priority == p)
+    }
+
+    /// The thread runs on exactly the requested CPUs (or none were requested).
+    pub fn affinity_granted(&self) -> bool {
+        self.requested.cpus == 0 || self.cpus == Some(self.requested.cpus)
+    }
+}
+
+impl core::fmt::Display for ThreadGrant {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{}: ", self.name)?;
+        match self.policy {
+            Policy::Fifo => write!(f, "SCHED_FIFO {}", self.priority)?,
+            Policy::RoundRobin => write!(f, "SCHED_RR {}", self.priority)?,
+            Policy::Other(libc::SCHED_OTHER) => write!(f, "SCHED_OTHER {}", self.priority)?,
+            Policy::Other(p) => write!(f, "policy {p} priority {}", self.priority)?,
+        }
+        if let Some(p) = self.requested.priority
+            && !self.fifo_granted()
+        {
+            write!(
+                f,
+                " (asked SCHED_FIFO {p}: not granted, {})",
+                std::io::Error::from_raw_os_error(self.fifo_errno)
+            )?;
+        }
+        match self.cpus {
+            Some(cpus) => write!(f, ", CPUs {}", CpuSet(cpus))?,
+            None => write!(f, ", CPUs as inherited")?,
+        }
+        if self.requested.cpus != 0 && !self.affinity_granted() {
+            write!(
+                f,
+                " (asked {}: not granted, {})",
+                CpuSet(self.requested.cpus),
+                std::io::Error::from_raw_os_error(self.affinity_errno)
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// A CPU mask as a list: `{0,2,3}`.
+struct CpuSet(u64);
+
+impl core::fmt::Display for CpuSet {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("{")?;
+        let mut first = true;
+        for cpu in (0..64).filter(|c| self.0 & (1 << c) != 0) {
+            if !first {
+                f.write_str(",")?;
+            }
+            first = false;
+            write!(f, "{cpu}")?;
+        }
+        f.write_str("}")
+    }
+}
+
+/// Apply `request` to the calling thread (`SCHED_FIFO` through `pthread_setschedparam`, the
+/// affinity through `pthread_setaffinity_np` on Linux or the runmask on QNX) and read back
+/// what is in effect. Refusals are reported in the [`ThreadGrant`], never fatal.
+pub fn apply_thread(name: &'static str, request: ThreadRequest) -> ThreadGrant {
+    let mut fifo_errno = 0;
+    if let Some(p) = request.priority {
+        let mut param = zeroed_param();
+        param.sched_priority = p;
+        // SAFETY: valid sched_param for the calling thread.
+        fifo_errno =
+            unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_FIFO, &param) };
+    }
+    let affinity_errno = if request.cpus == 0 {
+        0
+    } else {
+        set_cpus(request.cpus)
+    };
+    let mut policy = 0;
     let mut param = zeroed_param();
-    param.sched_priority = priority;
-    // SAFETY: valid sched_param for the calling thread.
-    unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_FIFO, &param) == 0 }
+    // SAFETY: valid out-pointers, the calling thread.
+    let rc = unsafe { libc::pthread_getschedparam(libc::pthread_self(), &mut policy, &mut param) };
+    let (policy, priority) = if rc == 0 {
+        (Policy::from_raw(policy), param.sched_priority)
+    } else {
+        (Policy::Other(-1), 0)
+    };
+    ThreadGrant {
+        name,
+        requested: request,
+        fifo_errno,
+        affinity_errno,
+        policy,
+        priority,
+        cpus: get_cpus(request.cpus),
+    }
+}
+
+/// Restrict the calling thread to `mask`; the errno (0: done).
+#[cfg(target_os = "linux")]
+fn set_cpus(mask: u64) -> i32 {
+    // SAFETY: cpu_set_t is plain data; all-zero is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { core::mem::zeroed() };
+    for cpu in (0..64).filter(|c| mask & (1 << c) != 0) {
+        // SAFETY: CPU numbers below 64 are within the set's 1024 bits.
+        unsafe { libc::CPU_SET(cpu, &mut set) };
+    }
+    // SAFETY: a valid set of the size passed, the calling thread.
+    unsafe {
+        libc::pthread_setaffinity_np(
+            libc::pthread_self(),
+            core::mem::size_of::<libc::cpu_set_t>(),
+            &set,
+        )
+    }
+}
+
+/// The calling thread's CPUs (the first 64), whatever was requested.
+#[cfg(target_os = "linux")]
+fn get_cpus(_requested: u64) -> Option<u64> {
+    // SAFETY: as in `set_cpus`.
+    let mut set: libc::cpu_set_t = unsafe { core::mem::zeroed() };
+    // SAFETY: a valid set of the size passed, the calling thread.
+    let rc = unsafe {
+        libc::pthread_getaffinity_np(
+            libc::pthread_self(),
+            core::mem::size_of::<libc::cpu_set_t>(),
+            &mut set,
+        )
+    };
+    (rc == 0).then(|| {
+        (0..64)
+            // SAFETY: CPU numbers below 64 are within the set's 1024 bits.
+            .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
+            .fold(0u64, |m, c| m | 1 << c)
+    })
+}
+
+/// QNX: the runmask (`ThreadCtl`, `_NTO_TCTL_RUNMASK_GET_AND_SET`: `data` points to the new
+/// mask and receives the old one), 32 CPUs at most; the errno (0: done).
+/// <https://www.qnx.com/developers/docs/7.1/com.qnx.doc.neutrino.lib_ref/topic/t/threadctl.html>
+#[cfg(target_os = "nto")]
+fn runmask_swap(mask: u64) -> core::result::Result<u32, i32> {
+    let Ok(mut m) = u32::try_from(mask) else {
+        return Err(libc::EINVAL);
+    };
+    // SAFETY: `data` points to a live u32 for the duration of the call, as the command needs;
+    // the `_r` form returns EOK or a negative errno.
+    let rc = unsafe {
+        libc::ThreadCtl_r(
+            libc::_NTO_TCTL_RUNMASK_GET_AND_SET as libc::c_int,
+            (&mut m as *mut u32).cast(),
+        )
+    };
+    if rc == 0 { Ok(m) } else { Err(-rc) }
+}
+
+#[cfg(target_os = "nto")]
+fn set_cpus(mask: u64) -> i32 {
+    runmask_swap(mask).err().unwrap_or(0)
+}
+
+/// QNX cannot read the runmask without setting it: setting the requested mask again returns
+/// the one in effect.
+#[cfg(target_os = "nto")]
+fn get_cpus(requested: u64) -> Option<u64> {
+    if requested == 0 {
+        return None;
+    }
+    runmask_swap(requested).ok().map(u64::from)
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "nto")))]
+fn set_cpus(_mask: u64) -> i32 {
+    libc::ENOSYS
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "nto")))]
+fn get_cpus(_requested: u64) -> Option<u64> {
+    None
+}
+
+/// The CPUs the calling thread may run on (bit n for CPU n, CPUs 0..64), where the OS can
+/// say without changing them (Linux; `None` on QNX, whose runmask is read only by writing).
+pub fn thread_cpus() -> Option<u64> {
+    get_cpus(0)
+}
+
+/// The CPU the calling thread runs on now (`sched_getcpu`, Linux); `None` elsewhere or on
+/// failure. A thread restricted to one CPU always sees that one.
+pub fn current_cpu() -> Option<u32> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: plain call without arguments.
+        u32::try_from(unsafe { libc::sched_getcpu() }).ok()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
 }
 
 /// Let this thread's absolute sleeps end on time. Linux defers a normal thread's timer by up

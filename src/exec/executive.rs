@@ -8,7 +8,7 @@
 
 use crate::engine::dla::Submission;
 use crate::engine::nvsci::Waited;
-use crate::engine::os::RealtimeStatus;
+use crate::engine::os::{RealtimeStatus, ThreadGrant};
 use crate::engine::platform::Clock;
 use crate::error::{
     Context, Error, Holder, InjectionRefusal, Phase, Result, ScheduleFault, Status, Table,
@@ -203,6 +203,7 @@ pub struct Executive {
     not_applied_in_step: u32,
     not_applied_total: u64,
     realtime: Option<RealtimeStatus>,
+    executive_thread: ThreadGrant,
     faults_in_frame: u32,
     recent: heapless::Deque<FaultRecord, 16>,
     stats: SubmitStats,
@@ -220,6 +221,7 @@ pub(crate) struct Sealed {
     /// Release time of frame 0.
     pub t0: u64,
     pub realtime: Option<RealtimeStatus>,
+    pub executive_thread: ThreadGrant,
     pub safe_state: Option<fn(&SafeStop)>,
 }
 
@@ -233,6 +235,7 @@ impl Executive {
             clock,
             t0,
             realtime,
+            executive_thread,
             safe_state,
         } = sealed;
         let graphs = st.streams.iter().any(|e| e.graph.is_some());
@@ -255,6 +258,7 @@ impl Executive {
             not_applied_in_step: 0,
             not_applied_total: 0,
             realtime,
+            executive_thread,
             faults_in_frame: 0,
             recent: heapless::Deque::new(),
             stats: SubmitStats::default(),
@@ -297,6 +301,17 @@ impl Executive {
     /// What real-time settings took effect at init (`None`: none were asked for).
     pub fn realtime(&self) -> Option<RealtimeStatus> {
         self.realtime
+    }
+
+    /// What the OS granted each of the runtime's threads at init, read back from the OS: the
+    /// executive's first, then each CPU worker's in engine order. The schedule's
+    /// `[executive]` and CPU engine `priority`/`cpus` (else [`Config::realtime_priority`]
+    /// and no affinity) are what was asked; a refusal (no permission for `SCHED_FIFO`, a CPU
+    /// outside the process's set) shows here, and the runtime runs on regardless.
+    ///
+    /// [`Config::realtime_priority`]: crate::exec::Config::realtime_priority
+    pub fn threads(&self) -> impl Iterator<Item = ThreadGrant> + '_ {
+        core::iter::once(self.executive_thread).chain(self.st.workers.iter().map(|w| w.grant))
     }
 
     /// The clock in use.

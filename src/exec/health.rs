@@ -42,7 +42,7 @@ pub struct Reaction {
 ///     action: Action::SwitchMode(ModeId(1)),
 /// }];
 /// # static TABLES: ScheduleTables = ScheduleTables { name: "s", profile: "sil", period_ns: 10,
-/// #   minor_frames_ns: &[0], lookahead: 1, engines: &ENGINES, buffers: &[], tasks: &TASKS,
+/// #   minor_frames_ns: &[0], lookahead: 1, threads: &[], engines: &ENGINES, buffers: &[], tasks: &TASKS,
 /// #   modes: &[ModeDesc { name: "normal" }, ModeDesc { name: "degraded" }], health: &HEALTH,
 /// #   cubins: &[], loadables: &LOADABLES, pva_programs: &[], timeline: &[], cpu_waits: &[] };
 /// # static S: Schedule = match Schedule::check(&TABLES) { Ok(s) => s, Err(e) => panic!("{}", e.message()) };

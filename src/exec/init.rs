@@ -20,7 +20,9 @@ use crate::kernel_model::ParamKind;
 use crate::limits::*;
 use crate::limits::{MAX_DLA_HANDLES_PER_BUFFER, MAX_DLA_HANDLES_PER_SEMAPHORE};
 use crate::sync::SemaphoreLedger;
-use crate::table::{BufferId, BufferKind, EngineId, EngineKind, Param, Schedule, TaskId, Work};
+use crate::table::{
+    BufferId, BufferKind, EngineId, EngineKind, Param, Schedule, TaskId, Thread, Work,
+};
 
 pub(crate) fn check_table(s: &Schedule) -> Result<()> {
     Table::Modes.fits(s.modes.len(), MAX_MODES)?;
@@ -862,12 +864,26 @@ impl Init {
     }
 }
 
+/// What to ask the OS for `thread`: the schedule's priority, else `config`'s, and the
+/// schedule's CPUs.
+pub(crate) fn thread_request(s: &Schedule, thread: Thread, config: Config) -> os::ThreadRequest {
+    let t = s.thread(thread);
+    os::ThreadRequest {
+        priority: match t.priority {
+            0 => config.realtime_priority,
+            p => Some(i32::from(p)),
+        },
+        cpus: t.cpus,
+    }
+}
+
 pub(crate) fn spawn_workers(
     s: &'static Schedule,
     state: &mut State,
     shared: Shared,
     workers: Workers,
     config: Config,
+    process_cpus: u64,
 ) -> Result<()> {
     let module = state
         .sync_module
@@ -948,27 +964,36 @@ pub(crate) fn spawn_workers(
             wait: CpuWaitContext::alloc(module)?,
             fence: RawFence::cleared(),
         };
-        let priority = config.realtime_priority;
-        // Init waits until the thread runs: its start-up (which allocates) belongs to init.
-        let started = std::sync::Arc::new(std::sync::Barrier::new(2));
-        let started_in_thread = started.clone();
+        let mut request = thread_request(s, Thread::Worker(engine), config);
+        // A new thread starts on its creator's CPUs (Linux): a worker without `cpus` asks for
+        // the ones the executive had before it pinned itself, so it is not pinned with it.
+        if request.cpus == 0 && s.thread(Thread::Executive).cpus != 0 {
+            request.cpus = process_cpus;
+        }
+        let name = e.name;
+        // Init waits until the thread runs and reports what the OS granted it: its start-up
+        // (which allocates) belongs to init.
+        let (granted, grant_rx) = std::sync::mpsc::sync_channel(1);
         let join = thread::Builder::new()
             .name(std::format!("orin-exec-{}", e.name))
             .spawn(move || {
                 os::tighten_timer_slack();
-                if let Some(p) = priority {
-                    os::request_fifo(p);
-                }
-                started_in_thread.wait();
-                drop(started_in_thread);
+                let _ = granted.send(os::apply_thread(name, request));
+                drop(granted);
                 worker.run()
             })
             .map_err(|_| Error::Platform(PlatformFact::WorkerThreadNotStarted))?;
-        started.wait();
+        let grant = grant_rx
+            .recv()
+            .map_err(|_| Error::Platform(PlatformFact::WorkerThreadNotStarted))?;
         let thread = join.thread().clone();
         state
             .workers
-            .push(WorkerHandle { join, thread })
+            .push(WorkerHandle {
+                join,
+                thread,
+                grant,
+            })
             .map_err(|_| full)?;
     }
     Ok(())

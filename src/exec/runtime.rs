@@ -24,14 +24,14 @@ use crate::engine::cpu::BufferView;
 use crate::engine::gpu::Gpu;
 use crate::engine::gpu::{GpuModule, GpuSemaphore};
 use crate::engine::nvsci::SyncObj;
-use crate::engine::os::{self, RealtimeStatus};
+use crate::engine::os::{self, RealtimeStatus, ThreadGrant};
 use crate::engine::platform::Clock;
 use crate::error::{Error, Result, Table};
 use crate::exec::bind::BodySet;
 use crate::exec::board::{Board, TaskRow};
 use crate::exec::executive::{Executive, Sealed, TaskCounters};
 use crate::exec::health::{FaultCounts, HealthMonitor};
-use crate::exec::init::{Init, Workers, check_table, spawn_workers};
+use crate::exec::init::{Init, Workers, check_table, spawn_workers, thread_request};
 use crate::exec::state::{
     BufferCopy, DlaEntry, State, StreamEntry, Submit, TaskRt, WorkerHandle, copy_index,
     copy_offsets,
@@ -40,7 +40,7 @@ use crate::exec::worker::{CauseSlot, CpuTask, Shared, TRACE_CAPACITY, WorkerTask
 use crate::limits::MAX_TASKS;
 use crate::mem::{AccessLedger, BufferUsers};
 use crate::table::FaultKind;
-use crate::table::{BufferId, EngineKind, Schedule, TaskId};
+use crate::table::{BufferId, EngineKind, Schedule, TaskId, Thread};
 use crate::trace::{TraceLog, TraceRing};
 use heapless::vec::VecView;
 
@@ -59,7 +59,8 @@ pub(crate) const WARMUP_TIMEOUT_US: u64 = 10_000_000;
 pub struct Config {
     /// Run on the SIL virtual clock (`sil` only): deterministic, as fast as the CPU allows.
     pub virtual_clock: bool,
-    /// `SCHED_FIFO` priority for the executive and the CPU workers (`None`: leave as is).
+    /// `SCHED_FIFO` priority for the executive and the CPU workers the schedule gives no
+    /// priority (`None`: leave their policy as it is). A schedule's `priority` wins.
     pub realtime_priority: Option<i32>,
     /// CUDA device ordinal.
     pub gpu_ordinal: i32,
@@ -396,7 +397,19 @@ impl Builder {
         // The executive runs on this thread (as `realtime_priority` assumes too): its frame
         // releases are absolute sleeps, which must not wait out the timer slack.
         os::tighten_timer_slack();
-        let realtime = self.config.realtime_priority.map(os::request_realtime);
+        // The CPUs before the executive pins itself: what a worker without `cpus` runs on.
+        let process_cpus = os::thread_cpus().unwrap_or(0);
+        let request = thread_request(s, Thread::Executive, self.config);
+        let executive_thread = os::apply_thread("executive", request);
+        let realtime = request.priority.map(|_| {
+            let (locked, lock_errno) = os::lock_memory();
+            RealtimeStatus {
+                fifo: executive_thread.fifo_granted(),
+                fifo_errno: executive_thread.fifo_errno,
+                locked,
+                lock_errno,
+            }
+        });
         // The clock starts first: warm-up timestamps and the engines' "free at" times are on it.
         let clock = Clock::start(self.config.virtual_clock, 1_000_000_000)?;
         let state = State {
@@ -447,7 +460,7 @@ impl Builder {
             tasks: p.worker_tasks,
             sems: p.worker_sems,
         };
-        if let Err(e) = spawn_workers(s, &mut state, shared, workers, self.config) {
+        if let Err(e) = spawn_workers(s, &mut state, shared, workers, self.config, process_cpus) {
             board.request_stop();
             let _ = crate::exec::executive::release_state(&mut state, board);
             clock.stop();
@@ -460,6 +473,7 @@ impl Builder {
             faults: p.faults,
             clock,
             realtime,
+            executive_thread,
             safe_state: self.safe_state,
             init_ns: os::monotonic_ns() - init_start,
         })
@@ -489,6 +503,7 @@ pub struct Initialized {
     faults: &'static mut [FaultCounts],
     clock: Clock,
     realtime: Option<RealtimeStatus>,
+    executive_thread: ThreadGrant,
     safe_state: Option<fn(&SafeStop)>,
     init_ns: u64,
 }
@@ -601,6 +616,7 @@ impl Initialized {
             clock: self.clock,
             t0,
             realtime: self.realtime,
+            executive_thread: self.executive_thread,
             safe_state: self.safe_state,
         }))
     }

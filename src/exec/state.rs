@@ -87,6 +87,8 @@ pub(crate) struct StartSignal {
 pub(crate) struct WorkerHandle {
     pub join: thread::JoinHandle<Result<()>>,
     pub thread: thread::Thread,
+    /// What the OS granted the worker's thread at its start.
+    pub grant: crate::engine::os::ThreadGrant,
 }
 
 /// GPU timer stamps: a `stamp_globaltimer` kernel writes the GPU time into pinned slots.

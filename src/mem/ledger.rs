@@ -67,7 +67,7 @@ impl BufferUsers {
 ///     task("use", 0, Work::Cpu, &[BufferId(0)], &[], &[Wait { task: TaskId(0), lag: 0 }]),
 /// ];
 /// # static TABLES: ScheduleTables = ScheduleTables { name: "s", profile: "sil", period_ns: 10,
-/// #   minor_frames_ns: &[0], lookahead: 1, engines: &ENGINES, buffers: &BUFFERS, tasks: &TASKS,
+/// #   minor_frames_ns: &[0], lookahead: 1, threads: &[], engines: &ENGINES, buffers: &BUFFERS, tasks: &TASKS,
 /// #   modes: &[ModeDesc { name: "normal" }], health: &[], cubins: &[], loadables: &LOADABLES,
 /// #   pva_programs: &[], timeline: &[], cpu_waits: &[] };
 /// # static S: Schedule = match Schedule::check(&TABLES) { Ok(s) => s, Err(e) => panic!("{}", e.message()) };

@@ -8,8 +8,8 @@
 
 use crate::{
     Action, BufferId, CpuWait, CubinId, EngineId, EngineKind, FaultScope, GRAPH_NODES_PER_TASK,
-    Limit, LoadableId, ModeId, ModeMask, Param, PvaAccess, PvaParamKind, PvaProgramId, Schedule,
-    ScheduleTables, TableError, TaskDesc, TaskId, Work,
+    Limit, LoadableId, MAX_FIFO_PRIORITY, ModeId, ModeMask, Param, PvaAccess, PvaParamKind,
+    PvaProgramId, Schedule, ScheduleTables, TableError, TaskDesc, TaskId, Thread, Work,
 };
 
 /// Most tasks a schedule may have (task sets are 64-bit masks, here and in the runtime).
@@ -81,6 +81,7 @@ impl Schedule {
     ///     period_ns: 1_000_000,
     ///     minor_frames_ns: &[0],
     ///     lookahead: 0,
+    ///     threads: &[],
     ///     engines: &[],
     ///     buffers: &[],
     ///     tasks: &[],
@@ -116,6 +117,7 @@ impl Schedule {
     ///     period_ns: 1_000_000,
     ///     minor_frames_ns: &[0],
     ///     lookahead: 0,
+    ///     threads: &[],
     ///     engines: &[],
     ///     buffers: &[],
     ///     tasks: &[],
@@ -145,6 +147,7 @@ impl Schedule {
         check!(health(tables));
         check!(timeline_entries(tables));
         check!(cpu_waits(tables));
+        check!(threads(tables));
         check!(stream_ops(tables));
         check!(graph_nodes(tables));
         check!(dla_imports(tables));
@@ -790,6 +793,37 @@ const fn cpu_waits(s: &ScheduleTables) -> Result {
             && from_ns > until_ns
         {
             return Err(TableError::CpuWaitOutOfRange { entry: k });
+        }
+        k += 1;
+    }
+    Ok(())
+}
+
+/// Every `threads` entry names the executive or a CPU engine's worker, no thread twice, with
+/// a priority the runtime may ask for.
+const fn threads(s: &ScheduleTables) -> Result {
+    let mut k = 0;
+    while k < s.threads.len() {
+        let t = s.threads[k];
+        let known = match t.thread {
+            Thread::Executive => true,
+            Thread::Worker(e) => {
+                (e.0 as usize) < s.engines.len()
+                    && matches!(s.engines[e.0 as usize].kind, EngineKind::Cpu)
+            }
+        };
+        let mut repeated = false;
+        let mut j = 0;
+        while j < k {
+            repeated |= match (s.threads[j].thread, t.thread) {
+                (Thread::Executive, Thread::Executive) => true,
+                (Thread::Worker(a), Thread::Worker(b)) => a.0 == b.0,
+                _ => false,
+            };
+            j += 1;
+        }
+        if !known || repeated || t.priority > MAX_FIFO_PRIORITY {
+            return Err(TableError::ThreadOutOfRange { entry: k });
         }
         k += 1;
     }

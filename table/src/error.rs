@@ -278,6 +278,13 @@ pub enum TableError {
         /// Position of the entry in `cpu_waits` (its length when the length is wrong).
         entry: usize,
     },
+    /// A `threads` entry names a worker of an engine that does not exist or is not a CPU
+    /// engine, configures a thread an earlier entry configures too, or has a priority above
+    /// [`MAX_FIFO_PRIORITY`](crate::MAX_FIFO_PRIORITY).
+    ThreadOutOfRange {
+        /// Position of the entry in `threads`.
+        entry: usize,
+    },
     /// Two tasks of a frame touch a buffer, at least one writes it, and neither a chain of
     /// same-frame waits nor the FIFO order of an engine orders them.
     RaceWithinFrame {
@@ -408,6 +415,9 @@ impl TableError {
             }
             TableError::CpuWaitOutOfRange { .. } => {
                 "a CPU wait policy is out of range (one per task; a spin window that ends before it starts)"
+            }
+            TableError::ThreadOutOfRange { .. } => {
+                "a thread entry names no CPU engine, repeats a thread, or has a priority above 99"
             }
             TableError::RaceWithinFrame { .. } => {
                 "buffer race within a frame: two tasks touch a buffer, one writes, and nothing orders them"
@@ -590,6 +600,11 @@ impl fmt::Display for TableError {
                 f,
                 "timeline entry {entry} names task {} in mode {}, one of which does not exist",
                 task.0, mode.0
+            ),
+            TableError::ThreadOutOfRange { entry } => write!(
+                f,
+                "threads entry {entry}: name the executive or a CPU engine's worker once each, with a SCHED_FIFO priority of at most {}",
+                crate::MAX_FIFO_PRIORITY
             ),
             TableError::CpuWaitOutOfRange { entry } => write!(
                 f,

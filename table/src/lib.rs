@@ -42,6 +42,7 @@
 //!     period_ns: 1_000_000,
 //!     minor_frames_ns: &[0],
 //!     lookahead: 0,
+//!     threads: &[],
 //!     engines: &ENGINES,
 //!     buffers: &[],
 //!     tasks: &TASKS,
@@ -682,6 +683,43 @@ impl CpuWait {
     };
 }
 
+/// Which runtime thread a [`ThreadDesc`] configures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Thread {
+    /// The executive: the thread that calls the runtime's `init` and runs the frames.
+    Executive,
+    /// The worker thread of a CPU engine.
+    Worker(EngineId),
+}
+
+/// The highest `SCHED_FIFO` priority a schedule may give: Linux's maximum (`sched(7)`:
+/// 1..=99); QNX 7.1 accepts 1..=255 (above 63 only with `PROCMGR_AID_PRIORITY`), so 1..=99
+/// is valid on both.
+pub const MAX_FIFO_PRIORITY: u8 = 99;
+
+/// The real-time settings of one runtime thread (the schedule's `[executive]` table and the
+/// `priority`/`cpus` of a CPU engine). A thread without an entry keeps the runtime's
+/// defaults: `Config::realtime_priority` and no affinity.
+///
+/// ```
+/// use orin_exec_table::*;
+///
+/// // Worker of engine 0 at SCHED_FIFO 70, on CPUs 1 and 2.
+/// let t = ThreadDesc { thread: Thread::Worker(EngineId(0)), priority: 70, cpus: 0b110 };
+/// assert!(t.cpus & (1 << 1) != 0);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct ThreadDesc {
+    /// The thread.
+    pub thread: Thread,
+    /// `SCHED_FIFO` priority, 1..=[`MAX_FIFO_PRIORITY`]; `0`: the runtime's default.
+    pub priority: u8,
+    /// The CPUs it may run on, bit n for CPU n; `0`: any CPU (the OS's default).
+    pub cpus: u64,
+}
+
 /// The tables of a schedule, as plain data: what the generator emits. The runtime takes them
 /// only as a [`Schedule`], made by [`Schedule::check`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -696,6 +734,9 @@ pub struct ScheduleTables {
     pub minor_frames_ns: &'static [u64],
     /// How many frames ahead accelerator work is submitted (0 or 1).
     pub lookahead: u8,
+    /// Real-time settings of the executive and CPU workers (at most one entry per thread;
+    /// empty: the runtime's defaults for all).
+    pub threads: &'static [ThreadDesc],
     /// Engine instances.
     pub engines: &'static [EngineDesc],
     /// Buffers.
@@ -757,6 +798,20 @@ impl ScheduleTables {
         &self.tasks[id.0 as usize]
     }
 
+    /// The real-time settings of `thread` (priority 0 and no CPUs, the runtime's defaults,
+    /// when the tables have no entry for it).
+    pub fn thread(&self, thread: Thread) -> ThreadDesc {
+        self.threads
+            .iter()
+            .find(|t| t.thread == thread)
+            .copied()
+            .unwrap_or(ThreadDesc {
+                thread,
+                priority: 0,
+                cpus: 0,
+            })
+    }
+
     /// How CPU threads wait for the task's completion.
     pub fn cpu_wait(&self, id: TaskId) -> CpuWait {
         self.cpu_waits
@@ -785,7 +840,7 @@ impl ScheduleTables {
 /// ```compile_fail
 /// # use orin_exec_table::*;
 /// # static TABLES: ScheduleTables = ScheduleTables { name: "s", profile: "sil",
-/// #   period_ns: 1, minor_frames_ns: &[0], lookahead: 0, engines: &[], buffers: &[],
+/// #   period_ns: 1, minor_frames_ns: &[0], lookahead: 0, threads: &[], engines: &[], buffers: &[],
 /// #   tasks: &[], modes: &[ModeDesc { name: "m" }], health: &[], cubins: &[],
 /// #   loadables: &[], pva_programs: &[], timeline: &[], cpu_waits: &[] };
 /// // error[E0451]: field `tables` of struct `Schedule` is private

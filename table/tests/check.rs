@@ -147,6 +147,7 @@ const fn tables(tasks: &'static [TaskDesc]) -> ScheduleTables {
         period_ns: PERIOD,
         minor_frames_ns: &[0],
         lookahead: 1,
+        threads: &[],
         engines: &ENGINES,
         buffers: &BUFFERS,
         tasks,
@@ -1778,5 +1779,59 @@ fn pva_engines_have_an_affinity_and_vpus_of_their_own() {
         ],
     ] {
         assert!(with(engines).is_ok());
+    }
+}
+
+/// Thread settings: the executive and CPU workers once each, priorities up to 99.
+///
+/// Covers: REQ-PART-021
+#[test]
+fn thread_entries_name_cpu_workers_once_with_a_fifo_priority() {
+    let with = |threads: Vec<ThreadDesc>| ScheduleTables {
+        threads: leak(threads),
+        ..tables(&[])
+    };
+    let entry = |thread, priority, cpus| ThreadDesc {
+        thread,
+        priority,
+        cpus,
+    };
+    let worker = |e: u8| Thread::Worker(EngineId(e));
+    let good = with(vec![
+        entry(Thread::Executive, 80, 0b1),
+        entry(worker(CPU0), 70, 0b10),
+        entry(worker(CPU1), 0, 0b1100),
+    ]);
+    let s = check(good).unwrap();
+    assert_eq!(s.thread(worker(CPU0)).priority, 70);
+    assert_eq!(s.thread(worker(CPU1)).cpus, 0b1100);
+    // No entry: the runtime's defaults.
+    let none = check(tables(&[])).unwrap();
+    assert_eq!(none.thread(Thread::Executive).priority, 0);
+    assert_eq!(none.thread(Thread::Executive).cpus, 0);
+    let bad = [
+        // Not a CPU engine, or no engine at all.
+        vec![entry(worker(GPU0), 50, 0)],
+        vec![entry(worker(4), 50, 0)],
+        // A thread twice.
+        vec![
+            entry(Thread::Executive, 50, 0),
+            entry(Thread::Executive, 60, 0),
+        ],
+        vec![entry(worker(CPU1), 50, 0), entry(worker(CPU1), 0, 1)],
+        // Beyond SCHED_FIFO's portable range.
+        vec![
+            entry(worker(CPU0), 1, 0),
+            entry(worker(CPU1), MAX_FIFO_PRIORITY + 1, 0),
+        ],
+    ];
+    for threads in bad {
+        let entry = threads.len() - 1;
+        let e = check(with(threads.clone())).unwrap_err();
+        assert_eq!(e, TableError::ThreadOutOfRange { entry }, "{threads:?}");
+        assert!(
+            e.to_string().contains(&format!("threads entry {entry}")),
+            "{e}"
+        );
     }
 }

@@ -263,6 +263,7 @@ fn tables(spec: &Spec) -> &'static ScheduleTables {
         period_ns: PERIOD,
         minor_frames_ns: &[0],
         lookahead: spec.lookahead,
+        threads: &[],
         engines: leak(engines),
         buffers: leak(buffers),
         tasks: leak(tasks),

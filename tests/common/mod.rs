@@ -293,6 +293,7 @@ pub fn try_schedule(v: Variant) -> Result<&'static Schedule, TableError> {
         period_ns: v.period_ns,
         minor_frames_ns: &[0],
         lookahead: 1,
+        threads: &[],
         engines,
         buffers,
         tasks,

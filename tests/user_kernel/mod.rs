@@ -209,6 +209,7 @@ pub mod chain {
             period_ns: 10 * MS,
             minor_frames_ns: &[0],
             lookahead: 1,
+            threads: &[],
             engines: engines(o.graph),
             buffers: leak(vec![
                 buffer("in", 1),

@@ -377,6 +377,13 @@ fn run(
             );
         }
     }
+    // What the OS granted each thread (the schedule's `[executive]` and CPU engine settings,
+    // else the default priority): host-dependent, so on the real clock only.
+    if !args.virtual_clock {
+        for grant in exec.threads() {
+            say!("thread {grant}");
+        }
+    }
     if let Some(rt) = exec.realtime()
         && !args.virtual_clock
         && (!rt.fifo || !rt.locked)

@@ -6,7 +6,7 @@ static TABLES: ScheduleTables = ScheduleTables {
     profile: "sil",
     period_ns: 1_000_000,
     minor_frames_ns: &[0],
-    lookahead: 0,
+    lookahead: 0, threads: &[],
     engines: &[],
     buffers: &[],
     tasks: &[],

@@ -362,6 +362,7 @@ static TABLES: ScheduleTables = ScheduleTables {
     period_ns: PERIOD,
     minor_frames_ns: &[0],
     lookahead: 0,
+    threads: &[],
     engines: &[],
     buffers: &[],
     tasks: &[],

@@ -217,6 +217,7 @@ pub fn schedule(shape: Shape, n: usize) -> Result<&'static Schedule, String> {
         period_ns: PERIOD_NS,
         minor_frames_ns: &[0],
         lookahead: 1,
+        threads: &[],
         engines,
         buffers,
         tasks,

@@ -100,6 +100,7 @@ fn tables(extra: usize) -> &'static ScheduleTables {
         period_ns: PERIOD_NS,
         minor_frames_ns: &[0],
         lookahead: 1,
+        threads: &[],
         engines: leak(vec![
             EngineDesc {
                 name: "cpu0",

@@ -292,6 +292,7 @@ impl Emitter<'_> {
             period_ns: #period,
             minor_frames_ns: &[#(#minor),*],
             lookahead: #lookahead,
+            threads: &THREADS,
             engines: &ENGINES,
             buffers: &BUFFERS,
             tasks: &TASKS,
@@ -500,6 +501,22 @@ impl Emitter<'_> {
             })
         });
         let cpu_waits = (0..m.tasks.len()).map(|t| self.cpu_wait(t));
+        let threads = std::iter::once((quote!(Thread::Executive), &m.executive))
+            .chain(m.engines.iter().enumerate().map(|(i, e)| {
+                let e_ref = self.engine_ref(i);
+                (quote!(Thread::Worker(#e_ref)), &e.thread)
+            }))
+            .filter(|(_, t)| t.priority != 0 || t.cpus != 0)
+            .map(|(thread, t)| {
+                let (priority, cpus) = (num(u64::from(t.priority)), cpu_mask(t.cpus));
+                quote! {
+                    ThreadDesc {
+                        thread: #thread,
+                        priority: #priority,
+                        cpus: #cpus,
+                    }
+                }
+            });
         let mut items = vec![
             static_table("ENGINES", "EngineDesc", engines),
             static_table("BUFFERS", "BufferDesc", buffers),
@@ -510,6 +527,7 @@ impl Emitter<'_> {
             static_table("LOADABLES", "LoadableDesc", loadables),
             static_table("TIMELINE", "TimelineEntry", timeline),
             static_table("CPU_WAITS", "CpuWait", cpu_waits),
+            static_table("THREADS", "ThreadDesc", threads),
         ];
         if !m.pva_programs.is_empty() {
             items.insert(7, static_table("PVA_PROGRAMS", "PvaProgramDesc", programs));
@@ -768,6 +786,11 @@ fn static_table(name: &str, ty: &str, rows: impl Iterator<Item = TokenStream>) -
     quote! {
         static #name: [#ty; #len] = [#(#rows),*];
     }
+}
+
+/// A CPU mask as a binary literal (`0b110`: CPUs 1 and 2), readable in the generated code.
+fn cpu_mask(mask: u64) -> LitInt {
+    LitInt::new(&format!("{mask:#b}"), Span::call_site())
 }
 
 fn tensor_specs(list: &[Tensor]) -> Vec<TokenStream> {

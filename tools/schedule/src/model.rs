@@ -53,6 +53,16 @@ impl Profile {
         2
     }
 
+    /// CPU cores a thread may be pinned to: Jetson AGX Orin has 12 Cortex-A78AE cores
+    /// (<https://developer.nvidia.com/embedded/jetson-modules>); `rig` and `sil` run on
+    /// whatever host they are given, so only the 64-bit mask bounds them.
+    pub fn cpu_cores(self) -> Option<u8> {
+        match self {
+            Profile::Orin => Some(12),
+            Profile::Rig | Profile::Sil => None,
+        }
+    }
+
     /// The SM a cubin must have a variant for (`sil` runs reference models: any SM).
     pub fn required_sm(self) -> Option<u32> {
         match self {
@@ -140,8 +150,36 @@ pub(crate) struct Engine {
     pub graph: bool,
     /// PVA engines: the VPUs its stream may use (`vpu`, default any); `None` elsewhere.
     pub vpu: Option<VpuAffinity>,
+    /// CPU engines: the worker thread's `priority` and `cpus`.
+    pub thread: ThreadSpec,
     pub span: Span,
     pub capacity_span: Option<Span>,
+}
+
+/// A runtime thread's real-time settings (`priority`, `cpus`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ThreadSpec {
+    /// `SCHED_FIFO` priority (`0`: the runtime's default).
+    pub priority: u8,
+    /// Allowed CPUs, bit n for CPU n (`0`: any).
+    pub cpus: u64,
+    /// Each CPU with where it is written, for the shared-CPU warning.
+    pub cpu_spans: Vec<(u8, Span)>,
+}
+
+impl ThreadSpec {
+    /// `, SCHED_FIFO 70, CPUs {1,2}` for the report (empty for the defaults).
+    pub fn describe(&self) -> String {
+        let mut s = String::new();
+        if self.priority != 0 {
+            s += &format!(", SCHED_FIFO {}", self.priority);
+        }
+        if self.cpus != 0 {
+            let cpus: Vec<String> = self.cpu_spans.iter().map(|(c, _)| c.to_string()).collect();
+            s += &format!(", CPUs {{{}}}", cpus.join(","));
+        }
+        s
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -440,6 +478,8 @@ pub(crate) struct Model {
     pub minor_frames: Vec<u64>,
     pub lookahead: u8,
     pub engines: Vec<Engine>,
+    /// The executive thread's settings (`[executive]`).
+    pub executive: ThreadSpec,
     pub buffers: Vec<Buffer>,
     pub modes: Vec<Mode>,
     pub tasks: Vec<Task>,
@@ -477,6 +517,7 @@ const TOP_KEYS: &[&str] = &[
     "loadables_manifest",
     "pva_programs_manifest",
     "modes",
+    "executive",
     "engines",
     "buffer",
     "task",
@@ -686,6 +727,8 @@ fn parse_root(p: &mut Parser, root: &[(node::Key, Node)]) -> Option<Model> {
 
     let modes = parse_modes(p, top.value("modes"), name.as_deref().unwrap_or("?"));
     let engines = parse_engines(p, top.value("engines"), profile);
+    let executive = parse_executive(p, top.value("executive"), profile);
+    warn_shared_cpus(p, &executive, &engines);
     let buffer_nodes = array_of_tables(p, &mut top, "buffer");
     let mut buffer_decls: Vec<(String, Option<BufferDecl>)> = Vec::new();
     for n in buffer_nodes {
@@ -869,6 +912,7 @@ fn parse_root(p: &mut Parser, root: &[(node::Key, Node)]) -> Option<Model> {
         minor_frames: minor_frames?,
         lookahead: lookahead?,
         engines,
+        executive,
         buffers: buffers?,
         modes,
         tasks,
@@ -1175,6 +1219,7 @@ fn parse_engines(p: &mut Parser, n: Option<&Node>, profile: Option<Profile>) -> 
                 .and_then(|n| parse_submit(p, n, kind, &what));
             let vpu_node = ef.value("vpu");
             let vpu = parse_vpu(p, vpu_node, kind, &what);
+            let thread = parse_thread(p, &mut ef, kind, &what, profile);
             p.unknown(
                 &ef,
                 &[
@@ -1184,6 +1229,8 @@ fn parse_engines(p: &mut Parser, n: Option<&Node>, profile: Option<Profile>) -> 
                     "cpu_wait",
                     "submit",
                     "vpu",
+                    "priority",
+                    "cpus",
                 ],
                 &what,
             );
@@ -1271,6 +1318,7 @@ fn parse_engines(p: &mut Parser, n: Option<&Node>, profile: Option<Profile>) -> 
                 cpu_wait,
                 graph: graph.unwrap_or(false),
                 vpu,
+                thread,
                 span: name_node.span.clone(),
                 capacity_span: capacity_node.map(|n| n.span.clone()),
             });
@@ -1340,6 +1388,145 @@ fn parse_vpu(p: &mut Parser, n: Option<&Node>, kind: Kind, what: &str) -> Option
                 .push("expected one of: `vpu0`, `vpu1`, `any` (each PVA has two VPUs)".into());
             // Read as `any`, so that the contention check still sees the engine.
             Some(VpuAffinity::Any)
+        }
+    }
+}
+
+/// The top-level `[executive]` table: the executive thread's `priority` and `cpus`.
+fn parse_executive(p: &mut Parser, n: Option<&Node>, profile: Option<Profile>) -> ThreadSpec {
+    let Some(n) = n else {
+        return ThreadSpec::default();
+    };
+    let Some(mut f) = p.ok(read::table(&p.src, n, "`executive`")) else {
+        return ThreadSpec::default();
+    };
+    let thread = parse_thread(p, &mut f, Kind::Cpu, "`[executive]`", profile);
+    p.unknown(&f, &["priority", "cpus"], "`[executive]`");
+    thread
+}
+
+/// `priority` (`SCHED_FIFO`, 1..=`MAX_FIFO_PRIORITY`) and `cpus` (distinct CPU numbers below
+/// the profile's core count) of a thread: the executive (`kind` CPU) or a CPU engine's
+/// worker; other engines have no thread of their own.
+fn parse_thread(
+    p: &mut Parser,
+    f: &mut Fields<'_>,
+    kind: Kind,
+    what: &str,
+    profile: Option<Profile>,
+) -> ThreadSpec {
+    let mut spec = ThreadSpec::default();
+    let max = orin_exec_table::MAX_FIFO_PRIORITY;
+    for key in ["priority", "cpus"] {
+        if kind != Kind::Cpu
+            && let Some(n) = f.value(key)
+        {
+            p.err(
+                &n.span,
+                format!("{what}: `{key}` applies to CPU engines and the executive only"),
+            )
+            .notes
+            .push(format!(
+                "a {} engine is driven by the executive's thread; set the executive's `{key}` in `[executive]`",
+                kind.upper()
+            ));
+        }
+    }
+    if kind != Kind::Cpu {
+        return spec;
+    }
+    if let Some(n) = f.value("priority") {
+        let what = format!("{what}: `priority`");
+        match read::int_in(&p.src, n, &what, 1, i64::from(max)) {
+            Ok(v) => spec.priority = v as u8,
+            Err(mut d) => {
+                d.notes.push(format!(
+                    "a SCHED_FIFO priority valid on Linux (1..=99) and QNX 7.1 (1..=255, above 63 with PROCMGR_AID_PRIORITY): 1..={max}"
+                ));
+                p.diags.push(d);
+            }
+        }
+    }
+    let Some(n) = f.value("cpus") else {
+        return spec;
+    };
+    let Some(items) = p.ok(read::array(&p.src, n, &format!("{what}: `cpus`"))) else {
+        return spec;
+    };
+    if items.is_empty() {
+        p.err(
+            &n.span,
+            format!("{what}: `cpus` is empty; list at least one CPU, or leave `cpus` out to run on any CPU"),
+        );
+    }
+    let cores = profile.and_then(Profile::cpu_cores);
+    let limit = cores.map_or(63, |c| i64::from(c) - 1);
+    for item in items {
+        let Some(cpu) = p.ok(read::int_in(
+            &p.src,
+            item,
+            &format!("{what}: each CPU of `cpus`"),
+            0,
+            limit,
+        )) else {
+            if let (Some(c), Some(prof)) = (cores, profile) {
+                let last = p.diags.len() - 1;
+                p.diags[last].notes.push(format!(
+                    "profile `{}` has {c} CPU cores, numbered 0..={}",
+                    prof.name(),
+                    c - 1
+                ));
+            }
+            continue;
+        };
+        let cpu = cpu as u8;
+        if spec.cpus & (1 << cpu) != 0 {
+            p.err(
+                &item.span,
+                format!("{what}: CPU {cpu} is listed twice in `cpus`"),
+            );
+            continue;
+        }
+        spec.cpus |= 1 << cpu;
+        spec.cpu_spans.push((cpu, item.span.clone()));
+    }
+    spec
+}
+
+/// Two runtime threads pinned to a common CPU: allowed, but the worst-case timeline treats
+/// every CPU engine and the executive as running on a CPU of its own.
+fn warn_shared_cpus(p: &mut Parser, executive: &ThreadSpec, engines: &[Engine]) {
+    let threads: Vec<(String, &ThreadSpec)> =
+        std::iter::once(("the executive".to_owned(), executive))
+            .chain(
+                engines
+                    .iter()
+                    .filter(|e| e.kind == Kind::Cpu)
+                    .map(|e| (format!("worker `{}`", e.name), &e.thread)),
+            )
+            .collect();
+    for (i, (b_name, b)) in threads.iter().enumerate() {
+        for (a_name, a) in &threads[..i] {
+            let shared = a.cpus & b.cpus;
+            // Only a thread pinned to shared CPUs alone is sure to compete for them.
+            if shared == 0 || (a.cpus != shared && b.cpus != shared) {
+                continue;
+            }
+            let Some((cpu, span)) = b.cpu_spans.iter().find(|(c, _)| shared & (1 << c) != 0) else {
+                continue;
+            };
+            let mut d = p.src.warning(
+                span,
+                format!("{a_name} and {b_name} are both pinned to CPU {cpu}"),
+            );
+            d.notes.push(
+                "the worst-case timeline gives every CPU worker and the executive a CPU of its own: \
+                 on a shared CPU a task also waits while the other thread runs (under SCHED_FIFO, \
+                 for all of a higher-priority thread's work), so include that in the WCETs or pin \
+                 them to different CPUs"
+                    .into(),
+            );
+            p.diags.push(d);
         }
     }
 }

@@ -142,11 +142,12 @@ impl Report {
                 (
                     e.name.clone(),
                     format!(
-                        "{} {} {}{}",
+                        "{} {} {}{}{}",
                         e.kind.upper(),
                         e.kind.instance_key(),
                         e.instance,
-                        crate::model::vpu_suffix(e.vpu)
+                        crate::model::vpu_suffix(e.vpu),
+                        e.thread.describe()
                     ),
                     e.queue_capacity,
                 )
