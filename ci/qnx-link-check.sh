@@ -29,10 +29,10 @@ PATH="$fake:$PATH" cargo +nightly build -q -Zbuild-std=std,panic_abort \
     --target aarch64-unknown-nto-qnx710 -p aeb-demo --no-default-features --features orin
 obj=${CARGO_TARGET_DIR:-target}/aarch64-unknown-nto-qnx710/debug/aeb
 undefined=$(llvm-nm -u "$obj" | awk '{print $NF}' | sort -u)
-vendor=$(grep -E '^(NvSci|cu[A-Z]|cudla)' <<<"$undefined" || true)
+vendor=$(grep -E '^(NvSci|cu[A-Z]|cudla|Cupva)' <<<"$undefined" || true)
 echo "one relocatable object: $(file -b "$obj" | cut -d, -f1-2)"
 echo "undefined: $(wc -l <<<"$undefined") symbols"
-echo "  NVIDIA (libnvscisync, libnvscibuf, libcuda, libcudla): $(wc -l <<<"$vendor")"
-echo "  QNX SDP (libc, libm, libsocket, libgcc_s): $(grep -cvE '^(NvSci|cu[A-Z]|cudla)' <<<"$undefined")"
+echo "  NVIDIA (libnvscisync, libnvscibuf, libcuda, libcudla, libcupva_host): $(wc -l <<<"$vendor")"
+echo "  QNX SDP (libc, libm, libsocket, libgcc_s): $(grep -cvE '^(NvSci|cu[A-Z]|cudla|Cupva)' <<<"$undefined")"
 echo "  of which the OS calls of src/engine/os.rs:" \
     $(grep -xE 'ThreadCtl_r|clock_gettime|clock_nanosleep|mlockall|pthread_(get|set)schedparam' <<<"$undefined")
