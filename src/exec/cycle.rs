@@ -268,6 +268,9 @@ pub struct Cycle<'a> {
     failed: [u64; FENCE_HISTORY],
     /// CPU tasks the platform ran on the calling thread the last time they were dispatched.
     inline: u64,
+    /// CPU tasks of the frame being dispatched that were released after their deadline
+    /// (dispatched as no-ops, their miss already reported).
+    late: u64,
     stopped: bool,
     faults_in_frame: u32,
 }
@@ -304,6 +307,7 @@ impl<'a> Cycle<'a> {
             planned_up_to: None,
             failed: [0; FENCE_HISTORY],
             inline: 0,
+            late: 0,
             stopped: false,
             faults_in_frame: 0,
         })
@@ -438,6 +442,7 @@ impl<'a> Cycle<'a> {
             return;
         };
         let release = self.release_time(f);
+        self.late = 0;
         let mut minor = 0;
         for i in 0..s.tasks.len() {
             let id = TaskId(i as u16);
@@ -463,6 +468,7 @@ impl<'a> Cycle<'a> {
                 }
             }
             if missed {
+                self.late |= bit(id);
                 self.fault(p, f, id, FaultKind::DeadlineMiss);
             }
             let skipped = missed || plan.skipped(id);
@@ -530,7 +536,10 @@ impl<'a> Cycle<'a> {
             }
             match p.wait(id, f, release + s.task(id).deadline_ns) {
                 Completion::Pending => self.fault(p, f, id, FaultKind::FenceTimeout),
-                Completion::Done(run) => self.check(p, f, id, run, plan.skipped(id)),
+                Completion::Done(run) => {
+                    let noop = plan.skipped(id) || self.late & bit(id) != 0;
+                    self.check(p, f, id, run, noop)
+                }
             }
         }
     }

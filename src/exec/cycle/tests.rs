@@ -170,6 +170,9 @@ struct Mock {
     submitted: HashMap<(u16, u64), (u64, Vec<Dep>, bool)>,
     /// Completed runs (CPU signals, resolved engine runs).
     done: HashMap<(u16, u64), Run>,
+    /// Hand CPU tasks to a "worker" (it runs them from the call on, in parallel with the
+    /// core) instead of running them on the calling thread.
+    workers: bool,
     calls: Vec<CpuCall>,
     events: Vec<Event>,
     stops: Vec<SafeStop>,
@@ -253,11 +256,21 @@ impl Platform for Mock {
 
     fn dispatch_cpu(&mut self, call: CpuCall) -> CpuDispatch {
         self.calls.push(call);
-        if !call.run {
+        if !call.run && !self.workers {
             return CpuDispatch::Ran(Outcome::Ok);
         }
         let key = (call.task.0, call.frame);
-        self.now += self.cost[&call.task.0] + self.extra.get(&key).copied().unwrap_or(0);
+        let took = self.cost[&call.task.0] + self.extra.get(&key).copied().unwrap_or(0);
+        if self.workers {
+            let run = Run {
+                start_ns: self.now,
+                end_ns: self.now + if call.run { took } else { 0 },
+                outcome: Outcome::Ok,
+            };
+            self.done.insert(key, run);
+            return CpuDispatch::Handed;
+        }
+        self.now += took;
         CpuDispatch::Ran(match self.fail.get(&key) {
             Some(&code) => Outcome::TaskFailed(code),
             None => Outcome::Ok,
@@ -287,7 +300,8 @@ impl Platform for Mock {
 
     fn wait(&mut self, task: TaskId, frame: u64, limit_ns: u64) -> Completion {
         match self.resolve(task, frame) {
-            Some(run) if run.end_ns <= limit_ns => {
+            // Complete by the limit, or already when the wait begins.
+            Some(run) if run.end_ns <= limit_ns.max(self.now) => {
                 self.now = self.now.max(run.end_ns);
                 Completion::Done(run)
             }
@@ -604,6 +618,44 @@ fn accelerator_hang_times_out_and_is_skipped() {
     let noops: Vec<_> = (0..5).map(|f| p.submitted[&(INFER.0, f)].2).collect();
     assert_eq!(noops, [false, false, false, true, false]);
     assert_eq!(cycle.health().count(INFER, FaultKind::FenceTimeout), 1);
+}
+
+/// CPU tasks handed to a worker are monitored through `Platform::wait`, each until its
+/// deadline: a task still running then is a fence timeout (as on the hosted executive), and
+/// the tasks after it wait for the runs they depend on.
+///
+/// Covers: REQ-PART-072
+#[test]
+fn handed_cpu_tasks_are_monitored_by_wait() {
+    let s = cpu_schedule(false);
+    let mut p = Mock::with_costs(&[(SENSE, 700), (DECIDE, 900), (LOG, 300)]);
+    p.workers = true;
+    p.extra.insert((SENSE.0, 1), 4_800);
+    p.extra.insert((DECIDE.0, 1), 2_500);
+    let mut rows = ROWS;
+    let mut cycle = Cycle::new(s, &mut rows, 0).unwrap();
+    for _ in 0..2 {
+        cycle.step(&mut p).unwrap();
+    }
+    assert_eq!(
+        p.faults(),
+        [
+            (
+                1,
+                SENSE,
+                FaultKind::DeadlineMiss,
+                Action::SwitchMode(ModeId(1))
+            ),
+            (1, SENSE, FaultKind::BudgetOverrun, Action::Log),
+            (1, DECIDE, FaultKind::FenceTimeout, Action::Log),
+        ]
+    );
+    // `decide` was handed over once `sense` (10_000..15_500) had ended.
+    let decide = p.calls.iter().find(|c| (c.task, c.frame) == (DECIDE, 1));
+    assert!(decide.is_some_and(|c| c.run && c.inputs_ready));
+    assert_eq!(p.done[&(DECIDE.0, 1)].start_ns, 15_500);
+    assert_eq!(p.ends(DECIDE).len(), 1);
+    assert_eq!(p.now, 18_000);
 }
 
 /// A schedule with more tasks than the fault-count rows lent is refused.
