@@ -22,12 +22,12 @@ trap 'rm -rf "$tmp"' EXIT
 cargo fmt --check
 CARGO_TARGET_DIR=$target_dir cargo clippy -q --release --locked -- -D warnings
 CARGO_TARGET_DIR=$target_dir cargo build -q --release --locked
-# The image ends with a semihosting exit: its status is QEMU's (0: the run went as planned).
 # No allocator in the image: no crate in it (the core included) may allocate.
 if nm "$elf" | grep -E '__rust_(alloc|dealloc|realloc)|\bmalloc\b'; then
     echo "the bare-metal image references an allocator"
     exit 1
 fi
+# The image ends with a semihosting exit: its status is QEMU's (0: the run went as planned).
 status=0
 timeout 60 qemu-system-arm -cpu cortex-m3 -machine lm3s6965evb -nographic \
     -semihosting-config enable=on,target=native -kernel "$elf" \
