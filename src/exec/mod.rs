@@ -3,6 +3,7 @@
 pub mod bind;
 #[cfg(feature = "std")]
 pub mod board;
+pub mod cycle;
 #[cfg(feature = "std")]
 pub mod executive;
 #[cfg(feature = "std")]

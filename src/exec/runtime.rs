@@ -83,16 +83,8 @@ impl Default for Config {
     }
 }
 
-/// What a safe stop reports to the user's safe-state function.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SafeStop {
-    /// The frame in which the fault was detected.
-    pub frame: u64,
-    /// The task whose fault triggered it.
-    pub task: &'static str,
-    /// The fault.
-    pub fault: crate::table::FaultKind,
-}
+/// What a safe stop reports to the user's safe-state function (defined by the core).
+pub use crate::exec::cycle::SafeStop;
 
 /// Static storage for one runtime, sized to its schedule: put it in a `static` (e.g. a
 /// `StaticCell`). The schedule generator emits the type for a schedule

@@ -1,0 +1,594 @@
+//! The executive core: the frame loop over a small [`Platform`], without `std` or `alloc`.
+//!
+//! [`Cycle::step`] runs one major frame: it sleeps until the frame's release, plans it (the
+//! mode and the skips the health monitor asked for, fixed once and never changed), plans the
+//! `lookahead` frames after it, submitting their accelerator work with the runs each task
+//! waits for ([`Dep`], lagged `after` edges included), dispatches the frame's CPU tasks in
+//! schedule order, minor frame by minor frame, each at its release offset once its
+//! dependencies are complete, then monitors every task against its deadline and budget.
+//! Faults go to the [`HealthMonitor`]; its reactions take effect at the next frame not yet
+//! planned (skip, mode switch) or at once (safe stop: the [`Platform::safe_state`] hook runs
+//! and no further frame or task is released).
+//!
+//! The platform is what differs between a hosted process and a bare-metal image: its clock,
+//! how it sleeps, how it runs a CPU task (the bound body on the calling thread, or a worker),
+//! and its accelerator engines (submit, and a bounded wait for completion). Everything the
+//! core keeps is in the [`Cycle`] itself or in the slices the caller lends it.
+//!
+//! ```
+//! use orin_exec::exec::cycle::*;
+//! use orin_exec::exec::health::FaultCounts;
+//! use orin_exec::table::*;
+//!
+//! # static ENGINES: [EngineDesc; 1] = [EngineDesc { name: "cpu0", kind: EngineKind::Cpu,
+//! #   instance: 0, queue_capacity: 1, graph: false, vpu: None }];
+//! # static TASKS: [TaskDesc; 1] = [TaskDesc { name: "tick", engine: EngineId(0), work: Work::Cpu,
+//! #   wcet_ns: 100, budget_ns: 100, deadline_ns: 500, release_ns: 0, reads: &[], writes: &[],
+//! #   waits: &[], modes: ModeMask(1) }];
+//! # static TABLES: ScheduleTables = ScheduleTables { name: "s", profile: "sil",
+//! #   period_ns: 1000, minor_frames_ns: &[0], lookahead: 0, threads: &[], engines: &ENGINES,
+//! #   buffers: &[], tasks: &TASKS, modes: &[ModeDesc { name: "normal" }], health: &[],
+//! #   cubins: &[], loadables: &[], pva_programs: &[], timeline: &[], cpu_waits: &[] };
+//! # static SCHEDULE: Schedule = match Schedule::check(&TABLES) { Ok(s) => s, Err(e) => panic!("{}", e.message()) };
+//! /// A virtual clock; each CPU task takes 100 ns.
+//! struct Sim { now: u64, runs: u32 }
+//!
+//! impl Platform for Sim {
+//!     fn now_ns(&mut self) -> u64 { self.now }
+//!     fn sleep_until(&mut self, t_ns: u64) { self.now = self.now.max(t_ns) }
+//!     fn dispatch_cpu(&mut self, call: CpuCall) -> CpuDispatch {
+//!         if call.run { self.runs += 1; self.now += 100; }
+//!         CpuDispatch::Ran(Outcome::Ok)
+//!     }
+//!     fn signal(&mut self, _task: TaskId, _frame: u64, _at_ns: u64) {}
+//!     fn submit(&mut self, _: TaskId, _: u64, _: &[Dep], _: bool) -> Result<(), i32> { Err(-1) }
+//!     fn wait(&mut self, _: TaskId, _: u64, _: u64) -> Completion { Completion::Pending }
+//!     fn safe_state(&mut self, _stop: &SafeStop) {}
+//! }
+//!
+//! let mut counts = [[0; FaultKind::ALL.len()]; 1];
+//! let mut cycle = Cycle::new(&SCHEDULE, &mut counts, 0).unwrap();
+//! let mut sim = Sim { now: 0, runs: 0 };
+//! for _ in 0..3 {
+//!     let report = cycle.step(&mut sim).unwrap();
+//!     assert_eq!((report.release_error_ns, report.faults), (0, 0));
+//! }
+//! assert_eq!((sim.runs, sim.now), (3, 2100));
+//! ```
+
+use crate::error::{Error, Phase, Result, Table};
+use crate::exec::health::{FaultCounts, HealthMonitor};
+use crate::exec::plan::FramePlan;
+use crate::limits::{FENCE_HISTORY, MAX_WAITS};
+use crate::table::{Action, EngineKind, FaultKind, ModeId, Schedule, TaskId};
+
+/// The most tasks a schedule run by the core may have (task sets are 64-bit masks).
+pub const MAX_CORE_TASKS: usize = 64;
+
+/// One task's run in one frame: what an accelerator submission waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Dep {
+    /// The task.
+    pub task: TaskId,
+    /// Its frame.
+    pub frame: u64,
+}
+
+/// How a task's run ended, as far as the platform knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Outcome {
+    /// It did its work.
+    Ok,
+    /// A CPU task reported failure with an application-defined code.
+    TaskFailed(u32),
+    /// The engine reported an error (the raw status of its library).
+    EngineFailed(i32),
+}
+
+/// A completed run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Run {
+    /// When it started, executive clock, ns.
+    pub start_ns: u64,
+    /// When it ended, executive clock, ns.
+    pub end_ns: u64,
+    /// How it ended.
+    pub outcome: Outcome,
+}
+
+/// The answer to [`Platform::wait`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Completion {
+    /// Not complete by the limit.
+    Pending,
+    /// Complete.
+    Done(Run),
+}
+
+/// One CPU task of one frame, as the core hands it to the platform.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct CpuCall {
+    /// The task.
+    pub task: TaskId,
+    /// The frame.
+    pub frame: u64,
+    /// `false`: a no-op (skipped by the health monitor, or released after its deadline);
+    /// it completes all the same.
+    pub run: bool,
+    /// Whether every dependency completed before the task's latest start (deadline minus
+    /// WCET); a task whose inputs are late still runs, and can react to it.
+    pub inputs_ready: bool,
+}
+
+/// What the platform did with a [`CpuCall`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum CpuDispatch {
+    /// It ran the task on the calling thread, which is now done with it: the core takes
+    /// its times around the call and signals its completion ([`Platform::signal`]).
+    Ran(Outcome),
+    /// A worker runs it and signals it; the core monitors it with [`Platform::wait`].
+    Handed,
+}
+
+/// What a safe stop reports to the user's safe-state function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct SafeStop {
+    /// The frame in which the fault was detected.
+    pub frame: u64,
+    /// The task whose fault triggered it.
+    pub task: &'static str,
+    /// The fault.
+    pub fault: FaultKind,
+}
+
+/// What the core reports to [`Platform::event`] (for a log or a trace).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Event {
+    /// A major frame was released, `error_ns` after its planned time.
+    Release {
+        /// The frame.
+        frame: u64,
+        /// Actual minus planned release, ns.
+        error_ns: i64,
+    },
+    /// A minor frame of the major frame began.
+    MinorFrame {
+        /// The major frame.
+        frame: u64,
+        /// Its index in the schedule's minor frames.
+        index: u8,
+    },
+    /// A frame was planned in a mode other than its predecessor's.
+    ModeSwitch {
+        /// The first frame in the new mode.
+        frame: u64,
+        /// The new mode.
+        mode: ModeId,
+    },
+    /// An accelerator task was submitted.
+    Submit {
+        /// The frame.
+        frame: u64,
+        /// The task.
+        task: TaskId,
+    },
+    /// A task's run ended (or its no-op, `skipped`).
+    TaskEnd {
+        /// The frame.
+        frame: u64,
+        /// The task.
+        task: TaskId,
+        /// The run.
+        run: Run,
+        /// Whether it ran as a no-op.
+        skipped: bool,
+    },
+    /// The monitor detected a fault and the health monitor chose a reaction.
+    Fault {
+        /// The frame.
+        frame: u64,
+        /// The task.
+        task: TaskId,
+        /// The fault.
+        kind: FaultKind,
+        /// The reaction.
+        action: Action,
+    },
+}
+
+/// What the core needs from the machine it runs on.
+///
+/// Every call is made from the thread that calls [`Cycle::step`]. None may block without a
+/// bound: [`Platform::wait`] returns by its limit.
+pub trait Platform {
+    /// Now on the executive clock, ns.
+    fn now_ns(&mut self) -> u64;
+    /// Sleep until `t_ns` (absolute, executive clock); returns at once when it has passed.
+    fn sleep_until(&mut self, t_ns: u64);
+    /// Run a CPU task (its bound body, on this thread) or hand it to a worker.
+    fn dispatch_cpu(&mut self, call: CpuCall) -> CpuDispatch;
+    /// A CPU task the core ran ([`CpuDispatch::Ran`]) completed at `at_ns`: signal its
+    /// completion to whatever waits for it (accelerator work submitted after it).
+    fn signal(&mut self, task: TaskId, frame: u64, at_ns: u64);
+    /// Queue an accelerator task's run of `frame` behind the runs in `after`; `noop`: it
+    /// does nothing but still completes. `Err`: the library's raw status.
+    fn submit(
+        &mut self,
+        task: TaskId,
+        frame: u64,
+        after: &[Dep],
+        noop: bool,
+    ) -> core::result::Result<(), i32>;
+    /// Wait until `task`'s run of `frame` completes, at the latest until `limit_ns`
+    /// (absolute): an accelerator task, or a CPU task handed to a worker.
+    fn wait(&mut self, task: TaskId, frame: u64, limit_ns: u64) -> Completion;
+    /// The user's safe-state function: a fault whose reaction is a safe stop was detected.
+    fn safe_state(&mut self, stop: &SafeStop);
+    /// An event for the log or trace (default: dropped).
+    fn event(&mut self, event: &Event) {
+        let _ = event;
+    }
+}
+
+/// What one major frame did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct CycleReport {
+    /// The frame.
+    pub frame: u64,
+    /// Its mode.
+    pub mode: ModeId,
+    /// Release error (actual minus planned), ns.
+    pub release_error_ns: i64,
+    /// Faults detected in it.
+    pub faults: u32,
+    /// Whether the core stopped (safe stop).
+    pub stopped: bool,
+}
+
+/// The frame loop's state.
+#[derive(Debug)]
+pub struct Cycle<'a> {
+    schedule: &'a Schedule,
+    hm: HealthMonitor<'a>,
+    t0: u64,
+    next: u64,
+    mode: ModeId,
+    plans: [Option<FramePlan>; FENCE_HISTORY],
+    planned_up_to: Option<u64>,
+    /// Per planned frame (`frame % FENCE_HISTORY`): the tasks whose submission failed.
+    failed: [u64; FENCE_HISTORY],
+    /// CPU tasks the platform ran on the calling thread the last time they were dispatched.
+    inline: u64,
+    /// CPU tasks of the frame being dispatched that were released after their deadline
+    /// (dispatched as no-ops, their miss already reported).
+    late: u64,
+    stopped: bool,
+    faults_in_frame: u32,
+}
+
+fn bit(task: TaskId) -> u64 {
+    1u64.checked_shl(task.0 as u32).unwrap_or(0)
+}
+
+fn slot(frame: u64) -> usize {
+    (frame % FENCE_HISTORY as u64) as usize
+}
+
+impl<'a> Cycle<'a> {
+    /// The core for `schedule`, frame 0 released at `t0_ns`; `counts` holds the health
+    /// monitor's fault counts, one row per task.
+    ///
+    /// Refused ([`Error::Capacity`]) when the schedule has more than [`MAX_CORE_TASKS`]
+    /// tasks or `counts` has fewer rows than it has tasks.
+    pub fn new(schedule: &'a Schedule, counts: &'a mut [FaultCounts], t0_ns: u64) -> Result<Self> {
+        let tasks = schedule.tasks.len();
+        if tasks > MAX_CORE_TASKS || counts.len() < tasks {
+            return Err(Error::Capacity {
+                table: Table::Tasks,
+                limit: counts.len().min(MAX_CORE_TASKS) as u32,
+            });
+        }
+        Ok(Cycle {
+            schedule,
+            hm: HealthMonitor::new(counts),
+            t0: t0_ns,
+            next: 0,
+            mode: ModeId(0),
+            plans: [None; FENCE_HISTORY],
+            planned_up_to: None,
+            failed: [0; FENCE_HISTORY],
+            inline: 0,
+            late: 0,
+            stopped: false,
+            faults_in_frame: 0,
+        })
+    }
+
+    /// Planned release time of `frame`.
+    pub fn release_time(&self, frame: u64) -> u64 {
+        self.t0 + frame * self.schedule.period_ns
+    }
+
+    /// The next frame [`Cycle::step`] runs.
+    pub fn next_frame(&self) -> u64 {
+        self.next
+    }
+
+    /// The mode of the last frame planned (the initial mode before any).
+    pub fn mode(&self) -> ModeId {
+        self.mode
+    }
+
+    /// The health monitor (fault counts).
+    pub fn health(&self) -> &HealthMonitor<'a> {
+        &self.hm
+    }
+
+    /// Whether a safe stop happened.
+    pub fn stopped(&self) -> bool {
+        self.stopped
+    }
+
+    /// Run one major frame: release, plan (and plan ahead), dispatch, monitor, react.
+    pub fn step<P: Platform>(&mut self, p: &mut P) -> Result<CycleReport> {
+        if self.stopped {
+            return Err(Error::Phase(Phase::SafeStopped));
+        }
+        let f = self.next;
+        let release = self.release_time(f);
+        p.sleep_until(release);
+        let error_ns = p.now_ns() as i64 - release as i64;
+        p.event(&Event::Release { frame: f, error_ns });
+        self.faults_in_frame = 0;
+        self.plan(p, f);
+        for ahead in 1..=self.schedule.lookahead as u64 {
+            self.plan(p, f + ahead);
+        }
+        self.dispatch(p, f);
+        self.monitor(p, f);
+        self.next = f + 1;
+        Ok(CycleReport {
+            frame: f,
+            mode: self.plans[slot(f)].map_or(self.mode, |plan| plan.mode),
+            release_error_ns: error_ns,
+            faults: self.faults_in_frame,
+            stopped: self.stopped,
+        })
+    }
+
+    /// The plan of `frame`, if it is still in the history.
+    fn plan_of(&self, frame: u64) -> Option<FramePlan> {
+        self.plans[slot(frame)].filter(|plan| plan.frame == frame)
+    }
+
+    fn is_cpu(&self, task: TaskId) -> bool {
+        let s = self.schedule;
+        s.engines
+            .get(s.task(task).engine.0 as usize)
+            .map(|e| e.kind)
+            == Some(EngineKind::Cpu)
+    }
+
+    /// Fix frame `f`'s plan (once) and submit its accelerator work.
+    fn plan<P: Platform>(&mut self, p: &mut P, f: u64) {
+        if self.stopped || self.planned_up_to.is_some_and(|last| f <= last) {
+            return;
+        }
+        let s = self.schedule;
+        if let Some(m) = self.hm.take_mode_request()
+            && m != self.mode
+        {
+            self.mode = m;
+            p.event(&Event::ModeSwitch { frame: f, mode: m });
+        }
+        let plan = FramePlan {
+            frame: f,
+            mode: self.mode,
+            skip: self.hm.take_skips(),
+        };
+        self.plans[slot(f)] = Some(plan);
+        self.planned_up_to = Some(f);
+        self.failed[slot(f)] = 0;
+        for i in 0..s.tasks.len() {
+            let id = TaskId(i as u16);
+            if !plan.planned(s, id) || self.is_cpu(id) {
+                continue;
+            }
+            let after = self.deps(id, f);
+            match p.submit(id, f, &after, plan.skipped(id)) {
+                Ok(()) => p.event(&Event::Submit { frame: f, task: id }),
+                Err(_) => self.failed[slot(f)] |= bit(id),
+            }
+        }
+    }
+
+    /// The runs `task` of frame `f` waits for: each `after` edge whose task was planned in
+    /// its frame (`f - lag`; the others order nothing and are dropped).
+    fn deps(&self, task: TaskId, f: u64) -> heapless::Vec<Dep, MAX_WAITS> {
+        let s = self.schedule;
+        let mut deps = heapless::Vec::new();
+        for w in s.task(task).waits {
+            let Some(frame) = f.checked_sub(w.lag as u64) else {
+                continue;
+            };
+            if self
+                .plan_of(frame)
+                .is_some_and(|plan| plan.planned(s, w.task))
+            {
+                // `Schedule::check` bounds the waits of a task by `MAX_WAITS`.
+                let _ = deps.push(Dep {
+                    task: w.task,
+                    frame,
+                });
+            }
+        }
+        deps
+    }
+
+    /// Release frame `f`'s minor frames and run its CPU tasks in schedule order, each at
+    /// its release offset, after its dependencies (waited for until its latest start).
+    fn dispatch<P: Platform>(&mut self, p: &mut P, f: u64) {
+        let s = self.schedule;
+        let Some(plan) = self.plan_of(f) else {
+            return;
+        };
+        let release = self.release_time(f);
+        self.late = 0;
+        let mut minor = 0;
+        for i in 0..s.tasks.len() {
+            let id = TaskId(i as u16);
+            if self.stopped {
+                return;
+            }
+            if !plan.planned(s, id) || !self.is_cpu(id) {
+                continue;
+            }
+            let t = s.task(id);
+            minor = self.minor_frames(p, f, minor, t.release_ns);
+            let ready_at = release + t.release_ns;
+            p.sleep_until(ready_at);
+            let deadline = release + t.deadline_ns;
+            let latest_start = deadline.saturating_sub(t.wcet_ns).max(ready_at);
+            // Released after its deadline (an earlier task overran): a no-op, and a miss.
+            let missed = p.now_ns() > deadline;
+            let mut inputs_ready = true;
+            for dep in self.deps(id, f).iter().filter(|_| !missed) {
+                let done = self.is_cpu(dep.task) && self.inline & bit(dep.task) != 0;
+                if !done && p.wait(dep.task, dep.frame, latest_start) == Completion::Pending {
+                    inputs_ready = false;
+                }
+            }
+            if missed {
+                self.late |= bit(id);
+                self.fault(p, f, id, FaultKind::DeadlineMiss);
+            }
+            let skipped = missed || plan.skipped(id);
+            let start_ns = p.now_ns();
+            let call = CpuCall {
+                task: id,
+                frame: f,
+                run: !skipped,
+                inputs_ready,
+            };
+            match p.dispatch_cpu(call) {
+                CpuDispatch::Ran(outcome) => {
+                    self.inline |= bit(id);
+                    let end_ns = p.now_ns();
+                    p.signal(id, f, end_ns);
+                    let run = Run {
+                        start_ns,
+                        end_ns,
+                        outcome,
+                    };
+                    self.check(p, f, id, run, skipped);
+                }
+                CpuDispatch::Handed => self.inline &= !bit(id),
+            }
+        }
+        // The minor frames after the last CPU task.
+        self.minor_frames(p, f, minor, s.period_ns);
+    }
+
+    /// Release the minor frames from index `from` that begin at or before `offset_ns` into
+    /// frame `f`; the index of the next one.
+    fn minor_frames<P: Platform>(&self, p: &mut P, f: u64, from: usize, offset_ns: u64) -> usize {
+        let starts = self.schedule.minor_frames_ns;
+        let mut next = from;
+        while let Some(&start) = starts.get(next).filter(|&&start| start <= offset_ns) {
+            p.sleep_until(self.release_time(f) + start);
+            p.event(&Event::MinorFrame {
+                frame: f,
+                index: next as u8,
+            });
+            next += 1;
+        }
+        next
+    }
+
+    /// Wait for frame `f`'s tasks the platform runs elsewhere (accelerators, CPU workers),
+    /// each until its deadline, and check them.
+    fn monitor<P: Platform>(&mut self, p: &mut P, f: u64) {
+        let s = self.schedule;
+        let Some(plan) = self.plan_of(f) else {
+            return;
+        };
+        let release = self.release_time(f);
+        for i in 0..s.tasks.len() {
+            let id = TaskId(i as u16);
+            if self.stopped {
+                return;
+            }
+            if !plan.planned(s, id) || self.inline & bit(id) != 0 {
+                continue;
+            }
+            if self.failed[slot(f)] & bit(id) != 0 {
+                self.fault(p, f, id, FaultKind::EngineError);
+                continue;
+            }
+            match p.wait(id, f, release + s.task(id).deadline_ns) {
+                Completion::Pending => self.fault(p, f, id, FaultKind::FenceTimeout),
+                Completion::Done(run) => {
+                    let noop = plan.skipped(id) || self.late & bit(id) != 0;
+                    self.check(p, f, id, run, noop)
+                }
+            }
+        }
+    }
+
+    /// Check a completed run against its deadline and budget, and its outcome.
+    fn check<P: Platform>(&mut self, p: &mut P, f: u64, id: TaskId, run: Run, skipped: bool) {
+        p.event(&Event::TaskEnd {
+            frame: f,
+            task: id,
+            run,
+            skipped,
+        });
+        if skipped {
+            return;
+        }
+        let t = self.schedule.task(id);
+        if run.end_ns > self.release_time(f) + t.deadline_ns {
+            self.fault(p, f, id, FaultKind::DeadlineMiss);
+        }
+        if run.end_ns.saturating_sub(run.start_ns) > t.budget_ns {
+            self.fault(p, f, id, FaultKind::BudgetOverrun);
+        }
+        match run.outcome {
+            Outcome::Ok => {}
+            Outcome::TaskFailed(_) => self.fault(p, f, id, FaultKind::TaskError),
+            Outcome::EngineFailed(_) => self.fault(p, f, id, FaultKind::EngineError),
+        }
+    }
+
+    /// Report a fault to the health monitor and apply a safe stop at once.
+    fn fault<P: Platform>(&mut self, p: &mut P, f: u64, id: TaskId, kind: FaultKind) {
+        self.faults_in_frame += 1;
+        let r = self.hm.report(self.schedule, kind, id);
+        p.event(&Event::Fault {
+            frame: f,
+            task: id,
+            kind,
+            action: r.action,
+        });
+        if r.action == Action::SafeStop && !self.stopped {
+            self.stopped = true;
+            p.safe_state(&SafeStop {
+                frame: f,
+                task: self.schedule.task(id).name,
+                fault: kind,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
