@@ -39,11 +39,7 @@ started=$(date +%s)
 # artifact is left where a normal build would pick it up (and write stray .profraw files).
 cov_target="${CARGO_TARGET_DIR:-target}/coverage"
 CARGO_TARGET_DIR="$cov_target" cargo llvm-cov clean --workspace
-# Line tables only for the instrumented build: coverage comes from LLVM's coverage mapping,
-# not from debug info, and a failing test's backtrace still has file and line; the build
-# emits and links less DWARF.
-CARGO_PROFILE_DEV_DEBUG=line-tables-only CARGO_TARGET_DIR="$cov_target" \
-    cargo llvm-cov --no-report "${packages[@]}" -- \
+CARGO_TARGET_DIR="$cov_target" cargo llvm-cov --no-report "${packages[@]}" -- \
     --skip forging_routes_do_not_compile --skip forging_a_schedule_does_not_compile
 CARGO_TARGET_DIR="$cov_target" cargo llvm-cov report "${packages[@]}" \
     --json --summary-only --output-path "$OUT/coverage-llvm.json"

@@ -21,8 +21,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 update=0 build_only=0
-case ${1:-} in --update) update=1 ;; --build) build_only=1 ;; "") ;; *) sed -n '2,21p' "$0"; exit 2 ;; esac
-command -v gdb >/dev/null || { echo "ci/orin-imports.sh: gdb is not installed (apt-get install gdb)"; exit 1; }
+case ${1:-} in --update) update=1 ;; --build) build_only=1 ;; "") ;; *) sed -n '2,20p' "$0"; exit 2 ;; esac
+[ "$build_only" = 1 ] || command -v gdb >/dev/null || { echo "ci/orin-imports.sh: gdb is not installed (apt-get install gdb)"; exit 1; }
 target=${CARGO_TARGET_DIR:-target}
 out=$target/orin-exec/orin-imports
 rm -rf "$out"
