@@ -27,7 +27,8 @@ compare() {
 }
 
 echo "--- generated schedule tables"
-cargo test -q -p orin-exec-schedule --test expected
+# `--workspace`: the README test command's build of the test, not a rebuild with other features.
+cargo test -q --workspace --test expected
 cargo build -q --release -p aeb-demo
 # The build script writes an inspectable copy to <target>/orin-exec/schedule-<name>.rs.
 compare aeb-schedule.rs "${CARGO_TARGET_DIR:-target}/orin-exec/schedule-aeb.rs"

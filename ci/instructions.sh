@@ -8,7 +8,10 @@ cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "ci/instructions.sh: valgrind is not installed (apt-get install valgrind)"; exit 1; }
 target="${CARGO_TARGET_DIR:-target}"
 # Release code with debug line tables (the workspace's release profile), as applications ship.
-cargo build -q --release -p orin-exec-icount
+# Selected with the demo, so the runtime and the SIL libraries resolve the features of the
+# demo's release build and are reused from it (alone, icount leaves out sil-common's
+# `alloc-count`, a module it does not call, and would rebuild the whole runtime).
+cargo build -q --release -p orin-exec-icount -p aeb-demo
 bin="$target/release/orin-exec-icount"
 out="$target/orin-exec/instructions"
 rm -rf "$out"

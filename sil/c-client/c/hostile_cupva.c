@@ -550,9 +550,29 @@ HOSTILE(CupvaFenceWait) {
 }
 
 HOSTILE(CupvaMemFillAttributes) {
+    /* Only a live unreconciled NvSciBuf list can be filled (sil/README.md, "cuPVA"). */
+    NvSciBufAttrList freed = NULL, raw = NULL, reconciled = NULL, conflict = NULL;
+    NvSciSyncAttrList sync_list = NULL;
+    NvSciBufType ty = NvSciBufType_RawBuffer;
+    uint64_t size = 64;
+    NvSciBufAttrKeyValuePair pairs[] = {
+        {NvSciBufGeneralAttrKey_Types, &ty, sizeof ty},
+        {NvSciBufRawBufferAttrKey_Size, &size, sizeof size},
+    };
     EXPECT_PVA(CupvaMemFillAttributes(NULL), BAD);
-    /* Adds nothing and reads nothing (sil/README.md, "cuPVA"): only NULL is refused. */
-    OK(CupvaMemFillAttributes(FORGED(NvSciBufAttrList)));
+    EXPECT_PVA(CupvaMemFillAttributes(FORGED(NvSciBufAttrList)), BAD);
+    EXPECT_SCI(NvSciBufAttrListCreate(g.buf_mod, &freed), NvSciError_Success);
+    NvSciBufAttrListFree(freed);
+    EXPECT_PVA(CupvaMemFillAttributes(freed), BAD);
+    EXPECT_SCI(NvSciSyncAttrListCreate(g.sync_mod, &sync_list), NvSciError_Success);
+    EXPECT_PVA(CupvaMemFillAttributes((NvSciBufAttrList)sync_list), BAD);
+    NvSciSyncAttrListFree(sync_list);
+    EXPECT_SCI(NvSciBufAttrListCreate(g.buf_mod, &raw), NvSciError_Success);
+    EXPECT_SCI(NvSciBufAttrListSetAttrs(raw, pairs, 2), NvSciError_Success);
+    EXPECT_SCI(NvSciBufAttrListReconcile(&raw, 1, &reconciled, &conflict), NvSciError_Success);
+    EXPECT_PVA(CupvaMemFillAttributes(reconciled), BAD);
+    NvSciBufAttrListFree(reconciled);
+    NvSciBufAttrListFree(raw);
 }
 HOSTILE(CupvaMemImport) {
     void* p = NULL;

@@ -983,15 +983,17 @@ pub unsafe extern "C" fn CupvaFenceWait(
     })
 }
 
-/// Nothing to add: the SIL PVA reaches any SIL NvSciBuf memory. Checks the list handle is
-/// not NULL.
+/// Nothing to add (the SIL PVA reaches any SIL NvSciBuf memory), but the list must be one
+/// the vendor call could fill: a live unreconciled NvSciBuf list. NULL, forged, freed and
+/// reconciled lists get `CUPVA_INVALID_ARGUMENT` (sil/README.md, "cuPVA").
 ///
 /// # Safety
-/// Any value may be passed.
+/// Any value may be passed (NvSciBuf validates the handle).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn CupvaMemFillAttributes(sciBufAttr: NvSciBufAttrList) -> cupvaError_t {
     guard(|| {
-        if sciBufAttr.is_null() {
+        // SAFETY: NvSciBuf refuses an unknown handle, NULL included.
+        if unsafe { crate::nvsci::buf_list_is_reconciled(sciBufAttr) }? {
             Err(code::INVALID_ARGUMENT)
         } else {
             Ok(())

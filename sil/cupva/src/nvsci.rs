@@ -10,10 +10,10 @@ use nvsci_sys::sil::{
     NvSciSyncSilObjGetSignalTimestamp, NvSciSyncSilObjSignalEngine, NvSciSyncSilWakeWaiters,
 };
 use nvsci_sys::{
-    NvSciBufObj, NvSciBufObjDup, NvSciBufObjFree, NvSciError, NvSciError_BadParameter,
-    NvSciError_Success, NvSciSyncFence, NvSciSyncFenceClear, NvSciSyncFenceExtractFence,
-    NvSciSyncFenceInitializer, NvSciSyncFenceUpdateFence, NvSciSyncObj, NvSciSyncObjDup,
-    NvSciSyncObjFree,
+    NvSciBufAttrList, NvSciBufAttrListIsReconciled, NvSciBufObj, NvSciBufObjDup, NvSciBufObjFree,
+    NvSciError, NvSciError_BadParameter, NvSciError_Success, NvSciSyncFence, NvSciSyncFenceClear,
+    NvSciSyncFenceExtractFence, NvSciSyncFenceInitializer, NvSciSyncFenceUpdateFence, NvSciSyncObj,
+    NvSciSyncObjDup, NvSciSyncObjFree,
 };
 
 use crate::code::{self, Code};
@@ -198,6 +198,18 @@ pub(crate) unsafe fn buf_obj_dup(obj: NvSciBufObj) -> Result<NvSciBufObj, Code> 
 pub(crate) unsafe fn buf_obj_free(obj: NvSciBufObj) {
     // SAFETY: the caller passes a handle it owns.
     unsafe { NvSciBufObjFree(obj) }
+}
+
+/// Whether an NvSciBuf attribute list is reconciled; an unknown handle (NULL, forged, freed)
+/// is `CUPVA_INVALID_ARGUMENT`.
+///
+/// # Safety
+/// `list` must be NULL or an attribute list handle (NvSciBuf validates it).
+pub(crate) unsafe fn buf_list_is_reconciled(list: NvSciBufAttrList) -> Result<bool, Code> {
+    let mut reconciled = false;
+    // SAFETY: valid out-pointer; the caller vouches for `list`.
+    check(unsafe { NvSciBufAttrListIsReconciled(list, &mut reconciled) })?;
+    Ok(reconciled)
 }
 
 /// Backing memory of a SIL buffer.

@@ -334,6 +334,48 @@ fn hostile_arguments_are_refused() {
     }
 }
 
+/// `CupvaMemFillAttributes` fills only what the vendor call could fill: a live unreconciled
+/// NvSciBuf list. Forged, freed, reconciled and NvSciSync lists are refused.
+#[test]
+fn mem_fill_attributes_checks_the_list() {
+    let _s = serial();
+    let sci = Sci::new();
+    // SAFETY: every handle is NULL, forged (never dereferenced by a correct twin) or live.
+    unsafe {
+        assert_eq!(CupvaMemFillAttributes(null_mut()), CUPVA_INVALID_ARGUMENT);
+        assert_eq!(
+            CupvaMemFillAttributes(forged(0x7e57_ab1e0)),
+            CUPVA_INVALID_ARGUMENT
+        );
+        let mut list = null_mut();
+        sok(NvSciBufAttrListCreate(sci.buf, &mut list));
+        ok(CupvaMemFillAttributes(list));
+        NvSciBufAttrListFree(list);
+        assert_eq!(
+            CupvaMemFillAttributes(list),
+            CUPVA_INVALID_ARGUMENT,
+            "freed"
+        );
+        let mut sync_list = null_mut();
+        sok(NvSciSyncAttrListCreate(sci.sync, &mut sync_list));
+        assert_eq!(
+            CupvaMemFillAttributes(sync_list.cast()),
+            CUPVA_INVALID_ARGUMENT,
+            "an NvSciSync list"
+        );
+        NvSciSyncAttrListFree(sync_list);
+        let obj = sci.raw(64);
+        let mut reconciled = null_mut();
+        sok(NvSciBufObjGetAttrList(obj, &mut reconciled));
+        assert_eq!(
+            CupvaMemFillAttributes(reconciled),
+            CUPVA_INVALID_ARGUMENT,
+            "a reconciled list"
+        );
+        NvSciBufObjFree(obj);
+    }
+}
+
 /// The Rust registration refuses bad names, counts and clashing images with a typed error
 /// that says what to fix.
 #[test]
