@@ -40,6 +40,32 @@ fn the_pva_pipeline_matches_the_model_over_many_frames() {
     exec.shutdown().expect("shutdown");
 }
 
+/// GPU -> PVA -> CPU: the PVA waits on the GPU's semaphore, the CPU on the PVA's, and the
+/// GPU task of the next frame on the PVA's.
+///
+/// Covers: REQ-PVA-071
+#[test]
+fn the_pva_waits_on_the_gpu_and_the_gpu_on_the_pva() {
+    let _serial = serial();
+    let c = counts();
+    let mut exec = init(
+        schedule(Setup {
+            gpu: true,
+            ..Setup::default()
+        }),
+        &c,
+    )
+    .expect("init");
+    for _ in 0..100 {
+        assert_eq!(exec.step().expect("step").faults, 0);
+    }
+    assert_eq!(c.good.load(Ordering::Relaxed), 100);
+    assert_eq!(exec.counters(SCALE).runs, 100);
+    let stats = exec.submit_stats();
+    assert_eq!((stats.gpu_tasks, stats.pva_tasks), (101, 101));
+    exec.shutdown().expect("shutdown");
+}
+
 /// The smallest queue the validator accepts for one PVA task per frame with lookahead 1 (2):
 /// the executive never has more PVA work queued than that, and every frame runs.
 ///

@@ -1,7 +1,9 @@
 //! A PVA pipeline for the runtime's tests: CPU `input` writes frame-dependent bytes into
 //! `src` -> PVA `scale` (a registered reference model of a VPU program) writes
 //! `dst = src * 3` -> CPU `check` compares. `scale` waits on the CPU's semaphore and `check` on
-//! the PVA's.
+//! the PVA's. With `Setup::gpu`, a GPU task `fill` (`fill_pattern_u32`, run by SIL CUDA's
+//! model) writes `src` instead of `input`: the PVA waits on the GPU's semaphore, and `fill`
+//! of the next frame on the PVA's.
 #![allow(dead_code)]
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -89,6 +91,8 @@ pub struct Setup {
     pub symbol_past: bool,
     /// The PVA engine's queue capacity.
     pub queue_capacity: u16,
+    /// A GPU task writes `src` (else the CPU task `input`).
+    pub gpu: bool,
 }
 
 impl Default for Setup {
@@ -100,6 +104,7 @@ impl Default for Setup {
             padding: 0,
             symbol_past: false,
             queue_capacity: 4,
+            gpu: false,
         }
     }
 }
@@ -168,10 +173,14 @@ pub fn try_schedule(v: Setup) -> Result<&'static Schedule, TableError> {
         graph: false,
         vpu,
     };
-    let engines = leak(vec![
+    let mut engines = vec![
         engine("cpu0", EngineKind::Cpu, None),
         engine("pva0", EngineKind::Pva, Some(VpuAffinity::Vpu0)),
-    ]);
+    ];
+    if v.gpu {
+        engines.push(engine("gpu0", EngineKind::Gpu, None));
+    }
+    let engines = leak(engines);
     let buffer = |name| BufferDesc {
         name,
         kind: BufferKind::Raw {
@@ -222,8 +231,50 @@ pub fn try_schedule(v: Setup) -> Result<&'static Schedule, TableError> {
         modes: ModeMask::ALL,
     };
     let w = |task, lag| Wait { task, lag };
+    let first = if v.gpu {
+        task(
+            "fill",
+            2,
+            Work::Gpu(GpuWork {
+                cubin: CubinId(0),
+                kernel: "fill_pattern_u32",
+                grid: [1, 1, 1],
+                block: [64, 1, 1],
+                shared_mem_bytes: 0,
+                params: leak(vec![
+                    Param::Buffer(SRC),
+                    Param::U32((N / 4) as u32),
+                    Param::U32(SEED),
+                ]),
+            }),
+            vec![],
+            vec![SRC],
+            vec![w(CHECK, 1), w(SCALE, 1)],
+        )
+    } else {
+        task("input", 0, Work::Cpu, vec![], vec![SRC], vec![w(CHECK, 1)])
+    };
+    let cubins = if v.gpu {
+        let variants = leak(
+            orin_exec_kernels::CUBINS
+                .iter()
+                .filter(|c| c.name == "selftest")
+                .map(|c| CubinVariant {
+                    sm: c.sm,
+                    sha256: c.sha256,
+                    image: c.image,
+                })
+                .collect(),
+        );
+        leak(vec![CubinDesc {
+            name: "selftest",
+            variants,
+        }])
+    } else {
+        &[]
+    };
     let tasks = leak(vec![
-        task("input", 0, Work::Cpu, vec![], vec![SRC], vec![w(CHECK, 1)]),
+        first,
         task(
             "scale",
             1,
@@ -256,13 +307,16 @@ pub fn try_schedule(v: Setup) -> Result<&'static Schedule, TableError> {
         tasks,
         modes: leak(vec![ModeDesc { name: "normal" }]),
         health: v.health,
-        cubins: &[],
+        cubins,
         loadables: &[],
         pva_programs: programs,
         timeline: &[],
         cpu_waits: &[],
     }));
-    Ok(Box::leak(Box::new(Schedule::check(tables)?)))
+    let s: &'static Schedule = Box::leak(Box::new(Schedule::check(tables)?));
+    orin_exec_kernels::register_models(s.tables(), orin_exec::sil::register_kernel_model)
+        .expect("the project's kernel models");
+    Ok(s)
 }
 
 /// Writes frame-dependent bytes into `src`.
@@ -270,6 +324,18 @@ pub struct Input;
 
 pub fn frame_byte(frame: u64, i: usize) -> u8 {
     (frame as usize * 7 + i) as u8
+}
+
+/// The GPU's fill pattern seed.
+pub const SEED: u32 = 0x5eed;
+
+/// Byte `i` of `src` in frame `frame`: the CPU's frame bytes, or the GPU's pattern.
+fn src_byte(gpu: bool, frame: u64, i: usize) -> u8 {
+    if gpu {
+        orin_exec_kernels::pattern_u32((i / 4) as u32, SEED).to_le_bytes()[i % 4]
+    } else {
+        frame_byte(frame, i)
+    }
 }
 
 impl CpuTask for Input {
@@ -288,6 +354,8 @@ pub struct Check {
     pub good: &'static AtomicU64,
     pub bad: &'static AtomicU64,
     pub last_bad: &'static AtomicU64,
+    /// `src` comes from the GPU's fill.
+    pub gpu: bool,
 }
 
 impl CpuTask for Check {
@@ -296,7 +364,8 @@ impl CpuTask for Check {
         let src = ctx.read(SRC)?;
         let dst = ctx.read(DST)?;
         let ok = (0..N).all(|i| {
-            src[i] == frame_byte(f, i) && dst[i] == frame_byte(f, i).wrapping_mul(FACTOR as u8)
+            let want = src_byte(self.gpu, f, i);
+            src[i] == want && dst[i] == want.wrapping_mul(FACTOR as u8)
         });
         if ok {
             self.good.fetch_add(1, Ordering::Relaxed);
@@ -326,19 +395,20 @@ pub fn counts() -> Counts {
 
 pub fn init(s: &'static Schedule, c: &Counts) -> Result<Executive, Error> {
     let storage = Box::leak(Box::new(PvaStorage::new()));
+    let gpu = !matches!(s.task(INPUT).work, Work::Cpu);
     let check = Box::leak(Box::new(Check {
         good: c.good,
         bad: c.bad,
         last_bad: c.last_bad,
+        gpu,
     }));
-    Builder::new(s, storage)
-        .config(Config {
-            virtual_clock: true,
-            realtime_priority: None,
-            ..Config::default()
-        })
-        .bind(INPUT, Box::leak(Box::new(Input)))
-        .bind(CHECK, check)
-        .init()?
-        .seal()
+    let mut b = Builder::new(s, storage).config(Config {
+        virtual_clock: true,
+        realtime_priority: None,
+        ..Config::default()
+    });
+    if !gpu {
+        b = b.bind(INPUT, Box::leak(Box::new(Input)));
+    }
+    b.bind(CHECK, check).init()?.seal()
 }
