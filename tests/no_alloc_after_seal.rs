@@ -81,6 +81,7 @@ fn main() {
     for gpu_graph in [false, true] {
         run(gpu_graph);
     }
+    #[cfg(feature = "sil")]
     run_pva();
     println!(
         "no_alloc_after_seal: {FRAMES} frames per GPU submission mode and with a PVA task, 0 allocations after seal (control counted {control})"
@@ -145,6 +146,7 @@ fn run(gpu_graph: bool) {
     );
 }
 
+#[cfg(feature = "sil")]
 /// The PVA pipeline: fence imports, the submission, the fence export and the command-status
 /// checks of every frame allocate nothing.
 fn run_pva() {

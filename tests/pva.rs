@@ -3,6 +3,7 @@
 //! injection detected in its frame, the queue capacity.
 //!
 //! Covers: REQ-PVA-072
+#![cfg(feature = "sil")]
 
 mod common;
 

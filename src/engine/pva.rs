@@ -588,6 +588,10 @@ impl PvaTask {
                 submit_timeout_ms,
             )
         };
+        if !status.is_success() {
+            // Kept for the fault report: the task's fence will not come this frame.
+            self.last_error = Some(Status::Cupva(status.0));
+        }
         check("CupvaStreamSubmit", status, context)?;
         self.submitted = true;
         self.status[h % FENCE_HISTORY] = program.map_or(ptr::null_mut(), |i| statuses[i]);

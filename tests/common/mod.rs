@@ -4,6 +4,8 @@
 //! everything with the golden output and the kernel's reference model.
 #![allow(dead_code)]
 
+// Programs are registered with the SIL cuPVA through `orin_exec::sil` (`sil` only).
+#[cfg(feature = "sil")]
 pub mod pva;
 
 use std::sync::atomic::{AtomicU64, Ordering};
