@@ -173,27 +173,8 @@ impl Schedule {
             }
             mode += 1;
         }
-        // Keep this rule last, so that tables reaching it pass every other one.
-        check!(pva_not_run_yet(tables));
         Ok(Schedule { tables })
     }
-}
-
-/// PVA tasks are not run yet: `orin_exec`'s init refuses them
-/// (`PlatformFact::PvaUnsupported`), and so does this, its last rule. The runtime's PVA engine
-/// deletes it.
-const fn pva_not_run_yet(s: &ScheduleTables) -> Result {
-    let mut i = 0;
-    while i < s.tasks.len() {
-        if let Work::Pva(_) = s.tasks[i].work {
-            return Err(TableError::PvaNotRunYet {
-                task: TaskId(i as u16),
-                task_name: s.tasks[i].name,
-            });
-        }
-        i += 1;
-    }
-    Ok(())
 }
 
 /// Every PVA engine has a VPU affinity and no other engine has one; no two PVA engines of one
@@ -242,18 +223,28 @@ const fn pva_engines(s: &ScheduleTables) -> Result {
     Ok(())
 }
 
-/// Every PVA program parameter's symbol name fits the runtime's look-up buffer.
+/// Every PVA program parameter's symbol name fits the runtime's look-up buffer, is not empty
+/// and holds no NUL byte.
 const fn pva_programs(s: &ScheduleTables) -> Result {
     let mut p = 0;
     while p < s.pva_programs.len() {
         let program = &s.pva_programs[p];
         let mut k = 0;
         while k < program.params.len() {
-            check!(within(
-                Limit::PvaSymbol,
-                program.name,
-                program.params[k].name.len() as u64
-            ));
+            let name = program.params[k].name.as_bytes();
+            check!(within(Limit::PvaSymbol, program.name, name.len() as u64));
+            // The runtime passes the name NUL-terminated (`CupvaCmdProgramGetParameter`).
+            let mut b = 0;
+            while b < name.len() && name[b] != 0 {
+                b += 1;
+            }
+            if name.is_empty() || b < name.len() {
+                return Err(TableError::PvaSymbolName {
+                    program: PvaProgramId(p as u16),
+                    program_name: program.name,
+                    index: k,
+                });
+            }
             k += 1;
         }
         p += 1;

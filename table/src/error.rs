@@ -165,6 +165,16 @@ pub enum TableError {
         /// The first parameter that does not match (the shorter length on a count mismatch).
         index: usize,
     },
+    /// A PVA program parameter whose symbol name is empty or holds a NUL byte: cuPVA looks a
+    /// parameter up by its NUL-terminated symbol name.
+    PvaSymbolName {
+        /// The program.
+        program: PvaProgramId,
+        /// Its name.
+        program_name: &'static str,
+        /// The parameter's index in the program.
+        index: usize,
+    },
     /// A PVA engine without a VPU affinity, or another engine with one.
     VpuAffinity {
         /// The engine.
@@ -183,15 +193,6 @@ pub enum TableError {
         other: EngineId,
         /// Its name.
         other_name: &'static str,
-    },
-    /// A task runs on a PVA engine, and the runtime does not run PVA tasks yet. The last rule
-    /// of [`Schedule::check`](crate::Schedule::check): tables that reach it pass every other
-    /// rule. It goes when the runtime's PVA engine does.
-    PvaNotRunYet {
-        /// The first PVA task.
-        task: TaskId,
-        /// Its name.
-        task_name: &'static str,
     },
     /// A task's work does not fit the kind of its engine (a CPU task on a DLA engine, ...).
     WrongEngineKind {
@@ -382,14 +383,14 @@ impl TableError {
             TableError::PvaParam { .. } => {
                 "a PVA task's parameter values do not match its program's parameters (count or kind)"
             }
+            TableError::PvaSymbolName { .. } => {
+                "a PVA program parameter's symbol name is empty or holds a NUL byte"
+            }
             TableError::VpuAffinity { .. } => {
                 "a PVA engine has no VPU affinity, or another engine has one"
             }
             TableError::SharedVpu { .. } => {
                 "two PVA engines of one PVA instance can run on the same VPU"
-            }
-            TableError::PvaNotRunYet { .. } => {
-                "a task runs on a PVA engine, and the runtime does not run PVA tasks yet"
             }
             TableError::WrongEngineKind { .. } => {
                 "a task's work does not fit the kind of its engine"
@@ -530,6 +531,14 @@ impl fmt::Display for TableError {
                 f,
                 "task `{task_name}`: PVA parameter {index} is missing, extra, or of another kind than its program declares"
             ),
+            TableError::PvaSymbolName {
+                program_name,
+                index,
+                ..
+            } => write!(
+                f,
+                "PVA program `{program_name}`: the symbol name of parameter {index} is empty or holds a NUL byte (cuPVA looks parameters up by NUL-terminated name)"
+            ),
             TableError::VpuAffinity { engine_name, .. } => write!(
                 f,
                 "engine `{engine_name}`: a PVA engine needs a VPU affinity, other engines have none"
@@ -541,10 +550,6 @@ impl fmt::Display for TableError {
             } => write!(
                 f,
                 "PVA engines `{other_name}` and `{engine_name}` can run on the same VPU of one PVA: give them different VPUs (`vpu0`, `vpu1`) or one engine"
-            ),
-            TableError::PvaNotRunYet { task_name, .. } => write!(
-                f,
-                "task `{task_name}` runs on a PVA engine, and the runtime does not run PVA tasks yet"
             ),
             TableError::WrongEngineKind {
                 task_name,

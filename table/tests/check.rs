@@ -1467,10 +1467,8 @@ fn limits_at_and_past_the_runtime_capacities() {
         } else {
             past
         };
-        match check(tables_for(limit, at)) {
-            // Tables with a PVA task pass every rule but the last.
-            Ok(_) | Err(TableError::PvaNotRunYet { .. }) => {}
-            Err(e) => panic!("{limit:?} at {at}: {e}"),
+        if let Err(e) = check(tables_for(limit, at)) {
+            panic!("{limit:?} at {at}: {e}");
         }
         let refused = check(tables_for(limit, past)).err();
         let name = match limit {
@@ -1622,15 +1620,9 @@ fn pva_pipeline(post_waits: &'static [Wait]) -> Vec<TaskDesc> {
 
 /// Covers: REQ-PVA-056, REQ-PVA-058
 #[test]
-fn a_valid_pva_pipeline_reaches_only_the_final_rule() {
-    assert_eq!(
-        check(pva_tables(pva_pipeline(waits![(1, 0)]))),
-        Err(TableError::PvaNotRunYet {
-            task: TaskId(1),
-            task_name: "blur",
-        })
-    );
-    // PVA tasks take part in the race rule, which comes before the final one.
+fn a_valid_pva_pipeline_is_accepted() {
+    assert!(check(pva_tables(pva_pipeline(waits![(1, 0)]))).is_ok());
+    // PVA tasks take part in the race rule.
     assert!(matches!(
         check(pva_tables(pva_pipeline(&[]))),
         Err(TableError::RaceWithinFrame {
@@ -1652,6 +1644,38 @@ fn a_valid_pva_pipeline_reaches_only_the_final_rule() {
             ..
         }) if finish_ns == 10 * MS + MS / 2
     ));
+}
+
+/// A symbol name of one byte is accepted; an empty one or one with a NUL byte is refused
+/// (the runtime passes it NUL-terminated to cuPVA).
+///
+/// Covers: REQ-PVA-078
+#[test]
+fn pva_symbol_names_are_not_empty_and_hold_no_nul() {
+    let with = |name: &'static str| {
+        check(ScheduleTables {
+            pva_programs: leak(vec![PvaProgramDesc {
+                params: leak(vec![PvaParamSpec {
+                    name,
+                    kind: PvaParamKind::U32,
+                }]),
+                ..PVA_PROGRAMS[0]
+            }]),
+            ..pva_tables(vec![])
+        })
+    };
+    assert!(with("s").is_ok());
+    for bad in ["", "s\0t", "\0"] {
+        assert_eq!(
+            with(bad).map(|_| ()),
+            Err(TableError::PvaSymbolName {
+                program: PvaProgramId(0),
+                program_name: PVA_PROGRAMS[0].name,
+                index: 0,
+            }),
+            "{bad:?}"
+        );
+    }
 }
 
 /// Covers: REQ-PVA-056
