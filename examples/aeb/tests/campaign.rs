@@ -384,6 +384,7 @@ fn a_clean_run_exits_0_and_no_injection_is_dropped_silently() {
             "cpu-overrun:detector@frame=3",
             "does not run on a CPU worker",
         ),
+        ("pva-error:detector@frame=3", "does not run on a PVA"),
     ] {
         let refused = run_demo("refused", FRAMES, &["--inject".into(), inject.into()]);
         assert_eq!(refused.status, ERROR, "{inject}: {}", refused.stderr);
