@@ -295,6 +295,11 @@ fn main() -> ExitCode {
     let args = Args::parse();
     if args.platform_report {
         let _ = write!(std::io::stdout(), "{}", PlatformReport::probe());
+        // The engines the demo's schedule runs on (its preprocess on the PVA).
+        for e in SCHEDULE.engines {
+            let vpu = e.vpu.map_or(String::new(), |v| format!(", {v:?}"));
+            say!("engine {:<13}{:?} {}{vpu}", e.name, e.kind, e.instance);
+        }
         return ExitCode::SUCCESS;
     }
     // The manifest is written before anything can fail, so that a failed or killed run still
