@@ -110,6 +110,8 @@ pub enum Status {
     Cudla(i32),
     /// A `CUresult`.
     Cuda(u32),
+    /// A `cupvaError_t`.
+    Cupva(u32),
 }
 
 impl Status {
@@ -143,6 +145,10 @@ impl fmt::Display for Status {
             Status::Cuda(v) => match cuda_sys::CUresult(v).name() {
                 Some(name) => write!(f, "{name} ({v})"),
                 None => write!(f, "unknown CUresult {v}"),
+            },
+            Status::Cupva(v) => match cupva_sys::cupvaError_t(v).name() {
+                Some(name) => write!(f, "{name} ({v:#x})"),
+                None => write!(f, "unknown cupvaError_t {v:#x}"),
             },
         }
     }
@@ -228,6 +234,10 @@ pub enum Table {
     DlaHandlesPerSemaphore,
     /// Imports registered with one DLA device handle.
     ImportsPerDlaDevice,
+    /// cuPVA streams (one per PVA engine).
+    PvaStreams,
+    /// cuPVA executables (one per PVA program the schedule runs).
+    PvaExecutables,
     /// Input or output tensors of one DLA loadable.
     DlaTensors,
     /// Pre-fences of one DLA submission.
@@ -285,6 +295,8 @@ impl fmt::Display for Table {
             Table::DlaImportsPerSemaphore => "DLA imports per semaphore",
             Table::DlaHandlesPerSemaphore => "DLA handles per semaphore",
             Table::ImportsPerDlaDevice => "imports per DLA device handle",
+            Table::PvaStreams => "cuPVA streams",
+            Table::PvaExecutables => "cuPVA executables",
             Table::DlaTensors => "input or output tensors per DLA loadable",
             Table::DlaPreFences => "DLA pre-fences",
             Table::AttributeListsPerSemaphore => "attribute lists per semaphore",
@@ -340,6 +352,14 @@ pub enum ScheduleFault {
     NoSemaphoreForCpuTask,
     /// The kernel is not an entry point of its cubin.
     KernelNotInCubin,
+    /// A PVA task names a program that is not in the program table.
+    PvaProgramOutOfRange,
+    /// A PVA task runs on an engine that has no cuPVA stream.
+    PvaTaskWithoutStream,
+    /// A buffer passed to a PVA program is not imported into the PVA.
+    ParamBufferNotOnPva,
+    /// A PVA task depends on a task whose semaphore the PVA cannot see.
+    DependencyNotOnPva,
 }
 
 impl fmt::Display for ScheduleFault {
@@ -361,6 +381,10 @@ impl fmt::Display for ScheduleFault {
             ScheduleFault::NoSemaphoreForDependency => "no semaphore handle for a dependency",
             ScheduleFault::NoSemaphoreForCpuTask => "no semaphore handle for a CPU task",
             ScheduleFault::KernelNotInCubin => "the kernel is not an entry point of its cubin",
+            ScheduleFault::PvaProgramOutOfRange => "PVA program index out of range",
+            ScheduleFault::PvaTaskWithoutStream => "PVA task without cuPVA stream",
+            ScheduleFault::ParamBufferNotOnPva => "PVA parameter buffer not imported into the PVA",
+            ScheduleFault::DependencyNotOnPva => "dependency not visible to the PVA",
         })
     }
 }
@@ -370,8 +394,6 @@ impl fmt::Display for ScheduleFault {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum PlatformFact {
-    /// The schedule uses a PVA engine, which the runtime does not drive yet.
-    PvaUnsupported,
     /// The OS refused to start a CPU worker thread.
     WorkerThreadNotStarted,
     /// `CUDA_DISABLE_PTX_JIT` has a value other than `1` (PTX could be JIT-compiled).
@@ -392,9 +414,6 @@ pub enum PlatformFact {
 impl fmt::Display for PlatformFact {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            PlatformFact::PvaUnsupported => {
-                "the PVA engine is not supported yet (schedule a GPU task instead)"
-            }
             PlatformFact::WorkerThreadNotStarted => "could not start a CPU worker thread",
             PlatformFact::PtxJitNotDisabled => {
                 "CUDA_DISABLE_PTX_JIT is set to something other than 1"
@@ -431,6 +450,10 @@ pub enum InjectionRefusal {
     NotACpuTask,
     /// DLA faults are injected through the SIL cuDLA; this platform has none.
     NoDlaInjectionOnThisPlatform,
+    /// A PVA fault aimed at a task that does not run on a PVA.
+    NotAPvaTask,
+    /// PVA faults are injected through the SIL cuPVA; this platform has none.
+    NoPvaInjectionOnThisPlatform,
 }
 
 impl fmt::Display for InjectionRefusal {
@@ -441,6 +464,10 @@ impl fmt::Display for InjectionRefusal {
             InjectionRefusal::NotACpuTask => "it does not run on a CPU worker (pick a CPU task)",
             InjectionRefusal::NoDlaInjectionOnThisPlatform => {
                 "DLA faults are injected only on the sil and rig platforms"
+            }
+            InjectionRefusal::NotAPvaTask => "it does not run on a PVA (pick a PVA task)",
+            InjectionRefusal::NoPvaInjectionOnThisPlatform => {
+                "PVA faults are injected only on the sil and rig platforms"
             }
         })
     }
@@ -937,6 +964,86 @@ pub enum Error {
         /// Why.
         why: RegisterFault,
     },
+    /// The PVA refused a program's VPU executable because its image is not in the PVA
+    /// allowlist (PVA authentication, `CupvaExecutableCreate` failed with
+    /// `CUPVA_DRIVER_API_ERROR`).
+    PvaProgramNotAllowed {
+        /// The program (PVA programs manifest).
+        program: &'static str,
+    },
+    /// The SIL PVA has no reference model for a program (`CupvaExecutableCreate` failed with
+    /// `CUPVA_UNSUPPORTED_FEATURE`): register one before init.
+    NoPvaProgramModel {
+        /// The program.
+        program: &'static str,
+    },
+    /// cuPVA refused a program's VPU executable image for another reason (a bad image).
+    PvaImage {
+        /// The program.
+        program: &'static str,
+        /// What `CupvaExecutableCreate` returned.
+        status: Status,
+    },
+    /// A PVA program's parameter, as the programs manifest declares it, is not what the VPU
+    /// executable (on SIL: its registered model) has: an unknown symbol name or another kind.
+    PvaParam {
+        /// The program.
+        program: &'static str,
+        /// The parameter's symbol name.
+        param: &'static str,
+        /// What cuPVA returned (`CupvaCmdProgramGetParameter` or
+        /// `CupvaParameterSetValue*`).
+        status: Status,
+    },
+    /// The SIL PVA refused to register a program model
+    /// (`orin_exec::sil::register_pva_program_model`).
+    PvaModelRefused {
+        /// The program.
+        program: &'static str,
+        /// Why.
+        why: PvaRegisterFault,
+    },
+}
+
+/// Why the SIL PVA refused a program model (see [`Error::PvaModelRefused`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum PvaRegisterFault {
+    /// The program name or a parameter name is empty, holds a NUL byte, or two parameters
+    /// share a name.
+    BadName,
+    /// No ELF SHA-256 was given.
+    NoElfHash,
+    /// The number of parameter names differs from the model's parameters (or exceeds 16).
+    ParamCount {
+        /// Names given.
+        names: u8,
+        /// Parameters the model declares.
+        params: u8,
+    },
+    /// Another program's model is bound to one of these images.
+    HashTaken,
+}
+
+impl fmt::Display for PvaRegisterFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PvaRegisterFault::BadName => f.write_str(
+                "the program or a parameter name is empty, holds a NUL byte or is given twice",
+            ),
+            PvaRegisterFault::NoElfHash => {
+                f.write_str("no VPU ELF SHA-256 given to bind the model to")
+            }
+            PvaRegisterFault::ParamCount { names, params } => write!(
+                f,
+                "{names} parameter names for a model of {params} parameters (one name per \
+                 parameter, at most 16)"
+            ),
+            PvaRegisterFault::HashTaken => {
+                f.write_str("another program's model is bound to one of these VPU ELF images")
+            }
+        }
+    }
 }
 
 impl fmt::Display for Error {
@@ -1125,6 +1232,39 @@ impl fmt::Display for Error {
                 f,
                 "SIL CUDA refused the model of kernel `{kernel}` of cubin `{module}`: {why}"
             ),
+            Error::PvaProgramNotAllowed { program } => write!(
+                f,
+                "PVA program `{program}`: its VPU executable is not in the PVA allowlist (PVA \
+                 authentication): on a target add its image with `nvidia-pva-allow` or the PVA \
+                 SDK's pvasdkAllowlist.py; on sil call \
+                 orin_exec::sil::allow_pva_program(<its sha256>) before init"
+            ),
+            Error::NoPvaProgramModel { program } => write!(
+                f,
+                "PVA program `{program}`: the SIL PVA has no model for its VPU executable: call \
+                 orin_exec::sil::register_pva_program_model(\"{program}\", ..) before init"
+            ),
+            Error::PvaImage { program, status } => write!(
+                f,
+                "PVA program `{program}`: cuPVA refused its VPU executable ({status}): rebuild \
+                 it with the PVA SDK and update the programs manifest"
+            ),
+            Error::PvaParam {
+                program,
+                param,
+                status,
+            } => write!(
+                f,
+                "PVA program `{program}`: parameter `{param}` of the programs manifest is not a \
+                 parameter of that kind of its VPU executable (on sil: of its registered model) \
+                 ({status}): make the manifest and the program agree"
+            ),
+            Error::PvaModelRefused { program, why } => {
+                write!(
+                    f,
+                    "the SIL PVA refused the model of program `{program}`: {why}"
+                )
+            }
         }
     }
 }
@@ -1248,6 +1388,8 @@ mod tests {
             T::DlaImportsPerSemaphore,
             T::DlaHandlesPerSemaphore,
             T::ImportsPerDlaDevice,
+            T::PvaStreams,
+            T::PvaExecutables,
             T::DlaTensors,
             T::DlaPreFences,
             T::AttributeListsPerSemaphore,
@@ -1278,10 +1420,13 @@ mod tests {
             S::NoSemaphoreForDependency,
             S::NoSemaphoreForCpuTask,
             S::KernelNotInCubin,
+            S::PvaProgramOutOfRange,
+            S::PvaTaskWithoutStream,
+            S::ParamBufferNotOnPva,
+            S::DependencyNotOnPva,
         ]);
         use PlatformFact as F;
         distinct(&[
-            F::PvaUnsupported,
             F::WorkerThreadNotStarted,
             F::PtxJitNotDisabled,
             F::ModuleLoadingNotEager,
@@ -1311,6 +1456,8 @@ mod tests {
             IR::NotADlaTask,
             IR::NotACpuTask,
             IR::NoDlaInjectionOnThisPlatform,
+            IR::NotAPvaTask,
+            IR::NoPvaInjectionOnThisPlatform,
         ]);
         use ModelStatus as MS;
         distinct(&[

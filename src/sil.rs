@@ -44,8 +44,9 @@
 
 pub use cupva_host::RegisterError as PvaRegisterError;
 
+use crate::error::{Error, PvaRegisterFault, Result};
 #[cfg(feature = "sil")]
-use crate::error::{Error, RegisterFault, Result, Table};
+use crate::error::{RegisterFault, Table};
 use crate::kernel_model::KernelModel;
 #[cfg(feature = "sil")]
 use crate::table::CubinDesc;
@@ -94,7 +95,10 @@ pub fn register_kernel_model(
 /// Registers `model` as what the SIL PVA runs for VPU program `program`, bound to the SHA-256
 /// of each of its ELF images, with `param_names[i]` the name of `model.params()[i]` (the
 /// names the schedule's task sets parameters by). Call it before init; registering a program
-/// again replaces its model for executables created afterwards.
+/// again replaces its model for executables created afterwards. A PVA task whose program has
+/// no model fails init with [`Error::NoPvaProgramModel`].
+///
+/// Errors: [`Error::PvaModelRefused`] (see [`PvaRegisterFault`]).
 ///
 /// ```no_run
 /// use orin_exec::kernel_model::{KernelModel, Launch, ModelError, ParamKind, read, write};
@@ -119,12 +123,23 @@ pub fn register_kernel_model(
 /// orin_exec::sil::allow_pva_program(elf);
 /// ```
 pub fn register_pva_program_model(
-    program: &str,
+    program: &'static str,
     elf_sha256: &[[u8; 32]],
     param_names: &[&str],
     model: &'static dyn KernelModel,
-) -> core::result::Result<(), PvaRegisterError> {
-    cupva_host::register_program_model(program, elf_sha256, param_names, model)
+) -> Result<()> {
+    cupva_host::register_program_model(program, elf_sha256, param_names, model).map_err(|e| {
+        let why = match e {
+            PvaRegisterError::BadName => PvaRegisterFault::BadName,
+            PvaRegisterError::NoElfHash => PvaRegisterFault::NoElfHash,
+            PvaRegisterError::ParamCount { names, params } => PvaRegisterFault::ParamCount {
+                names: names.min(255) as u8,
+                params: params.min(255) as u8,
+            },
+            PvaRegisterError::HashTaken => PvaRegisterFault::HashTaken,
+        };
+        Error::PvaModelRefused { program, why }
+    })
 }
 
 /// Adds a VPU ELF image (by SHA-256) to the SIL PVA's allowlist: the SIL models PVA

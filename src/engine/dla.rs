@@ -732,6 +732,7 @@ mod tests {
             cpu_access: false,
             as_tensor: false,
             gpu_uuid: None,
+            pva: false,
         };
         let ctx = Context::Buffer("b");
         let buf = BufObj::alloc(&buffers, &spec, ctx).unwrap();

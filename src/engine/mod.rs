@@ -25,4 +25,6 @@ pub mod os;
 #[cfg(feature = "std")]
 pub mod platform;
 #[cfg(feature = "std")]
+pub(crate) mod pva;
+#[cfg(feature = "std")]
 pub mod report;

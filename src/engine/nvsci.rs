@@ -385,6 +385,16 @@ impl RawFence {
         (&mut self.0 as *mut ns::NvSciSyncFence).cast()
     }
 
+    /// The fence, for engine calls that read it (`CupvaFenceImport`).
+    pub(super) fn as_raw(&self) -> *const ns::NvSciSyncFence {
+        &self.0
+    }
+
+    /// The fence, for engine calls that fill it (`CupvaFenceExport`).
+    pub(super) fn as_raw_mut(&mut self) -> *mut ns::NvSciSyncFence {
+        &mut self.0
+    }
+
     /// Whether it holds nothing.
     pub fn is_cleared(&self) -> bool {
         self.0.payload == ns::NvSciSyncFenceInitializer.payload
@@ -531,6 +541,8 @@ pub struct BufSpec {
     pub as_tensor: bool,
     /// The CUDA device UUID when a GPU imports it.
     pub gpu_uuid: Option<[u8; 16]>,
+    /// Whether the PVA imports it: cuPVA adds its attributes (`CupvaMemFillAttributes`).
+    pub pva: bool,
 }
 
 /// An allocated NvSciBuf object.
@@ -688,6 +700,11 @@ impl BufObj {
         // SAFETY: every pair points at a local that outlives the call; the count matches.
         let status = unsafe { ns::NvSciBufAttrListSetAttrs(list, pairs.as_mut_ptr(), pairs.len()) };
         check("NvSciBufAttrListSetAttrs", status, context)?;
+        if spec.pva {
+            // The PVA's own attributes join the list before reconciliation, as cuDLA's and
+            // CUDA's requirements do through theirs (PVA SDK 2.8.1 NvSci interop group).
+            crate::engine::pva::fill_buffer_attributes(list, context)?;
+        }
 
         let mut raw = ptr::null_mut();
         let mut conflict = ptr::null_mut();
@@ -898,6 +915,7 @@ mod tests {
             cpu_access: true,
             as_tensor: false,
             gpu_uuid: None,
+            pva: false,
         };
         let buf = BufObj::alloc(&buffers, &spec, Context::Buffer("b")).unwrap();
         assert_eq!(buffers.close(), Err(Error::Shutdown { context: CTX }));

@@ -41,6 +41,19 @@ pub enum Injection {
     DlaError,
     /// The DLA task's first output is corrupted.
     DlaCorrupt,
+    /// The PVA program never ends by itself: its execution timeout ends it (after the
+    /// task's deadline), and its fence comes late.
+    PvaHang,
+    /// The PVA program completes `extra_ns` late.
+    PvaLate {
+        /// Extra execution time.
+        extra_ns: u64,
+    },
+    /// The PVA program completes, then its command status reports an error
+    /// (`CupvaCheckCommandStatus`).
+    PvaError,
+    /// The bytes the PVA program wrote are corrupted.
+    PvaCorrupt,
     /// The CPU task runs `extra_ns` longer.
     CpuOverrun {
         /// Extra execution time.
@@ -61,6 +74,10 @@ impl Injection {
             Injection::DlaLate { .. } => "dla-late",
             Injection::DlaError => "dla-error",
             Injection::DlaCorrupt => "dla-corrupt",
+            Injection::PvaHang => "pva-hang",
+            Injection::PvaLate { .. } => "pva-late",
+            Injection::PvaError => "pva-error",
+            Injection::PvaCorrupt => "pva-corrupt",
             Injection::CpuOverrun { .. } => "cpu-overrun",
         }
     }
@@ -69,6 +86,10 @@ impl Injection {
     pub const fn engine(&self) -> EngineKind {
         match self {
             Injection::CpuOverrun { .. } => EngineKind::Cpu,
+            Injection::PvaHang
+            | Injection::PvaLate { .. }
+            | Injection::PvaError
+            | Injection::PvaCorrupt => EngineKind::Pva,
             _ => EngineKind::Dla,
         }
     }
@@ -182,6 +203,10 @@ pub struct SubmitStats {
     pub dla_tasks: u64,
     /// Host time spent enqueueing them, ns.
     pub dla_enqueue_ns: u64,
+    /// PVA task submissions.
+    pub pva_tasks: u64,
+    /// Host time spent enqueueing them (fence imports, the submission, the fence export), ns.
+    pub pva_enqueue_ns: u64,
 }
 
 /// The sealed, running runtime.
@@ -439,6 +464,15 @@ impl Executive {
                     InjectionRefusal::NoDlaInjectionOnThisPlatform,
                 ));
             }
+            EngineKind::Pva if kind != Some(EngineKind::Pva) => {
+                return Err(refused(t.name, InjectionRefusal::NotAPvaTask));
+            }
+            EngineKind::Pva if !cfg!(any(platform = "sil", platform = "rig")) => {
+                return Err(refused(
+                    t.name,
+                    InjectionRefusal::NoPvaInjectionOnThisPlatform,
+                ));
+            }
             _ => {}
         }
         self.pending
@@ -632,7 +666,7 @@ impl Executive {
                     0,
                 ),
                 Injection::DlaCorrupt => (sil::CORRUPT, 0, 0),
-                Injection::CpuOverrun { .. } => (0, 0, 0),
+                _ => (0, 0, 0),
             };
             if kind != 0 {
                 let fault = sil::Fault {
@@ -654,14 +688,60 @@ impl Executive {
         Ok(())
     }
 
+    /// The pending PVA injections of `task` in frame `f`, as faults of the SIL cuPVA on the
+    /// task's stream, for its next program (the one submitted next).
+    #[cfg(any(platform = "sil", platform = "rig"))]
+    fn apply_pva_injection(&mut self, task: TaskId, f: u64, pva: usize) -> Result<()> {
+        use cupva_sys::sil;
+        let mut i = 0;
+        while i < self.pending.len() {
+            let p = self.pending[i];
+            if p.task != task || p.frame != f {
+                i += 1;
+                continue;
+            }
+            let (kind, status, extra) = match p.injection {
+                Injection::PvaHang => (sil::CUPVA_SIL_FAULT_HANG, 0, 0),
+                Injection::PvaLate { extra_ns } => (sil::CUPVA_SIL_FAULT_LATE, 0, extra_ns),
+                Injection::PvaError => (
+                    sil::CUPVA_SIL_FAULT_ERROR,
+                    cupva_sys::CUPVA_ENGINE_IN_BAD_STATE.0,
+                    0,
+                ),
+                Injection::PvaCorrupt => (sil::CUPVA_SIL_FAULT_CORRUPT_OUTPUT, 0, 0),
+                _ => (0, 0, 0),
+            };
+            if kind != 0 {
+                let fault = sil::CupvaSilFault {
+                    kind,
+                    status,
+                    skipPrograms: 0,
+                    count: 1,
+                    extraDelayNs: extra,
+                };
+                let stream = self.st.pva_tasks[pva].stream;
+                self.st.pva_streams[stream].stream.inject_fault(&fault)?;
+            }
+            self.pending.swap_remove(i);
+        }
+        Ok(())
+    }
+
+    #[cfg(not(any(platform = "sil", platform = "rig")))]
+    fn apply_pva_injection(&mut self, _task: TaskId, _f: u64, _pva: usize) -> Result<()> {
+        Ok(())
+    }
+
     /// Submit `id`'s frame `f` work, signalling `value` (its published fence value): the
     /// value, once enqueued.
     #[inline]
     fn submit(&mut self, id: TaskId, f: u64, plan: &FramePlan, value: Option<u64>) -> Result<u64> {
         let s = self.shared.schedule;
         let noop = plan.skipped(id);
-        if let Submit::Dla { device, .. } = self.st.tasks[id.0 as usize].submit {
-            self.apply_dla_injection(id, f, device)?;
+        match self.st.tasks[id.0 as usize].submit {
+            Submit::Dla { device, .. } => self.apply_dla_injection(id, f, device)?,
+            Submit::Pva { task } if !noop => self.apply_pva_injection(id, f, task)?,
+            _ => {}
         }
         let value = value.ok_or(Error::Phase(Phase::TaskNotPlanned))?;
         let mut waits = Waits::new();
@@ -678,6 +758,10 @@ impl Executive {
             Submit::Dla { .. } => {
                 self.stats.dla_tasks += 1;
                 self.stats.dla_enqueue_ns += spent;
+            }
+            Submit::Pva { .. } => {
+                self.stats.pva_tasks += 1;
+                self.stats.pva_enqueue_ns += spent;
             }
             Submit::Cpu => {}
         }
@@ -856,7 +940,7 @@ impl Executive {
                 self.counters[i].errors += 1;
                 self.fault(f, id, FaultKind::TaskError, end);
             }
-            if let Some(_status) = self.engine_error(id) {
+            if let Some(_status) = self.engine_error(id, f) {
                 self.counters[i].errors += 1;
                 self.fault(f, id, FaultKind::EngineError, end);
             }
@@ -918,6 +1002,18 @@ impl Executive {
                 };
                 Ok((start.min(end), end, RunStatus::empty()))
             }
+            Submit::Pva { .. } => {
+                // The end: the timestamp of the fence cuPVA signalled (µs). The start: when the
+                // in-order stream could start the program, the latest of its submission, the
+                // ends of the dependencies it waited for and the end of the work queued before
+                // it on its engine (cuPVA has no start fence; the SIL PVA starts a program
+                // exactly then).
+                let end = self.st.tasks[id.0 as usize].eof[h]
+                    .timestamp_us(context)?
+                    .saturating_mul(1000);
+                let start = self.pva_start(id, f);
+                Ok((start.min(end), end, RunStatus::empty()))
+            }
             Submit::Gpu { stamp, .. } => {
                 let Some(stamps) = self.st.stamps.as_ref() else {
                     let now = self.clock.now_ns();
@@ -931,16 +1027,59 @@ impl Executive {
         }
     }
 
+    /// When PVA task `id` of frame `f` could start on its in-order stream (see `times`).
+    fn pva_start(&self, id: TaskId, f: u64) -> u64 {
+        let s = self.shared.schedule;
+        let tasks = &self.st.tasks;
+        let h = (f % FENCE_HISTORY as u64) as usize;
+        let ended = |task: TaskId, frame: u64| {
+            tasks
+                .get(task.0 as usize)
+                .map(|t| t.ended_at[(frame % FENCE_HISTORY as u64) as usize])
+                .filter(|&(fr, end)| fr == frame && end != u64::MAX)
+                .map(|(_, end)| end)
+        };
+        let mut start = tasks[id.0 as usize].submitted_at[h];
+        for w in s.task(id).waits {
+            if let Some(df) = f.checked_sub(w.lag as u64)
+                && let Some(end) = ended(w.task, df)
+            {
+                start = start.max(end);
+            }
+        }
+        let engine = s.task(id).engine;
+        let same_engine = |j: &usize| s.tasks[*j].engine == engine;
+        // The task before it on its engine: earlier in this frame, else the engine's last
+        // task of the previous frame.
+        let before = (0..id.0 as usize)
+            .rev()
+            .filter(same_engine)
+            .find_map(|j| ended(TaskId(j as u16), f))
+            .or_else(|| {
+                let prev = f.checked_sub(1)?;
+                (0..s.tasks.len())
+                    .rev()
+                    .filter(same_engine)
+                    .find_map(|j| ended(TaskId(j as u16), prev))
+            });
+        start.max(before.unwrap_or(0))
+    }
+
     fn engine_failure(&self, id: TaskId) -> Option<Status> {
         match self.st.tasks[id.0 as usize].submit {
             Submit::Dla { device, .. } => self.st.dlas[device].device.failure(),
+            Submit::Pva { task } => self.st.pva_tasks[task].failure(),
             _ => None,
         }
     }
 
-    fn engine_error(&mut self, id: TaskId) -> Option<Status> {
+    /// The engine error of task `id`'s run in frame `f`, after its fence was reached.
+    fn engine_error(&mut self, id: TaskId, f: u64) -> Option<Status> {
         match self.st.tasks[id.0 as usize].submit {
             Submit::Dla { device, .. } => self.st.dlas[device].device.poll_error(),
+            Submit::Pva { task } => {
+                self.st.pva_tasks[task].poll_error((f % FENCE_HISTORY as u64) as usize)
+            }
             Submit::Gpu { stream, .. } => match self.st.streams[stream].stream.idle() {
                 Err(Error::Call { status, .. }) => Some(status),
                 _ => None,
@@ -1110,6 +1249,8 @@ pub(crate) fn submit_task(
         sems,
         gpu_sems,
         dlas,
+        pva_streams,
+        pva_tasks,
         streams,
         stamps,
         ..
@@ -1144,6 +1285,38 @@ pub(crate) fn submit_task(
                 start: rt.start.as_mut().map(|s| (s.import, &mut s.fences[h])),
                 noop,
             })
+        }
+        Submit::Pva { task } => {
+            // Each wait goes to the wait command of its dependency: `waits` lists the
+            // task's dependencies planned in this frame, in the task's order.
+            let deps = s.task(id).waits;
+            let mut slots = [0usize; MAX_WAITS];
+            let mut j = 0;
+            for (slot, (dep, _)) in slots.iter_mut().zip(waits) {
+                while deps.get(j).is_some_and(|w| w.task != *dep) {
+                    j += 1;
+                }
+                if j >= deps.len() {
+                    return Err(Error::BadSchedule {
+                        fault: ScheduleFault::DependencyNotOnPva,
+                        context,
+                    });
+                }
+                *slot = j;
+                j += 1;
+            }
+            let pt = &mut pva_tasks[*task];
+            let stream = &pva_streams[pt.stream].stream;
+            pt.submit(
+                stream,
+                &rt.waits[..waits.len()],
+                &slots[..waits.len()],
+                copy,
+                h,
+                noop,
+                &mut rt.eof[h],
+                crate::engine::pva::SUBMIT_TIMEOUT_MS,
+            )
         }
         Submit::Gpu {
             stream,
@@ -1242,6 +1415,22 @@ pub(crate) fn release_engines(st: &mut State) -> Result<()> {
             }));
         }
     }
+    // The PVA tasks' last fences (bounded as above); then the streams go, dropping what a
+    // hung program left queued, before the commands, imports and sync objects they use.
+    for t in st.pva_tasks.iter() {
+        if !t.wait_idle(1_000_000) {
+            keep(Err(Error::Shutdown {
+                context: Context::Engine("pva"),
+            }));
+        }
+    }
+    while let Some(e) = st.pva_streams.pop() {
+        keep(e.stream.destroy());
+    }
+    for t in st.pva_tasks.iter_mut() {
+        keep(t.destroy());
+    }
+    st.pva_tasks.clear();
     // The graphs name semaphores and kernels released below.
     for e in st.streams.iter_mut() {
         if let Some(g) = e.graph.take() {
@@ -1264,6 +1453,9 @@ pub(crate) fn release_engines(st: &mut State) -> Result<()> {
         }
         // Its parameter blocks hold the GPU memory released below.
         rt.submit = Submit::Cpu;
+        if let Some(p) = rt.pva_sync.take() {
+            keep(p.destroy());
+        }
         while let Some((di, p)) = rt.dla_imports.pop() {
             if let Some(d) = st.dlas.get_mut(di) {
                 keep(d.device.unregister(p, Context::Semaphore("task")));
@@ -1299,6 +1491,9 @@ pub(crate) fn release_engines(st: &mut State) -> Result<()> {
         if let Some(g) = c.gpu.take() {
             keep(g.release(Context::Buffer("buffer")));
         }
+        if let Some(p) = c.pva.take() {
+            keep(p.free());
+        }
     }
     // 3. Buffers and semaphores.
     for c in st.copies.iter_mut() {
@@ -1333,6 +1528,9 @@ pub(crate) fn release_engines(st: &mut State) -> Result<()> {
     }
     while let Some(d) = st.dlas.pop() {
         keep(d.device.close());
+    }
+    while let Some(e) = st.pva_execs.pop() {
+        keep(e.exec.destroy());
     }
     if let Some(g) = st.gpu.take() {
         keep(g.close());

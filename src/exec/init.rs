@@ -11,6 +11,10 @@ use crate::engine::nvsci::{
 };
 use crate::engine::os;
 use crate::engine::platform::{Clock, GPU_SYNC, GpuSyncMode};
+use crate::engine::pva::{
+    PvaExecutable, PvaMem, PvaParams, PvaStream, PvaSync, PvaSyncRole, PvaTask,
+    fill_sync_attributes as pva_attrs,
+};
 use crate::error::{Context, Error, Phase, PlatformFact, Result, ScheduleFault, Table};
 use crate::exec::runtime::{Config, DLA_ALIGN, WARMUP_TIMEOUT_US};
 use crate::exec::state::copy_index;
@@ -20,6 +24,7 @@ use crate::kernel_model::ParamKind;
 use crate::limits::*;
 use crate::limits::{MAX_DLA_HANDLES_PER_BUFFER, MAX_DLA_HANDLES_PER_SEMAPHORE};
 use crate::sync::SemaphoreLedger;
+use crate::table::PvaAccess;
 use crate::table::{
     BufferId, BufferKind, EngineId, EngineKind, Param, Schedule, TaskId, Thread, Work,
 };
@@ -118,9 +123,6 @@ impl Init {
                 .iter()
                 .any(|t| s.engines[t.engine.0 as usize].kind == k)
         };
-        if uses(EngineKind::Pva) {
-            return Err(Error::Platform(PlatformFact::PvaUnsupported));
-        }
         self.state.sync_module = Some(SyncModule::open()?);
         self.state.buf_module = Some(BufModule::open()?);
         self.state.wait = Some(CpuWaitContext::alloc(self.sync_module()?)?);
@@ -129,9 +131,11 @@ impl Init {
             self.open_gpu()?;
         }
         self.open_dlas()?;
+        self.open_pvas()?;
         self.alloc_buffers(views)?;
         self.check_dla_tensors()?;
         self.create_tasks()?;
+        self.create_pva_tasks()?;
         self.warm_up()?;
         crate::exec::graphs::build(&mut self.state, self.s)?;
         Ok(())
@@ -254,6 +258,97 @@ impl Init {
         Ok(())
     }
 
+    /// A cuPVA stream per PVA engine that runs tasks (warmed up: the PVA's power-up delay),
+    /// and an executable per program a task runs.
+    fn open_pvas(&mut self) -> Result<()> {
+        let s = self.s;
+        for (ei, e) in s.engines.iter().enumerate() {
+            let engine = EngineId(ei as u8);
+            if e.kind != EngineKind::Pva || !s.tasks.iter().any(|t| t.engine == engine) {
+                continue;
+            }
+            let vpu = e.vpu.ok_or(Error::BadSchedule {
+                fault: ScheduleFault::PvaTaskWithoutStream,
+                context: Context::Engine(e.name),
+            })?;
+            let stream = PvaStream::create(e.instance, vpu, e.name)?;
+            let limit = self.state.pva_streams.capacity() as u32;
+            if let Err(entry) = self
+                .state
+                .pva_streams
+                .push(PvaStreamEntry { engine, stream })
+            {
+                let _ = entry.stream.destroy();
+                return Err(Error::Capacity {
+                    table: Table::PvaStreams,
+                    limit,
+                });
+            }
+            let warm_ms = (WARMUP_TIMEOUT_US / 1000) as i32;
+            if let Some(last) = self.state.pva_streams.last() {
+                last.stream.warm_up(warm_ms)?;
+            }
+        }
+        for t in s.tasks {
+            let Work::Pva(w) = t.work else { continue };
+            if self
+                .state
+                .pva_execs
+                .iter()
+                .any(|x| x.program == w.program.0)
+            {
+                continue;
+            }
+            let desc = s
+                .pva_programs
+                .get(w.program.0 as usize)
+                .ok_or(Error::BadSchedule {
+                    fault: ScheduleFault::PvaProgramOutOfRange,
+                    context: Context::Task(t.name),
+                })?;
+            let exec = PvaExecutable::create(desc)?;
+            let limit = self.state.pva_execs.capacity() as u32;
+            if let Err(entry) = self.state.pva_execs.push(PvaExecEntry {
+                program: w.program.0,
+                exec,
+            }) {
+                let _ = entry.exec.destroy();
+                return Err(Error::Capacity {
+                    table: Table::PvaExecutables,
+                    limit,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// How the PVA programs reach `buffer`: the union of the accesses their parameters
+    /// declare, `None` when no PVA task passes it.
+    fn pva_access(&self, buffer: BufferId) -> Option<PvaAccess> {
+        let (mut reads, mut writes) = (false, false);
+        for t in self.s.tasks {
+            let Work::Pva(w) = t.work else { continue };
+            let Some(desc) = self.s.pva_programs.get(w.program.0 as usize) else {
+                continue;
+            };
+            for (spec, value) in desc.params.iter().zip(w.params) {
+                if let (crate::table::PvaParamKind::Pointer(a), Param::Buffer(b)) =
+                    (spec.kind, *value)
+                    && b == buffer
+                {
+                    reads |= a != PvaAccess::Write;
+                    writes |= a != PvaAccess::Read;
+                }
+            }
+        }
+        match (reads, writes) {
+            (true, true) => Some(PvaAccess::ReadWrite),
+            (true, false) => Some(PvaAccess::Read),
+            (false, true) => Some(PvaAccess::Write),
+            (false, false) => None,
+        }
+    }
+
     fn dla_index(&self, task: TaskId) -> Option<usize> {
         let t = self.s.task(task);
         let Work::Dla(d) = t.work else { return None };
@@ -272,6 +367,7 @@ impl Init {
             let context = Context::Buffer(b.name);
             let on_gpu = self.touches(id, EngineKind::Gpu);
             let on_dla = self.touches(id, EngineKind::Dla);
+            let on_pva = self.pva_access(id);
             if on_dla && b.kind.align() < DLA_ALIGN {
                 return Err(Error::AlignmentTooSmall {
                     buffer: b.name,
@@ -290,6 +386,7 @@ impl Init {
                     obj: None,
                     gpu: None,
                     dla: heapless::Vec::new(),
+                    pva: None,
                 };
                 if let BufferKind::Pinned { size } = b.kind {
                     let gpu = self
@@ -306,8 +403,12 @@ impl Init {
                     let spec = BufSpec {
                         kind: b.kind,
                         cpu_access: b.cpu_access,
-                        as_tensor: on_dla && !on_gpu && matches!(b.kind, BufferKind::Tensor { .. }),
+                        as_tensor: on_dla
+                            && !on_gpu
+                            && on_pva.is_none()
+                            && matches!(b.kind, BufferKind::Tensor { .. }),
                         gpu_uuid: if on_gpu { uuid } else { None },
+                        pva: on_pva.is_some(),
                     };
                     let buf_module = self
                         .state
@@ -351,6 +452,9 @@ impl Init {
                                 limit: MAX_DLA_HANDLES_PER_BUFFER as u32,
                             })?;
                         }
+                    }
+                    if let Some(access) = on_pva {
+                        copy.pva = Some(PvaMem::import(&obj, access, context)?);
                     }
                     copy.obj = Some(obj);
                 }
@@ -416,14 +520,15 @@ impl Init {
             };
             let dla_waits = dependents().any(|d| self.kind(d) == EngineKind::Dla);
             let gpu_waits = dependents().any(|d| self.kind(d) == EngineKind::Gpu);
+            let pva_waits = dependents().any(|d| self.kind(d) == EngineKind::Pva);
 
             // Attribute lists: the signaler first, then the waiters.
             let module = self.sync_module()?;
-            let mut lists: heapless::Vec<SyncAttrList, 4> = heapless::Vec::new();
-            let add = |l: SyncAttrList, lists: &mut heapless::Vec<SyncAttrList, 4>| {
+            let mut lists: heapless::Vec<SyncAttrList, 5> = heapless::Vec::new();
+            let add = |l: SyncAttrList, lists: &mut heapless::Vec<SyncAttrList, 5>| {
                 lists.push(l).map_err(|_| Error::Capacity {
                     table: Table::AttributeListsPerSemaphore,
-                    limit: 4,
+                    limit: 5,
                 })
             };
             let result = (|| -> Result<SyncObj> {
@@ -432,6 +537,9 @@ impl Init {
                 match (kind, GPU_SYNC) {
                     (EngineKind::Dla, _) => {
                         dla_attrs(&mut signaler, DlaSyncRole::Signaler, context)?
+                    }
+                    (EngineKind::Pva, _) => {
+                        pva_attrs(&mut signaler, PvaSyncRole::Signaler, context)?
                     }
                     (EngineKind::Gpu, GpuSyncMode::External) => self
                         .state
@@ -444,8 +552,9 @@ impl Init {
                 add(signaler, &mut lists)?;
                 let mut cpu_waiter = SyncAttrList::create(module, context)?;
                 cpu_waiter.require_deterministic(context)?;
+                // DLA and PVA ends are read from their fences' timestamps.
                 cpu_waiter.cpu(
-                    if kind == EngineKind::Dla {
+                    if matches!(kind, EngineKind::Dla | EngineKind::Pva) {
                         CpuRole::Waiter
                     } else {
                         CpuRole::WaiterNoTimestamps
@@ -457,6 +566,12 @@ impl Init {
                     let mut l = SyncAttrList::create(module, context)?;
                     l.require_deterministic(context)?;
                     dla_attrs(&mut l, DlaSyncRole::Waiter, context)?;
+                    add(l, &mut lists)?;
+                }
+                if pva_waits {
+                    let mut l = SyncAttrList::create(module, context)?;
+                    l.require_deterministic(context)?;
+                    pva_attrs(&mut l, PvaSyncRole::Waiter, context)?;
                     add(l, &mut lists)?;
                 }
                 if gpu_waits && GPU_SYNC == GpuSyncMode::External {
@@ -479,7 +594,7 @@ impl Init {
             // primitive id from the CPU signaler's first fence; engine-signalled ones from the
             // engine's first EOF fence, at warm-up.
             let cpu_signals = match kind {
-                EngineKind::Dla => false,
+                EngineKind::Dla | EngineKind::Pva => false,
                 EngineKind::Gpu => GPU_SYNC != GpuSyncMode::External,
                 _ => true,
             };
@@ -506,6 +621,7 @@ impl Init {
                 submitted_at: [0; FENCE_HISTORY],
                 ended_at: [(u64::MAX, 0); FENCE_HISTORY],
                 failed_submit: None,
+                pva_sync: None,
             };
             for d in dependents() {
                 rt.ledger.add_waiter(s.task(d).engine);
@@ -527,6 +643,9 @@ impl Init {
             let import = (|| -> Result<()> {
                 if kind == EngineKind::Dla {
                     rt.start = Some(self.start_signal(id)?);
+                }
+                if let Some(role) = PvaSyncRole::of(kind == EngineKind::Pva, pva_waits) {
+                    rt.pva_sync = Some(PvaSync::from_nvsci(&sem, role, context)?);
                 }
                 for di in handles {
                     let p = self.state.dlas[di].device.import_semaphore(&sem, context)?;
@@ -561,6 +680,114 @@ impl Init {
             self.state.gpu_sems.push(gpu_sem).map_err(|_| full)?;
             self.state.tasks.push(rt).map_err(|_| full)?;
             import?;
+        }
+        Ok(())
+    }
+
+    /// The commands of every PVA task, in task order (`Submit::Pva`'s index), in place in the
+    /// PVA task table: a command program per buffer copy with its parameters, a wait command
+    /// per dependency, the request of the task's fence.
+    fn create_pva_tasks(&mut self) -> Result<()> {
+        let s = self.s;
+        for (i, t) in s.tasks.iter().enumerate() {
+            let Work::Pva(w) = t.work else { continue };
+            let context = Context::Task(t.name);
+            let stream = self
+                .state
+                .pva_streams
+                .iter()
+                .position(|e| e.engine == t.engine)
+                .ok_or(Error::BadSchedule {
+                    fault: ScheduleFault::PvaTaskWithoutStream,
+                    context,
+                })?;
+            let desc = s
+                .pva_programs
+                .get(w.program.0 as usize)
+                .ok_or(Error::BadSchedule {
+                    fault: ScheduleFault::PvaProgramOutOfRange,
+                    context,
+                })?;
+            let exec = self
+                .state
+                .pva_execs
+                .iter()
+                .find(|x| x.program == w.program.0)
+                .ok_or(Error::BadSchedule {
+                    fault: ScheduleFault::PvaProgramOutOfRange,
+                    context,
+                })?;
+            // Every dependency's semaphore must be visible to the PVA (create_tasks wrapped it).
+            for dep in t.waits {
+                if self.state.tasks[dep.task.0 as usize].pva_sync.is_none() {
+                    return Err(Error::BadSchedule {
+                        fault: ScheduleFault::DependencyNotOnPva,
+                        context,
+                    });
+                }
+            }
+            let own = self.state.tasks[i]
+                .pva_sync
+                .as_ref()
+                .ok_or(Error::BadSchedule {
+                    fault: ScheduleFault::DependencyNotOnPva,
+                    context,
+                })?;
+            // Frame f runs program f % copies: the largest multiplicity of its buffers.
+            let copies = w
+                .params
+                .iter()
+                .filter_map(|p| match p {
+                    Param::Buffer(b) => s.buffers.get(b.0 as usize).map(|b| b.multiplicity),
+                    _ => None,
+                })
+                .max()
+                .unwrap_or(1) as usize;
+            let (offsets, copies_table) = (self.offsets, &self.state.copies);
+            let pointer = |copy: usize, param: usize| -> Result<*mut core::ffi::c_void> {
+                let Some(Param::Buffer(b)) = w.params.get(param) else {
+                    return Err(Error::BadSchedule {
+                        fault: ScheduleFault::ParamBufferNotOnPva,
+                        context,
+                    });
+                };
+                let b = b.0 as usize;
+                let mult = s.buffers[b].multiplicity as usize;
+                copies_table
+                    .get(copy_index(offsets, b, copy % mult))
+                    .and_then(|c| c.pva.as_ref())
+                    .map(PvaMem::device_ptr)
+                    .ok_or(Error::BadSchedule {
+                        fault: ScheduleFault::ParamBufferNotOnPva,
+                        context: Context::Buffer(s.buffers[b].name),
+                    })
+            };
+            let params = PvaParams {
+                desc,
+                values: w.params,
+                pointer: &pointer,
+                copies,
+            };
+            let limit = self.state.pva_tasks.capacity() as u32;
+            self.state
+                .pva_tasks
+                .push(PvaTask::EMPTY)
+                .map_err(|_| Error::Capacity {
+                    table: Table::Tasks,
+                    limit,
+                })?;
+            let Some(slot) = self.state.pva_tasks.last_mut() else {
+                continue;
+            };
+            slot.init(
+                s.engines[t.engine.0 as usize].name,
+                stream,
+                &exec.exec,
+                &params,
+                own,
+                t.waits.len(),
+                t.deadline_ns,
+            )?;
         }
         Ok(())
     }
@@ -616,9 +843,13 @@ impl Init {
         let t = s.task(id);
         match t.work {
             Work::Cpu => Ok(Submit::Cpu),
-            // `build` refuses PVA work before any submission is prepared (the PVA engine
-            // replaces this arm).
-            Work::Pva(_) => Err(Error::Platform(PlatformFact::PvaUnsupported)),
+            // Its commands are made by `create_pva_tasks`, in task order.
+            Work::Pva(_) => Ok(Submit::Pva {
+                task: s.tasks[..id.0 as usize]
+                    .iter()
+                    .filter(|x| matches!(x.work, Work::Pva(_)))
+                    .count(),
+            }),
             Work::Dla(d) => {
                 let device = self.dla_index(id).ok_or(Error::BadSchedule {
                     fault: ScheduleFault::DlaTaskWithoutDevice,
@@ -757,6 +988,7 @@ impl Init {
                 tasks,
                 sems,
                 dlas,
+                pva_tasks,
                 wait,
                 ..
             } = &mut self.state;
@@ -781,9 +1013,12 @@ impl Init {
                     value: 1,
                 });
             }
-            if let Submit::Dla { device, .. } = rt.submit
-                && let Some(status) = dlas[device].device.poll_error()
-            {
+            let engine_error = match rt.submit {
+                Submit::Dla { device, .. } => dlas[device].device.poll_error(),
+                Submit::Pva { task } => pva_tasks[task].poll_error(0),
+                _ => None,
+            };
+            if let Some(status) = engine_error {
                 return Err(Error::EngineFailed {
                     engine: s.engines[s.task(id).engine.0 as usize].name,
                     status,

@@ -33,8 +33,8 @@ use crate::exec::executive::{Executive, Sealed, TaskCounters};
 use crate::exec::health::{FaultCounts, HealthMonitor};
 use crate::exec::init::{Init, Workers, check_table, spawn_workers, thread_request};
 use crate::exec::state::{
-    BufferCopy, DlaEntry, State, StreamEntry, Submit, TaskRt, WorkerHandle, copy_index,
-    copy_offsets,
+    BufferCopy, DlaEntry, PvaExecEntry, PvaStreamEntry, State, StreamEntry, Submit, TaskRt,
+    WorkerHandle, copy_index, copy_offsets,
 };
 use crate::exec::worker::{CauseSlot, CpuTask, Shared, TRACE_CAPACITY, WorkerTask};
 use crate::limits::MAX_TASKS;
@@ -125,6 +125,10 @@ pub struct Storage<
     copies: heapless::Vec<BufferCopy, COPIES>,
     // A DLA device handle, a stream and a module each serve at least one task.
     dlas: heapless::Vec<DlaEntry, TASKS>,
+    // A PVA stream and a PVA executable each serve at least one task.
+    pva_streams: heapless::Vec<PvaStreamEntry, TASKS>,
+    pva_execs: heapless::Vec<PvaExecEntry, TASKS>,
+    pva_tasks: heapless::Vec<crate::engine::pva::PvaTask, TASKS>,
     streams: heapless::Vec<StreamEntry, TASKS>,
     modules: heapless::Vec<GpuModule, TASKS>,
     workers: heapless::Vec<WorkerHandle, WORKERS>,
@@ -174,6 +178,9 @@ impl<
             gpu_sems: heapless::Vec::new(),
             copies: heapless::Vec::new(),
             dlas: heapless::Vec::new(),
+            pva_streams: heapless::Vec::new(),
+            pva_execs: heapless::Vec::new(),
+            pva_tasks: heapless::Vec::new(),
             streams: heapless::Vec::new(),
             modules: heapless::Vec::new(),
             workers: heapless::Vec::new(),
@@ -206,6 +213,9 @@ pub(crate) struct Parts {
     pub gpu_sems: &'static mut VecView<Option<GpuSemaphore>>,
     pub copies: &'static mut VecView<BufferCopy>,
     pub dlas: &'static mut VecView<DlaEntry>,
+    pub pva_streams: &'static mut VecView<PvaStreamEntry>,
+    pub pva_execs: &'static mut VecView<PvaExecEntry>,
+    pub pva_tasks: &'static mut VecView<crate::engine::pva::PvaTask>,
     pub streams: &'static mut VecView<StreamEntry>,
     pub modules: &'static mut VecView<GpuModule>,
     pub workers: &'static mut VecView<WorkerHandle>,
@@ -241,6 +251,9 @@ impl<
             gpu_sems,
             copies,
             dlas,
+            pva_streams,
+            pva_execs,
+            pva_tasks,
             streams,
             modules,
             workers,
@@ -265,6 +278,9 @@ impl<
             gpu_sems: gpu_sems.as_mut_view(),
             copies: copies.as_mut_view(),
             dlas: dlas.as_mut_view(),
+            pva_streams: pva_streams.as_mut_view(),
+            pva_execs: pva_execs.as_mut_view(),
+            pva_tasks: pva_tasks.as_mut_view(),
             streams: streams.as_mut_view(),
             modules: modules.as_mut_view(),
             workers: workers.as_mut_view(),
@@ -418,6 +434,9 @@ impl Builder {
             gpu_sems: p.gpu_sems,
             copies: p.copies,
             dlas: p.dlas,
+            pva_streams: p.pva_streams,
+            pva_execs: p.pva_execs,
+            pva_tasks: p.pva_tasks,
             streams: p.streams,
             modules: p.modules,
             workers: p.workers,

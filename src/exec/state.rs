@@ -10,6 +10,7 @@ use crate::engine::gpu::{
     Function, Gpu, GpuMemory, GpuModule, GpuSemaphore, ParamBlock, SlotKernel, Stream,
 };
 use crate::engine::nvsci::{BufModule, BufObj, CpuWaitContext, RawFence, SyncModule, SyncObj};
+use crate::engine::pva::{PvaExecutable, PvaMem, PvaStream, PvaSync, PvaTask};
 use crate::error::Result;
 use crate::limits::*;
 use crate::sync::SemaphoreLedger;
@@ -20,6 +21,20 @@ pub(crate) struct BufferCopy {
     pub obj: Option<BufObj>,
     pub gpu: Option<GpuMemory>,
     pub dla: heapless::Vec<(usize, DlaPtr), { crate::limits::MAX_DLA_HANDLES_PER_BUFFER }>,
+    /// The PVA's import, when a PVA task passes the buffer to its program.
+    pub pva: Option<PvaMem>,
+}
+
+/// The cuPVA stream of one PVA engine.
+pub(crate) struct PvaStreamEntry {
+    pub engine: EngineId,
+    pub stream: PvaStream,
+}
+
+/// The executable of one PVA program.
+pub(crate) struct PvaExecEntry {
+    pub program: u16,
+    pub exec: PvaExecutable,
 }
 
 pub(crate) struct DlaEntry {
@@ -53,6 +68,10 @@ pub(crate) enum Submit {
         params: [ParamBlock; MAX_COPIES],
         stamp: usize,
     },
+    Pva {
+        /// Index in the PVA task table.
+        task: usize,
+    },
 }
 
 /// The executive's per-task state.
@@ -71,6 +90,8 @@ pub(crate) struct TaskRt {
     pub submitted_at: [u64; FENCE_HISTORY],
     pub ended_at: [(u64, u64); FENCE_HISTORY],
     pub failed_submit: Option<u64>,
+    /// The semaphore as a cuPVA sync object, when a PVA task signals or waits on it.
+    pub pva_sync: Option<PvaSync>,
 }
 
 /// A DLA task's start-of-frame semaphore: cuDLA signals it as the task starts, and the
@@ -111,6 +132,10 @@ pub(crate) struct State {
     /// Every copy of every buffer, buffer by buffer ([`copy_index`]).
     pub copies: &'static mut VecView<BufferCopy>,
     pub dlas: &'static mut VecView<DlaEntry>,
+    pub pva_streams: &'static mut VecView<PvaStreamEntry>,
+    pub pva_execs: &'static mut VecView<PvaExecEntry>,
+    /// The PVA tasks' commands and fences (they stay where init put them).
+    pub pva_tasks: &'static mut VecView<PvaTask>,
     pub streams: &'static mut VecView<StreamEntry>,
     pub modules: &'static mut VecView<GpuModule>,
     pub workers: &'static mut VecView<WorkerHandle>,

@@ -173,27 +173,8 @@ impl Schedule {
             }
             mode += 1;
         }
-        // Keep this rule last, so that tables reaching it pass every other one.
-        check!(pva_not_run_yet(tables));
         Ok(Schedule { tables })
     }
-}
-
-/// PVA tasks are not run yet: `orin_exec`'s init refuses them
-/// (`PlatformFact::PvaUnsupported`), and so does this, its last rule. The runtime's PVA engine
-/// deletes it.
-const fn pva_not_run_yet(s: &ScheduleTables) -> Result {
-    let mut i = 0;
-    while i < s.tasks.len() {
-        if let Work::Pva(_) = s.tasks[i].work {
-            return Err(TableError::PvaNotRunYet {
-                task: TaskId(i as u16),
-                task_name: s.tasks[i].name,
-            });
-        }
-        i += 1;
-    }
-    Ok(())
 }
 
 /// Every PVA engine has a VPU affinity and no other engine has one; no two PVA engines of one

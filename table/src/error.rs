@@ -184,15 +184,6 @@ pub enum TableError {
         /// Its name.
         other_name: &'static str,
     },
-    /// A task runs on a PVA engine, and the runtime does not run PVA tasks yet. The last rule
-    /// of [`Schedule::check`](crate::Schedule::check): tables that reach it pass every other
-    /// rule. It goes when the runtime's PVA engine does.
-    PvaNotRunYet {
-        /// The first PVA task.
-        task: TaskId,
-        /// Its name.
-        task_name: &'static str,
-    },
     /// A task's work does not fit the kind of its engine (a CPU task on a DLA engine, ...).
     WrongEngineKind {
         /// The task.
@@ -388,9 +379,6 @@ impl TableError {
             TableError::SharedVpu { .. } => {
                 "two PVA engines of one PVA instance can run on the same VPU"
             }
-            TableError::PvaNotRunYet { .. } => {
-                "a task runs on a PVA engine, and the runtime does not run PVA tasks yet"
-            }
             TableError::WrongEngineKind { .. } => {
                 "a task's work does not fit the kind of its engine"
             }
@@ -541,10 +529,6 @@ impl fmt::Display for TableError {
             } => write!(
                 f,
                 "PVA engines `{other_name}` and `{engine_name}` can run on the same VPU of one PVA: give them different VPUs (`vpu0`, `vpu1`) or one engine"
-            ),
-            TableError::PvaNotRunYet { task_name, .. } => write!(
-                f,
-                "task `{task_name}` runs on a PVA engine, and the runtime does not run PVA tasks yet"
             ),
             TableError::WrongEngineKind {
                 task_name,
