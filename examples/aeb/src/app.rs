@@ -95,7 +95,7 @@ pub fn init(
     builder: Builder,
     bodies: &'static mut Bodies,
     dla_seed: u64,
-) -> Result<Initialized, Box<dyn std::error::Error>> {
+) -> orin_exec::Result<Initialized> {
     register_kernel_models()?;
     register_pva_models()?;
     let runtime = builder.bodies(bodies).init()?;
@@ -129,18 +129,20 @@ pub const PVA_MODELS: [(&str, &str, &str); 1] = [("aeb_preprocess", "aeb", "aeb_
 /// program's VPU ELF with the parameter names of the programs manifest, and allowlists the
 /// image, through the public API an application uses for its own programs. Nothing to do on
 /// `orin`, where the VPU runs the image (which the integrator must have built with the PVA
-/// SDK: `pva/manifest.toml`).
-pub fn register_pva_models() -> Result<(), Box<dyn std::error::Error>> {
+/// SDK: `pva/manifest.toml`). A program without a model is left out: init then fails with
+/// `Error::NoPvaProgramModel`, which names it.
+pub fn register_pva_models() -> orin_exec::Result<()> {
     #[cfg(any(feature = "sil", feature = "rig"))]
     for program in crate::schedule::SCHEDULE.tables().pva_programs {
-        let model = PVA_MODELS
+        let Some(model) = PVA_MODELS
             .iter()
             .find(|(name, ..)| *name == program.name)
             .and_then(|&(_, module, kernel)| orin_exec_kernels::model(module, kernel))
-            .ok_or_else(|| format!("PVA program `{}` has no reference model", program.name))?;
+        else {
+            continue;
+        };
         let names: Vec<&str> = program.params.iter().map(|p| p.name).collect();
-        orin_exec::sil::register_pva_program_model(program.name, &[program.sha256], &names, model)
-            .map_err(|e| format!("PVA program `{}`: {e}", program.name))?;
+        orin_exec::sil::register_pva_program_model(program.name, &[program.sha256], &names, model)?;
         orin_exec::sil::allow_pva_program(program.sha256);
     }
     Ok(())
