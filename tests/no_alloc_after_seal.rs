@@ -1,12 +1,13 @@
 //! No allocation after `seal()`: a counting global allocator watches 10,000 frames of the
 //! GPU→DLA→CPU mini pipeline (every thread of the process counts: the executive, the CPU
 //! workers and the SIL engines' worker threads), with the GPU engine in stream mode and in
-//! graph mode. A control case shows the counter counts.
+//! graph mode, and 10,000 frames of the CPU→PVA→CPU pipeline of `common::pva` (the SIL
+//! cuPVA's stream worker counts too). A control case shows the counter counts.
 //!
 //! This test has its own `main` (no libtest harness), so no test-runner thread allocates
 //! behind our back.
 //!
-//! Covers: REQ-RT-009, REQ-GPU-017
+//! Covers: REQ-RT-009, REQ-GPU-017, REQ-PVA-075
 
 mod common;
 
@@ -80,8 +81,10 @@ fn main() {
     for gpu_graph in [false, true] {
         run(gpu_graph);
     }
+    #[cfg(feature = "sil")]
+    run_pva();
     println!(
-        "no_alloc_after_seal: {FRAMES} frames per GPU submission mode, 0 allocations after seal (control counted {control})"
+        "no_alloc_after_seal: {FRAMES} frames per GPU submission mode and with a PVA task, 0 allocations after seal (control counted {control})"
     );
 }
 
@@ -140,5 +143,32 @@ fn run(gpu_graph: bool) {
     assert_eq!(
         allocations, 0,
         "graph mode {gpu_graph}: {allocations} allocations after seal over {FRAMES} frames"
+    );
+}
+
+#[cfg(feature = "sil")]
+/// The PVA pipeline: fence imports, the submission, the fence export and the command-status
+/// checks of every frame allocate nothing.
+fn run_pva() {
+    let c = pva::counts();
+    let s = pva::schedule(pva::Setup::default());
+    let mut exec = pva::init(s, &c).expect("init and seal");
+    let (result, allocations) = counted(|| {
+        for _ in 0..FRAMES {
+            exec.step()?;
+        }
+        Ok::<(), orin_exec::Error>(())
+    });
+    result.expect("run");
+    assert_eq!(exec.submit_stats().pva_tasks, FRAMES + 1);
+    exec.shutdown().expect("shutdown");
+    assert_eq!(
+        c.good.load(Ordering::Relaxed),
+        FRAMES,
+        "PVA output mismatch"
+    );
+    assert_eq!(
+        allocations, 0,
+        "PVA pipeline: {allocations} allocations after seal over {FRAMES} frames"
     );
 }

@@ -1,295 +1,28 @@
-//! The PVA engine on the SIL cuPVA, on the virtual clock: a CPU -> PVA -> CPU pipeline whose
-//! PVA program (a registered reference model) scales the CPU's frame data, checked by a CPU
-//! task every frame; the PVA waits on the CPU's semaphore and the CPU on the PVA's.
+//! The PVA engine on the SIL cuPVA, on the virtual clock (the pipeline of
+//! `tests/common/pva.rs`): results over many frames, the typed init errors, each fault
+//! injection detected in its frame, the queue capacity.
 //!
 //! Covers: REQ-PVA-072
+#![cfg(feature = "sil")]
 
-use std::sync::atomic::{AtomicU64, Ordering};
+mod common;
+
+use std::sync::atomic::Ordering;
 
 use orin_exec::Error;
-use orin_exec::engine::cpu::CpuCtx;
-use orin_exec::exec::{Builder, Config, CpuTask, Executive, TaskFault};
-use orin_exec::kernel_model::{KernelModel, Launch, ModelError, ParamKind, read, write};
-use orin_exec::table::*;
+use orin_exec::error::{InjectionRefusal, PvaRegisterFault, Status};
+use orin_exec::exec::{Executive, Injection};
+use orin_exec::table::{Action, FaultKind, FaultScope, HealthRule, Limit, MAX_PARAMS, TableError};
 
-const SRC: BufferId = BufferId(0);
-const DST: BufferId = BufferId(1);
-const INPUT: TaskId = TaskId(0);
-const SCALE: TaskId = TaskId(1);
-const CHECK: TaskId = TaskId(2);
-const N: usize = 256;
-const FACTOR: u32 = 3;
-const MS: u64 = 1_000_000;
+use common::pva::*;
+use common::serial;
 
-type PvaStorage = orin_exec::exec::Storage<3, 2, 4, 1>;
-
-/// The SIL clock and the cuPVA registry are process-wide.
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn leak<T>(v: Vec<T>) -> &'static [T] {
-    Vec::leak(v)
-}
-
-fn sha256(bytes: &[u8]) -> [u8; 32] {
-    use sha2::Digest;
-    sha2::Sha256::digest(bytes).into()
-}
-
-/// `scale(const uint8_t* src, uint8_t* dst, uint32_t n, uint32_t k)`: `dst[i] = src[i] * k`.
-struct Scale;
-
-impl KernelModel for Scale {
-    fn params(&self) -> &[ParamKind] {
-        &[
-            ParamKind::DevPtr,
-            ParamKind::DevPtr,
-            ParamKind::U32,
-            ParamKind::U32,
-        ]
-    }
-    fn launch(&self, l: &mut Launch<'_>) -> Result<(), ModelError> {
-        let n = l.u32(2)? as usize;
-        let k = l.u32(3)? as u8;
-        let (src, dst) = l.buffers((read::<u8>(0, n), write::<u8>(1, n)))?;
-        for (d, s) in dst.iter_mut().zip(src) {
-            *d = s.wrapping_mul(k);
-        }
-        Ok(())
-    }
-}
-
-static SCALE_MODEL: Scale = Scale;
-
-/// What a test's program is: its name and (fake) VPU ELF image, and whether the SIL PVA gets
-/// a model for it and allowlists it.
-#[derive(Clone, Copy)]
-struct Program {
-    name: &'static str,
-    image: &'static [u8],
-    model: bool,
-    allowed: bool,
-}
-
-const GOOD: Program = Program {
-    name: "scale",
-    image: b"orin-exec test VPU program: scale v1",
-    model: true,
-    allowed: true,
-};
-
-/// The pipeline's tables: `input` (CPU) writes `src`, `scale` (PVA) writes `dst = src * 3`,
-/// `check` (CPU) compares. `check` waits for `scale`, which waits for `input`; `input` of the
-/// next frame waits for `check` (the buffers are single).
-fn schedule(p: Program, health: &'static [HealthRule]) -> &'static Schedule {
-    let hash = sha256(p.image);
-    if p.model {
-        orin_exec::sil::register_pva_program_model(
-            p.name,
-            &[hash],
-            &["src", "dst", "n", "k"],
-            &SCALE_MODEL,
-        )
-        .expect("the model registers");
-    }
-    if p.allowed {
-        orin_exec::sil::allow_pva_program(hash);
-    }
-    let engine = |name, kind, vpu| EngineDesc {
-        name,
-        kind,
-        instance: 0,
-        queue_capacity: 4,
-        graph: false,
-        vpu,
-    };
-    let engines = leak(vec![
-        engine("cpu0", EngineKind::Cpu, None),
-        engine("pva0", EngineKind::Pva, Some(VpuAffinity::Vpu0)),
-    ]);
-    let buffer = |name| BufferDesc {
-        name,
-        kind: BufferKind::Raw {
-            size: N as u64,
-            align: 256,
-        },
-        multiplicity: 1,
-        cpu_access: true,
-    };
-    let buffers = leak(vec![buffer("src"), buffer("dst")]);
-    let programs = leak(vec![PvaProgramDesc {
-        name: p.name,
-        sha256: hash,
-        image: p.image,
-        params: leak(vec![
-            PvaParamSpec {
-                name: "src",
-                kind: PvaParamKind::Pointer(PvaAccess::Read),
-            },
-            PvaParamSpec {
-                name: "dst",
-                kind: PvaParamKind::Pointer(PvaAccess::Write),
-            },
-            PvaParamSpec {
-                name: "n",
-                kind: PvaParamKind::U32,
-            },
-            PvaParamSpec {
-                name: "k",
-                kind: PvaParamKind::U32,
-            },
-        ]),
-    }]);
-    let task = |name, engine: u8, work, reads, writes, waits| TaskDesc {
-        name,
-        engine: EngineId(engine),
-        work,
-        wcet_ns: 2 * MS,
-        budget_ns: 4 * MS,
-        deadline_ns: 8 * MS,
-        release_ns: 0,
-        reads: leak(reads),
-        writes: leak(writes),
-        waits: leak(waits),
-        modes: ModeMask::ALL,
-    };
-    let w = |task, lag| Wait { task, lag };
-    let tasks = leak(vec![
-        task("input", 0, Work::Cpu, vec![], vec![SRC], vec![w(CHECK, 1)]),
-        task(
-            "scale",
-            1,
-            Work::Pva(PvaWork {
-                program: PvaProgramId(0),
-                params: leak(vec![
-                    Param::Buffer(SRC),
-                    Param::Buffer(DST),
-                    Param::U32(N as u32),
-                    Param::U32(FACTOR),
-                ]),
-            }),
-            vec![SRC],
-            vec![DST],
-            vec![w(INPUT, 0)],
-        ),
-        task(
-            "check",
-            0,
-            Work::Cpu,
-            vec![SRC, DST],
-            vec![],
-            vec![w(SCALE, 0)],
-        ),
-    ]);
-    let tables = Box::leak(Box::new(ScheduleTables {
-        name: "pva",
-        profile: "sil",
-        period_ns: 10 * MS,
-        minor_frames_ns: &[0],
-        lookahead: 1,
-        threads: &[],
-        engines,
-        buffers,
-        tasks,
-        modes: leak(vec![ModeDesc { name: "normal" }]),
-        health,
-        cubins: &[],
-        loadables: &[],
-        pva_programs: programs,
-        timeline: &[],
-        cpu_waits: &[],
-    }));
-    Box::leak(Box::new(
-        Schedule::check(tables).unwrap_or_else(|e| panic!("the PVA pipeline is rejected: {e}")),
-    ))
-}
-
-/// Writes frame-dependent bytes into `src`.
-struct Input;
-
-fn frame_byte(frame: u64, i: usize) -> u8 {
-    (frame as usize * 7 + i) as u8
-}
-
-impl CpuTask for Input {
-    fn run(&mut self, ctx: &CpuCtx<'_>) -> Result<(), TaskFault> {
-        let f = ctx.frame();
-        for (i, b) in ctx.write(SRC)?.iter_mut().enumerate() {
-            *b = frame_byte(f, i);
-        }
-        Ok(())
-    }
-}
-
-/// Counts frames whose `dst` is `src * FACTOR` for this frame's `src`; remembers the last bad
-/// frame.
-struct Check {
-    good: &'static AtomicU64,
-    bad: &'static AtomicU64,
-    last_bad: &'static AtomicU64,
-}
-
-impl CpuTask for Check {
-    fn run(&mut self, ctx: &CpuCtx<'_>) -> Result<(), TaskFault> {
-        let f = ctx.frame();
-        let src = ctx.read(SRC)?;
-        let dst = ctx.read(DST)?;
-        let ok = (0..N).all(|i| {
-            src[i] == frame_byte(f, i) && dst[i] == frame_byte(f, i).wrapping_mul(FACTOR as u8)
-        });
-        if ok {
-            self.good.fetch_add(1, Ordering::Relaxed);
-            Ok(())
-        } else {
-            self.bad.fetch_add(1, Ordering::Relaxed);
-            self.last_bad.store(f, Ordering::Relaxed);
-            Err(TaskFault::App { code: 1 })
-        }
-    }
-}
-
-struct Counts {
-    good: &'static AtomicU64,
-    bad: &'static AtomicU64,
-    last_bad: &'static AtomicU64,
-}
-
-fn counts() -> Counts {
-    let c = || &*Box::leak(Box::new(AtomicU64::new(0)));
-    Counts {
-        good: c(),
-        bad: c(),
-        last_bad: c(),
-    }
-}
-
-fn init(s: &'static Schedule, c: &Counts) -> Result<Executive, Error> {
-    let storage = Box::leak(Box::new(PvaStorage::new()));
-    let check = Box::leak(Box::new(Check {
-        good: c.good,
-        bad: c.bad,
-        last_bad: c.last_bad,
-    }));
-    Builder::new(s, storage)
-        .config(Config {
-            virtual_clock: true,
-            realtime_priority: None,
-            ..Config::default()
-        })
-        .bind(INPUT, Box::leak(Box::new(Input)))
-        .bind(CHECK, check)
-        .init()?
-        .seal()
-}
-
+/// Covers: REQ-PVA-072, REQ-PVA-071
 #[test]
 fn the_pva_pipeline_matches_the_model_over_many_frames() {
     let _serial = serial();
     let c = counts();
-    let mut exec = init(schedule(GOOD, &[]), &c).expect("init");
+    let mut exec = init(schedule(Setup::default()), &c).expect("init");
     let frames = 300;
     let mut faults = 0;
     for _ in 0..frames {
@@ -305,5 +38,342 @@ fn the_pva_pipeline_matches_the_model_over_many_frames() {
     let stats = exec.submit_stats();
     assert_eq!(stats.pva_tasks, frames + 1); // + the lookahead frame already queued
     assert_eq!(stats.dla_tasks, 0);
+    exec.shutdown().expect("shutdown");
+}
+
+/// GPU -> PVA -> CPU: the PVA waits on the GPU's semaphore, the CPU on the PVA's, and the
+/// GPU task of the next frame on the PVA's.
+///
+/// Covers: REQ-PVA-071
+#[test]
+fn the_pva_waits_on_the_gpu_and_the_gpu_on_the_pva() {
+    let _serial = serial();
+    let c = counts();
+    let mut exec = init(
+        schedule(Setup {
+            gpu: true,
+            ..Setup::default()
+        }),
+        &c,
+    )
+    .expect("init");
+    for _ in 0..100 {
+        assert_eq!(exec.step().expect("step").faults, 0);
+    }
+    assert_eq!(c.good.load(Ordering::Relaxed), 100);
+    assert_eq!(exec.counters(SCALE).runs, 100);
+    let stats = exec.submit_stats();
+    assert_eq!((stats.gpu_tasks, stats.pva_tasks), (101, 101));
+    exec.shutdown().expect("shutdown");
+}
+
+/// The smallest queue the validator accepts for one PVA task per frame with lookahead 1 (2):
+/// the executive never has more PVA work queued than that, and every frame runs.
+///
+/// Covers: REQ-PVA-077
+#[test]
+fn the_smallest_valid_pva_queue_runs_every_frame() {
+    let _serial = serial();
+    let c = counts();
+    let capacity = 2;
+    let mut exec = init(
+        schedule(Setup {
+            queue_capacity: capacity,
+            ..Setup::default()
+        }),
+        &c,
+    )
+    .expect("init");
+    for _ in 0..50 {
+        assert_eq!(exec.step().expect("step").faults, 0);
+        let queued = exec.submit_stats().pva_tasks - exec.counters(SCALE).runs;
+        assert!(queued <= capacity as u64, "{queued} PVA tasks queued");
+    }
+    assert_eq!(c.good.load(Ordering::Relaxed), 50);
+    exec.shutdown().expect("shutdown");
+}
+
+/// Covers: REQ-PVA-073
+#[test]
+fn an_unlisted_program_and_a_missing_model_are_typed_init_errors() {
+    let _serial = serial();
+    let unlisted = Program {
+        name: "unlisted",
+        image: b"orin-exec test VPU program: not in the allowlist",
+        model: true,
+        allowed: false,
+    };
+    let e = init(
+        schedule(Setup {
+            program: unlisted,
+            ..Setup::default()
+        }),
+        &counts(),
+    )
+    .err()
+    .expect("an unlisted program is refused");
+    assert_eq!(
+        e,
+        Error::PvaProgramNotAllowed {
+            program: "unlisted"
+        }
+    );
+    assert!(e.to_string().contains("allow_pva_program"), "{e}");
+    let no_model = Program {
+        name: "no_model",
+        image: b"orin-exec test VPU program: allowed, no model",
+        model: false,
+        allowed: true,
+    };
+    let e = init(
+        schedule(Setup {
+            program: no_model,
+            ..Setup::default()
+        }),
+        &counts(),
+    )
+    .err()
+    .expect("a program without a model is refused");
+    assert_eq!(
+        e,
+        Error::NoPvaProgramModel {
+            program: "no_model"
+        }
+    );
+    assert!(
+        e.to_string()
+            .contains("register_pva_program_model(\"no_model\""),
+        "{e}"
+    );
+    // The manifest names a parameter the program does not have.
+    let renamed = Program {
+        name: "renamed",
+        image: b"orin-exec test VPU program: scale, renamed parameter",
+        ..GOOD
+    };
+    let e = init(
+        schedule(Setup {
+            program: renamed,
+            k_symbol: "factor",
+            ..Setup::default()
+        }),
+        &counts(),
+    )
+    .err()
+    .expect("an unknown parameter is refused");
+    assert!(
+        matches!(
+            e,
+            Error::PvaParam {
+                program: "renamed",
+                param: "factor",
+                status: Status::Cupva(_),
+            }
+        ),
+        "{e:?}"
+    );
+    // The model registration itself: one name per parameter.
+    let e = orin_exec::sil::register_pva_program_model(
+        "short",
+        &[[9; 32]],
+        &["src", "dst"],
+        one_u32_model(),
+    );
+    assert_eq!(
+        e,
+        Err(Error::PvaModelRefused {
+            program: "short",
+            why: PvaRegisterFault::ParamCount {
+                names: 2,
+                params: 1
+            },
+        })
+    );
+}
+
+/// A model of one u32 parameter (for the registration refusal).
+fn one_u32_model() -> &'static dyn orin_exec::kernel_model::KernelModel {
+    use orin_exec::kernel_model::{KernelModel, Launch, ModelError, ParamKind};
+    struct One;
+    impl KernelModel for One {
+        fn params(&self) -> &[ParamKind] {
+            &[ParamKind::U32]
+        }
+        fn launch(&self, _: &mut Launch<'_>) -> Result<(), ModelError> {
+            Ok(())
+        }
+    }
+    &One
+}
+
+/// At the PVA limits (16 parameters, a 127-byte symbol) init succeeds and the program runs;
+/// past them `Schedule::check` refuses the tables (as the validator does, whose tests cover
+/// its side).
+///
+/// Covers: REQ-PVA-076
+#[test]
+fn the_pva_limits_init_at_and_are_refused_past() {
+    let _serial = serial();
+    let wide = Program {
+        name: "wide",
+        image: b"orin-exec test VPU program: scale with sixteen parameters",
+        ..GOOD
+    };
+    let at = Setup {
+        program: wide,
+        padding: MAX_PARAMS - 4,
+        ..Setup::default()
+    };
+    let c = counts();
+    let mut exec = init(schedule(at), &c).expect("init at the limits");
+    for _ in 0..5 {
+        assert_eq!(exec.step().expect("step").faults, 0);
+    }
+    assert_eq!(c.good.load(Ordering::Relaxed), 5);
+    exec.shutdown().expect("shutdown");
+    let refused = |v: Setup| match try_schedule(v) {
+        Err(TableError::Limit { limit, .. }) => limit,
+        other => panic!("not refused: {:?}", other.map(|_| ())),
+    };
+    assert_eq!(
+        refused(Setup {
+            padding: MAX_PARAMS - 3,
+            ..at
+        }),
+        Limit::PvaParams
+    );
+    assert_eq!(
+        refused(Setup {
+            symbol_past: true,
+            ..at
+        }),
+        Limit::PvaSymbol
+    );
+}
+
+const RULES: &[HealthRule] = &[
+    HealthRule {
+        fault: FaultKind::EngineError,
+        scope: FaultScope::Task(SCALE),
+        action: Action::Skip,
+    },
+    HealthRule {
+        fault: FaultKind::TaskError,
+        scope: FaultScope::Task(CHECK),
+        action: Action::Log,
+    },
+    HealthRule {
+        fault: FaultKind::FenceTimeout,
+        scope: FaultScope::Task(SCALE),
+        action: Action::Log,
+    },
+];
+
+/// Run 12 frames with `injection` aimed at `scale` in frame 5: the faults of frame 5 (task,
+/// kind, action) and the counts.
+fn injected(injection: Injection) -> (Vec<(u16, FaultKind, Action)>, Counts, Executive) {
+    let c = counts();
+    let mut exec = init(
+        schedule(Setup {
+            health: RULES,
+            ..Setup::default()
+        }),
+        &c,
+    )
+    .expect("init");
+    exec.inject(SCALE, 5, injection).expect("accepted");
+    for _ in 0..12 {
+        exec.step().expect("step");
+    }
+    let in_frame: Vec<_> = exec
+        .recent_faults()
+        .filter(|f| f.frame == 5)
+        .map(|f| (f.task.0, f.kind, f.action))
+        .collect();
+    (in_frame, c, exec)
+}
+
+/// Each PVA fault injection is detected in its frame with its health rule's reaction, and the
+/// stream goes on afterwards.
+///
+/// Covers: REQ-PVA-074
+#[test]
+fn each_pva_injection_is_detected_in_its_frame() {
+    let _serial = serial();
+    // A hang ends at the execution timeout, past the deadline: a fence timeout at the deadline.
+    let (faults, c, exec) = injected(Injection::PvaHang);
+    assert!(
+        faults.contains(&(SCALE.0, FaultKind::FenceTimeout, Action::Log)),
+        "{faults:?}"
+    );
+    assert!(
+        c.good.load(Ordering::Relaxed) >= 9,
+        "the stream did not recover"
+    );
+    exec.shutdown().expect("shutdown");
+    // Late by 5 ms: 6 ms against a 4 ms budget.
+    let (faults, c, exec) = injected(Injection::PvaLate { extra_ns: 5 * MS });
+    assert_eq!(
+        faults,
+        [(SCALE.0, FaultKind::BudgetOverrun, Action::Log)],
+        "{faults:?}"
+    );
+    assert_eq!(c.bad.load(Ordering::Relaxed), 0);
+    exec.shutdown().expect("shutdown");
+    // An error in the command status: the engine error, reported with cuPVA's code.
+    let (faults, _c, exec) = injected(Injection::PvaError);
+    assert!(
+        faults.contains(&(SCALE.0, FaultKind::EngineError, Action::Skip)),
+        "{faults:?}"
+    );
+    let record = exec
+        .recent_faults()
+        .find(|f| f.kind == FaultKind::EngineError)
+        .expect("the engine error");
+    assert_eq!(
+        record.error,
+        Error::EngineFailed {
+            engine: "pva0",
+            status: Status::Cupva(cupva_sys::CUPVA_ENGINE_IN_BAD_STATE.0),
+        }
+    );
+    // Skipped once (frame 6 runs as a no-op), then it runs again.
+    assert_eq!(exec.counters(SCALE).skipped, 1);
+    exec.shutdown().expect("shutdown");
+    // Corrupt output: the consumer sees it in that frame.
+    let (faults, c, exec) = injected(Injection::PvaCorrupt);
+    assert_eq!(
+        faults,
+        [(CHECK.0, FaultKind::TaskError, Action::Log)],
+        "{faults:?}"
+    );
+    assert_eq!(c.last_bad.load(Ordering::Relaxed), 5);
+    assert_eq!(c.bad.load(Ordering::Relaxed), 1);
+    exec.shutdown().expect("shutdown");
+}
+
+/// PVA injections are refused for a task that does not run on a PVA.
+///
+/// Covers: REQ-PVA-074
+#[test]
+fn pva_injections_aim_at_pva_tasks_only() {
+    let _serial = serial();
+    let mut exec = init(schedule(Setup::default()), &counts()).expect("init");
+    for injection in [
+        Injection::PvaHang,
+        Injection::PvaLate { extra_ns: 1 },
+        Injection::PvaError,
+        Injection::PvaCorrupt,
+    ] {
+        assert_eq!(
+            exec.inject(INPUT, 3, injection),
+            Err(Error::InjectionRefused {
+                task: "input",
+                injection: injection.name(),
+                reason: InjectionRefusal::NotAPvaTask,
+            })
+        );
+        assert!(injection.name().starts_with("pva-"));
+    }
     exec.shutdown().expect("shutdown");
 }

@@ -26,9 +26,11 @@
 //! * **One command program per buffer copy** (frame `f` runs program `f % copies`), so that no
 //!   parameter is set in the run phase: the docs label `CupvaCmdProgramCreate` init-time and
 //!   say nothing of setting parameters after the first submit.
-//! * **Execution timeout = the task's deadline**, in whole milliseconds rounded up (cuPVA's
-//!   unit, [`execution_timeout_ms`]): a program that runs that long has missed its deadline,
-//!   and the stream goes on with the next frame's work instead of staying blocked.
+//! * **Execution timeout = the task's deadline plus less than 1 ms**: the smallest whole
+//!   number of milliseconds (cuPVA's unit) above the deadline ([`execution_timeout_ms`]). A
+//!   program started at or after its frame's release that runs that long has missed its
+//!   deadline, so the executive has already reported it (fence timeout at the deadline), and
+//!   the stream goes on with the next frame's work instead of staying blocked by a hang.
 //! * **Submit timeout = 1 ms** in the run phase ([`SUBMIT_TIMEOUT_MS`], the smallest value the
 //!   API takes; 0 is not a valid timeout): the validator bounds each engine's queue, so a
 //!   submission that finds no queue space is a fault, reported, never waited out.
@@ -55,10 +57,10 @@ pub(crate) fn check(call: &'static str, status: cp::cupvaError_t, context: Conte
 /// The submit timeout of run-phase submissions, ms (see the module docs).
 pub(crate) const SUBMIT_TIMEOUT_MS: i32 = 1;
 
-/// The execution timeout of a task with this deadline: the deadline in whole ms, rounded up,
-/// at least 1 (cuPVA takes ms; `-1` would mean none).
+/// The execution timeout of a task with this deadline: the smallest whole number of ms above
+/// it (cuPVA takes ms; `-1` would mean none).
 pub(crate) fn execution_timeout_ms(deadline_ns: u64) -> i32 {
-    deadline_ns.div_ceil(1_000_000).clamp(1, i32::MAX as u64) as i32
+    (deadline_ns / 1_000_000 + 1).min(i32::MAX as u64) as i32
 }
 
 /// Let cuPVA add its attributes to a buffer's attribute list (before reconciliation).
@@ -586,6 +588,10 @@ impl PvaTask {
                 submit_timeout_ms,
             )
         };
+        if !status.is_success() {
+            // Kept for the fault report: the task's fence will not come this frame.
+            self.last_error = Some(Status::Cupva(status.0));
+        }
         check("CupvaStreamSubmit", status, context)?;
         self.submitted = true;
         self.status[h % FENCE_HISTORY] = program.map_or(ptr::null_mut(), |i| statuses[i]);
@@ -682,10 +688,11 @@ mod tests {
 
     /// Covers: REQ-PVA-070
     #[test]
-    fn the_execution_timeout_is_the_deadline_in_whole_ms() {
+    fn the_execution_timeout_is_the_first_whole_ms_past_the_deadline() {
         assert_eq!(execution_timeout_ms(0), 1);
         assert_eq!(execution_timeout_ms(1), 1);
-        assert_eq!(execution_timeout_ms(1_000_000), 1);
+        assert_eq!(execution_timeout_ms(999_999), 1);
+        assert_eq!(execution_timeout_ms(1_000_000), 2);
         assert_eq!(execution_timeout_ms(2_000_001), 3);
         assert_eq!(execution_timeout_ms(u64::MAX), i32::MAX);
     }

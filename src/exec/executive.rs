@@ -632,17 +632,27 @@ impl Executive {
         }
     }
 
-    fn apply_cpu_injection(&mut self, task: TaskId, f: u64) {
+    /// Remove the pending injections aimed at `task` in frame `f` and return them.
+    fn take_pending(&mut self, task: TaskId, f: u64) -> heapless::Vec<Injection, 16> {
+        let mut taken = heapless::Vec::new();
         let mut i = 0;
         while i < self.pending.len() {
             let p = self.pending[i];
             if p.task == task && p.frame == f {
-                if let Injection::CpuOverrun { extra_ns } = p.injection {
-                    self.shared.board.inject_overrun(task, f, extra_ns);
-                }
                 self.pending.swap_remove(i);
+                // Both lists hold 16: everything taken fits.
+                let _ = taken.push(p.injection);
             } else {
                 i += 1;
+            }
+        }
+        taken
+    }
+
+    fn apply_cpu_injection(&mut self, task: TaskId, f: u64) {
+        for injection in self.take_pending(task, f) {
+            if let Injection::CpuOverrun { extra_ns } = injection {
+                self.shared.board.inject_overrun(task, f, extra_ns);
             }
         }
     }
@@ -650,14 +660,8 @@ impl Executive {
     #[cfg(any(platform = "sil", platform = "rig"))]
     fn apply_dla_injection(&mut self, task: TaskId, f: u64, device: usize) -> Result<()> {
         use crate::engine::platform::dla_sil as sil;
-        let mut i = 0;
-        while i < self.pending.len() {
-            let p = self.pending[i];
-            if p.task != task || p.frame != f {
-                i += 1;
-                continue;
-            }
-            let (kind, status, extra) = match p.injection {
+        for injection in self.take_pending(task, f) {
+            let (kind, status, extra) = match injection {
                 Injection::DlaHang => (sil::HANG, 0, 0),
                 Injection::DlaLate { extra_ns } => (sil::LATE, 0, extra_ns),
                 Injection::DlaError => (
@@ -666,19 +670,16 @@ impl Executive {
                     0,
                 ),
                 Injection::DlaCorrupt => (sil::CORRUPT, 0, 0),
-                _ => (0, 0, 0),
+                _ => continue,
             };
-            if kind != 0 {
-                let fault = sil::Fault {
-                    kind,
-                    status,
-                    skipTasks: 0,
-                    count: 1,
-                    extraDelayNs: extra,
-                };
-                self.st.dlas[device].device.inject_fault(&fault)?;
-            }
-            self.pending.swap_remove(i);
+            let fault = sil::Fault {
+                kind,
+                status,
+                skipTasks: 0,
+                count: 1,
+                extraDelayNs: extra,
+            };
+            self.st.dlas[device].device.inject_fault(&fault)?;
         }
         Ok(())
     }
@@ -693,14 +694,8 @@ impl Executive {
     #[cfg(any(platform = "sil", platform = "rig"))]
     fn apply_pva_injection(&mut self, task: TaskId, f: u64, pva: usize) -> Result<()> {
         use cupva_sys::sil;
-        let mut i = 0;
-        while i < self.pending.len() {
-            let p = self.pending[i];
-            if p.task != task || p.frame != f {
-                i += 1;
-                continue;
-            }
-            let (kind, status, extra) = match p.injection {
+        for injection in self.take_pending(task, f) {
+            let (kind, status, extra) = match injection {
                 Injection::PvaHang => (sil::CUPVA_SIL_FAULT_HANG, 0, 0),
                 Injection::PvaLate { extra_ns } => (sil::CUPVA_SIL_FAULT_LATE, 0, extra_ns),
                 Injection::PvaError => (
@@ -709,20 +704,17 @@ impl Executive {
                     0,
                 ),
                 Injection::PvaCorrupt => (sil::CUPVA_SIL_FAULT_CORRUPT_OUTPUT, 0, 0),
-                _ => (0, 0, 0),
+                _ => continue,
             };
-            if kind != 0 {
-                let fault = sil::CupvaSilFault {
-                    kind,
-                    status,
-                    skipPrograms: 0,
-                    count: 1,
-                    extraDelayNs: extra,
-                };
-                let stream = self.st.pva_tasks[pva].stream;
-                self.st.pva_streams[stream].stream.inject_fault(&fault)?;
-            }
-            self.pending.swap_remove(i);
+            let fault = sil::CupvaSilFault {
+                kind,
+                status,
+                skipPrograms: 0,
+                count: 1,
+                extraDelayNs: extra,
+            };
+            let stream = self.st.pva_tasks[pva].stream;
+            self.st.pva_streams[stream].stream.inject_fault(&fault)?;
         }
         Ok(())
     }

@@ -4,6 +4,10 @@
 //! everything with the golden output and the kernel's reference model.
 #![allow(dead_code)]
 
+// Programs are registered with the SIL cuPVA through `orin_exec::sil` (`sil` only).
+#[cfg(feature = "sil")]
+pub mod pva;
+
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use orin_exec::engine::cpu::CpuCtx;
@@ -34,11 +38,11 @@ pub fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn leak<T>(v: Vec<T>) -> &'static [T] {
+pub fn leak<T>(v: Vec<T>) -> &'static [T] {
     Vec::leak(v)
 }
 
-fn sha256(bytes: &[u8]) -> [u8; 32] {
+pub fn sha256(bytes: &[u8]) -> [u8; 32] {
     use sha2::Digest;
     sha2::Sha256::digest(bytes).into()
 }

@@ -115,36 +115,15 @@ fn read_schedule(path: &Path) -> Result<String, Diagnostics> {
 
 /// Validation takes no options: `orin-exec check` and a build script judge a schedule alike.
 fn check_inner(path: &Path, text: String) -> Result<Checked, (Diagnostics, Vec<PathBuf>)> {
-    check_rules(path, text, true)
-}
-
-/// Every rule of the validator; `pva_final`: with the final rule that refuses PVA tasks
-/// (off only for [`render_str_with_pva_tasks`]).
-fn check_rules(
-    path: &Path,
-    text: String,
-    pva_final: bool,
-) -> Result<Checked, (Diagnostics, Vec<PathBuf>)> {
     let (model, warnings) =
         model::parse(path, text).map_err(|d| (Diagnostics(d), vec![path.to_path_buf()]))?;
-    let not_run = if pva_final {
-        pva_not_run_yet(&model)
-    } else {
-        Vec::new()
-    };
     // The analysis assumes a schedule the runtime can hold.
     let mut beyond = limits::check(&model);
     if !beyond.is_empty() {
-        beyond.extend(not_run);
         beyond.extend(warnings);
         return Err((Diagnostics(beyond), model.files.clone()));
     }
     match analysis::analyse(&model) {
-        Ok(_) if !not_run.is_empty() => {
-            let mut errors = not_run;
-            errors.extend(warnings);
-            Err((Diagnostics(errors), model.files.clone()))
-        }
         Ok(analysis) => {
             let report = Report::new(&model, &analysis, warnings);
             Ok(Checked {
@@ -154,39 +133,10 @@ fn check_rules(
             })
         }
         Err(mut errors) => {
-            errors.extend(not_run);
             errors.extend(warnings);
             Err((Diagnostics(errors), model.files.clone()))
         }
     }
-}
-
-/// The validator's final rule: the runtime does not run PVA tasks yet (its init refuses them
-/// with `PlatformFact::PvaUnsupported`, and `Schedule::check` with
-/// `TableError::PvaNotRunYet`), so each one is an error, reported after every other rule's
-/// diagnostics. The runtime's PVA engine deletes this rule.
-fn pva_not_run_yet(model: &model::Model) -> Vec<Diagnostic> {
-    model
-        .tasks
-        .iter()
-        .filter(|t| matches!(t.work, model::Work::Pva { .. }))
-        .map(|t| {
-            model
-                .src
-                .error(
-                    &t.span,
-                    format!(
-                        "task `{}` runs on PVA engine `{}`, but the runtime does not run PVA \
-                         tasks yet",
-                        t.name, model.engines[t.engine].name
-                    ),
-                )
-                .note(
-                    "every other rule accepts it; `orin_exec` init refuses PVA work \
-                     (`PlatformFact::PvaUnsupported`) until its PVA engine lands",
-                )
-        })
-        .collect()
 }
 
 /// Validates a schedule file; the `orin-exec check FILE` command.
@@ -212,20 +162,6 @@ pub fn render(schedule_path: &Path, options: &Options) -> Result<Generated, Diag
 /// [`render`] for schedule text; `path` names it and anchors the relative manifest paths.
 pub fn render_str(path: &Path, text: &str, options: &Options) -> Result<Generated, Diagnostics> {
     let checked = check_inner(path, text.to_owned()).map_err(|(d, _)| d)?;
-    render_checked(path, &checked, options)
-}
-
-/// [`render_str`] without the validator's final rule that refuses PVA tasks: the tables a
-/// PVA schedule will generate, for the tests of the PVA tables and their `Schedule::check`
-/// (which still refuses them with `TableError::PvaNotRunYet`, so the generated `SCHEDULE`
-/// does not build). Goes with that rule.
-#[doc(hidden)]
-pub fn render_str_with_pva_tasks(
-    path: &Path,
-    text: &str,
-    options: &Options,
-) -> Result<Generated, Diagnostics> {
-    let checked = check_rules(path, text.to_owned(), false).map_err(|(d, _)| d)?;
     render_checked(path, &checked, options)
 }
 

@@ -14,10 +14,8 @@
 
 mod common;
 
-use common::{Fixture, compile_and_run_files, options, points_at, pos, repo_root, sha, unchecked};
-use orin_exec_schedule::{
-    Diagnostics, Options, limits_markdown, render_str, render_str_with_pva_tasks,
-};
+use common::{Fixture, compile_and_run_files, options, points_at, pos, repo_root, sha};
+use orin_exec_schedule::{Diagnostics, Options, limits_markdown, render_str};
 use orin_exec_table::{Limit, MAX_STREAM_OPS};
 
 /// A schedule: lookahead, mode count, then the body.
@@ -95,12 +93,6 @@ fn pva(program: &str, names: &[String]) -> String {
 /// The parameter names of the fixture's PVA program `params{n}`.
 fn pva_params(n: u64) -> Vec<String> {
     (0..n).map(|i| format!("s{i}")).collect()
-}
-
-/// Whether the limit is one of a PVA task: its schedules have a PVA task, which the
-/// validator's final rule refuses while the runtime does not run PVA tasks.
-fn is_pva(limit: Limit) -> bool {
-    matches!(limit, Limit::PvaParams | Limit::PvaSymbol)
 }
 
 /// 63 GPU tasks on `gpu0`, each waiting for two others, and a CPU task `c`: with lookahead
@@ -573,26 +565,10 @@ fn every_limit_is_accepted_at_and_refused_past_by_check_and_build() {
             table_path: "::orin_exec_table".into(),
             ..options()
         };
-        let source = if is_pva(case.limit) {
-            // Only the final rule refuses it; the tables are generated without it.
-            let (d, _) = fx.errors(&at);
-            let errors: Vec<_> = d.iter().filter(|x| x.is_error()).collect();
-            assert!(
-                errors.len() == 1 && errors[0].message.contains("does not run PVA tasks yet"),
-                "{:?} at the limit:\n{d}",
-                case.limit
-            );
-            unchecked(
-                &render_str_with_pva_tasks(&path, &at, &tables)
-                    .unwrap_or_else(|d| panic!("build of {:?} at the limit:\n{d}", case.limit))
-                    .source,
-            )
-        } else {
-            fx.ok(&at);
-            render_str(&path, &at, &tables)
-                .unwrap_or_else(|d| panic!("build of {:?} at the limit:\n{d}", case.limit))
-                .source
-        };
+        fx.ok(&at);
+        let source = render_str(&path, &at, &tables)
+            .unwrap_or_else(|d| panic!("build of {:?} at the limit:\n{d}", case.limit))
+            .source;
         generated.push((format!("{:?}", case.limit).to_lowercase(), source));
         let past = (case.text)(case.past);
         let (d, _) = fx.errors(&past);
@@ -606,18 +582,10 @@ fn every_limit_is_accepted_at_and_refused_past_by_check_and_build() {
     for limit in Limit::ALL {
         assert!(covered.contains(&limit), "{limit:?}: no case");
     }
-    // `Schedule::check` runs at compile time on each generated `static SCHEDULE`; the PVA
-    // tables' `checked()` reaches its final rule.
-    let main: String = cases
+    // `Schedule::check` runs at compile time on each generated `static SCHEDULE`.
+    let main: String = generated
         .iter()
-        .zip(&generated)
-        .map(|(case, (name, _))| {
-            let tasks = format!("    println!(\"{name} {{}}\", {name}::SCHEDULE.tasks.len());\n");
-            let pva = format!(
-                "    assert!(matches!({name}::checked(), Err(orin_exec_table::TableError::PvaNotRunYet {{ .. }})));\n"
-            );
-            if is_pva(case.limit) { tasks + &pva } else { tasks }
-        })
+        .map(|(name, _)| format!("    println!(\"{name} {{}}\", {name}::SCHEDULE.tasks.len());\n"))
         .collect();
     let out = compile_and_run_files(&generated, &main);
     for (case, (name, _)) in cases.iter().zip(&generated) {

@@ -438,7 +438,7 @@ pub fn pva_task(name: &str, src: &str, dst: &str, lines: &[&str]) -> String {
 
 /// The generated `source` with its checked `SCHEDULE` replaced by the bare tables
 /// (`SCHEDULE: &ScheduleTables`) and `fn checked()`, which returns what `Schedule::check` says
-/// of them: for tables that `Schedule::check` refuses, such as those with PVA tasks.
+/// of them, so that a test can print its verdict instead of failing to build.
 pub fn unchecked(source: &str) -> String {
     let checked = "pub static SCHEDULE: Schedule = match Schedule::check(&TABLES) {\n    Ok(s) => s,\n    Err(e) => panic!(\"{}\", e.message()),\n};";
     assert!(source.contains(checked), "{source}");
