@@ -50,7 +50,8 @@ impl PlatformReport {
         // SAFETY: valid out-pointers.
         let cupva_versions = (unsafe { cupva_sys::CupvaGetRuntimeVersion(&mut runtime) }
             == cupva_sys::CUPVA_ERROR_NONE
-            && unsafe { cupva_sys::CupvaGetDriverVersion(&mut driver) } == cupva_sys::CUPVA_ERROR_NONE)
+            && unsafe { cupva_sys::CupvaGetDriverVersion(&mut driver) }
+                == cupva_sys::CUPVA_ERROR_NONE)
             .then_some((runtime, driver));
         let (mut cuda_driver, mut gpu_sm, mut gpu_name) = (None, None, [0u8; 64]);
         if os::require_cuda_environment().is_ok()

@@ -74,7 +74,10 @@ fn check_and_the_build_use_the_manifest_signatures_alike() {
     // aeb_postprocess takes (.., u32 lane_x0, u32 lane_x1, ..): a float for lane_x1 is refused.
     let (file, text) = aeb_with(
         "kind",
-        ("{ u32 = 12 }, { u32 = 20 },", "{ u32 = 12 }, { f32 = 20.0 },"),
+        (
+            "{ u32 = 12 }, { u32 = 20 },",
+            "{ u32 = 12 }, { f32 = 20.0 },",
+        ),
     );
     both_refuse(
         &file,

@@ -378,7 +378,9 @@ fn check_and_the_build_reject_a_missing_kernel_parameter_alike() {
     let expected = "kernel `aeb_postprocess` takes 11 parameters";
     assert_eq!(code, 1, "{out}");
     assert!(out.contains(expected), "{out}");
-    let line = text[..text.find("params = [\n    { buffer = \"obstacle_map\" }").unwrap()]
+    let line = text[..text
+        .find("params = [\n    { buffer = \"obstacle_map\" }")
+        .unwrap()]
         .matches('\n')
         .count()
         + 1;
