@@ -6,7 +6,7 @@
 //! results table of `docs/safety-manual.md` (section 3.1) and fails when the committed table
 //! differs; `UPDATE_SAFETY_TABLE=1 cargo test -p aeb-demo --test campaign` rewrites it.
 //!
-//! Covers: REQ-ROB-083, REQ-ROB-084, REQ-ROB-085, REQ-PVA-104
+//! Covers: REQ-ROB-083, REQ-ROB-084, REQ-ROB-085, REQ-PVA-103, REQ-PVA-104
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
