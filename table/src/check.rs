@@ -223,18 +223,28 @@ const fn pva_engines(s: &ScheduleTables) -> Result {
     Ok(())
 }
 
-/// Every PVA program parameter's symbol name fits the runtime's look-up buffer.
+/// Every PVA program parameter's symbol name fits the runtime's look-up buffer, is not empty
+/// and holds no NUL byte.
 const fn pva_programs(s: &ScheduleTables) -> Result {
     let mut p = 0;
     while p < s.pva_programs.len() {
         let program = &s.pva_programs[p];
         let mut k = 0;
         while k < program.params.len() {
-            check!(within(
-                Limit::PvaSymbol,
-                program.name,
-                program.params[k].name.len() as u64
-            ));
+            let name = program.params[k].name.as_bytes();
+            check!(within(Limit::PvaSymbol, program.name, name.len() as u64));
+            // The runtime passes the name NUL-terminated (`CupvaCmdProgramGetParameter`).
+            let mut b = 0;
+            while b < name.len() && name[b] != 0 {
+                b += 1;
+            }
+            if name.is_empty() || b < name.len() {
+                return Err(TableError::PvaSymbolName {
+                    program: PvaProgramId(p as u16),
+                    program_name: program.name,
+                    index: k,
+                });
+            }
             k += 1;
         }
         p += 1;

@@ -165,6 +165,16 @@ pub enum TableError {
         /// The first parameter that does not match (the shorter length on a count mismatch).
         index: usize,
     },
+    /// A PVA program parameter whose symbol name is empty or holds a NUL byte: cuPVA looks a
+    /// parameter up by its NUL-terminated symbol name.
+    PvaSymbolName {
+        /// The program.
+        program: PvaProgramId,
+        /// Its name.
+        program_name: &'static str,
+        /// The parameter's index in the program.
+        index: usize,
+    },
     /// A PVA engine without a VPU affinity, or another engine with one.
     VpuAffinity {
         /// The engine.
@@ -373,6 +383,9 @@ impl TableError {
             TableError::PvaParam { .. } => {
                 "a PVA task's parameter values do not match its program's parameters (count or kind)"
             }
+            TableError::PvaSymbolName { .. } => {
+                "a PVA program parameter's symbol name is empty or holds a NUL byte"
+            }
             TableError::VpuAffinity { .. } => {
                 "a PVA engine has no VPU affinity, or another engine has one"
             }
@@ -517,6 +530,14 @@ impl fmt::Display for TableError {
             } => write!(
                 f,
                 "task `{task_name}`: PVA parameter {index} is missing, extra, or of another kind than its program declares"
+            ),
+            TableError::PvaSymbolName {
+                program_name,
+                index,
+                ..
+            } => write!(
+                f,
+                "PVA program `{program_name}`: the symbol name of parameter {index} is empty or holds a NUL byte (cuPVA looks parameters up by NUL-terminated name)"
             ),
             TableError::VpuAffinity { engine_name, .. } => write!(
                 f,

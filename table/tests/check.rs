@@ -1646,6 +1646,38 @@ fn a_valid_pva_pipeline_is_accepted() {
     ));
 }
 
+/// A symbol name of one byte is accepted; an empty one or one with a NUL byte is refused
+/// (the runtime passes it NUL-terminated to cuPVA).
+///
+/// Covers: REQ-PVA-078
+#[test]
+fn pva_symbol_names_are_not_empty_and_hold_no_nul() {
+    let with = |name: &'static str| {
+        check(ScheduleTables {
+            pva_programs: leak(vec![PvaProgramDesc {
+                params: leak(vec![PvaParamSpec {
+                    name,
+                    kind: PvaParamKind::U32,
+                }]),
+                ..PVA_PROGRAMS[0]
+            }]),
+            ..pva_tables(vec![])
+        })
+    };
+    assert!(with("s").is_ok());
+    for bad in ["", "s\0t", "\0"] {
+        assert_eq!(
+            with(bad).map(|_| ()),
+            Err(TableError::PvaSymbolName {
+                program: PvaProgramId(0),
+                program_name: PVA_PROGRAMS[0].name,
+                index: 0,
+            }),
+            "{bad:?}"
+        );
+    }
+}
+
 /// Covers: REQ-PVA-056
 #[test]
 fn pva_parameters_must_match_their_program() {

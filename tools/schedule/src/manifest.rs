@@ -653,6 +653,17 @@ fn program_entry(src: &Source, n: &Node) -> Result<PvaProgram, Diagnostic> {
         for item in read::array(src, list, "`params`")? {
             let mut pe = Entry::new(src, item, "PVA program parameter")?;
             let pname = pe.name()?;
+            // The runtime passes the name NUL-terminated (`CupvaCmdProgramGetParameter`), as
+            // `Schedule::check` requires (`TableError::PvaSymbolName`).
+            if pname.is_empty() || pname.contains('\0') {
+                return Err(src.error(
+                    &item.span,
+                    format!(
+                        "a parameter of PVA program `{name}` has an empty symbol name or one \
+                         with a NUL byte: cuPVA looks parameters up by NUL-terminated name"
+                    ),
+                ));
+            }
             let kind_node = pe.required(&["kind"])?;
             let kind_text = read::string(src, kind_node, "`kind`")?;
             let access = match pe.fields.value("access") {

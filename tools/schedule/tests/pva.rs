@@ -277,7 +277,7 @@ fn program_and_parameter_errors_point_at_the_value() {
     fx.ok(&text);
 }
 
-/// Covers: REQ-PVA-052
+/// Covers: REQ-PVA-052, REQ-PVA-078
 #[test]
 fn programs_manifest_errors_point_into_the_manifest() {
     let fx = Fixture::new();
@@ -327,6 +327,19 @@ fn programs_manifest_errors_point_into_the_manifest() {
             "access = \"out\"",
             "unknown access `out`",
             "\"out\"",
+        ),
+        // Symbol names are passed NUL-terminated: not empty, no NUL (as `Schedule::check`).
+        (
+            "{ name = \"width\", kind = \"u32\" }",
+            "{ name = \"\", kind = \"u32\" }",
+            "a parameter of PVA program `blur` has an empty symbol name or one with a NUL byte",
+            "{ name = \"\"",
+        ),
+        (
+            "{ name = \"width\", kind = \"u32\" }",
+            "{ name = \"wi\\u0000dth\", kind = \"u32\" }",
+            "a parameter of PVA program `blur` has an empty symbol name or one with a NUL byte",
+            "{ name = \"wi",
         ),
     ] {
         std::fs::write(&manifest, original.replacen(from, to, 1)).unwrap();
