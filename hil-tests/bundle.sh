@@ -10,7 +10,7 @@
 #   README.md              hil-tests/README.md
 #   BUILD-INFO.txt         git revision, toolchain, features, glibc, hashes of the binaries
 #   SHA256SUMS             every file of the bundle
-#   bin/hil-rig            `hil` for the rig: real CUDA (DT_NEEDED libcuda.so.1), SIL NvSci/cuDLA
+#   bin/hil-rig            `hil` for the rig: real CUDA (DT_NEEDED libcuda.so.1), SIL NvSci/cuDLA/cuPVA
 #   bin/hil-sil            `hil` on SIL everything (the reference run; run.sh --sil)
 #   bin/projects/NAME      each user project of HIL_PROJECTS (an `orin-exec new` crate),
 #                          built with `--no-default-features --features rig` (run.sh `projects`)

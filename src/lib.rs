@@ -28,7 +28,7 @@ pub use orin_exec_table as table;
 /// tests run on host copies (`HostMemory`) as the GPU's oracle.
 pub use orin_exec_kernel_model as kernel_model;
 
-#[cfg(feature = "sil")]
+#[cfg(any(feature = "sil", feature = "rig"))]
 pub mod sil;
 
 pub use error::{Error, Result};

@@ -1,5 +1,6 @@
-//! What exists only on the `sil` platform: registering the kernel models that SIL CUDA runs in
-//! place of the GPU.
+//! What exists only on the SIL platforms: registering the kernel models that SIL CUDA runs in
+//! place of the GPU (`sil`), and the PVA program models that the SIL cuPVA runs in place of
+//! the VPUs (`sil` and `rig`: the rig has a real GPU but no PVA).
 //!
 //! SIL CUDA knows no kernel of its own. Before init, register a [`KernelModel`] for every
 //! kernel the schedule launches: [`register_kernel_model`] binds it to the cubin's SHA-256 of
@@ -43,11 +44,15 @@
 
 pub use cupva_host::RegisterError as PvaRegisterError;
 
-use crate::error::{Error, PvaRegisterFault, RegisterFault, Result, Table};
+use crate::error::{Error, PvaRegisterFault, Result};
+#[cfg(feature = "sil")]
+use crate::error::{RegisterFault, Table};
 use crate::kernel_model::KernelModel;
+#[cfg(feature = "sil")]
 use crate::table::CubinDesc;
 
 /// Most SM variants of one cubin a model is bound to at once.
+#[cfg(feature = "sil")]
 const MAX_VARIANTS: usize = 8;
 
 /// Registers `model` as what SIL CUDA runs for kernel `kernel` of `cubin`, bound to the
@@ -58,6 +63,7 @@ const MAX_VARIANTS: usize = 8;
 ///
 /// Errors: [`Error::KernelModelRefused`] (see [`RegisterFault`]), [`Error::Capacity`] for a
 /// cubin of more than 8 variants.
+#[cfg(feature = "sil")]
 pub fn register_kernel_model(
     cubin: &'static CubinDesc,
     kernel: &'static str,

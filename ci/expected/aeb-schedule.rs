@@ -7,17 +7,17 @@
 //     }
 //
 // schedule `aeb` (schedule.toml): valid. Profile `sil`, period 33.333ms, minor frames at 0.000ms, 16.6665ms, lookahead 1.
-// engines: cpu0 (CPU worker 0, queue 8), cpu1 (CPU worker 1, queue 8), gpu0 (GPU stream 0, queue 16), dla0 (DLA core 0, queue 4)
-// buffers: camera (raw 12288 B, align 256, 2 copies, CPU access), image (tensor int8 1x1x48x64, align 512), obstacle_map (raw 1536 B, align 512), presence (raw 128 B, align 512, CPU access), detection (raw 16 B, align 256, CPU access), camera_fallback (raw 12288 B, align 256, CPU access), detection_fallback (raw 16 B, align 256, CPU access)
+// engines: cpu0 (CPU worker 0, queue 8), cpu1 (CPU worker 1, queue 8), gpu0 (GPU stream 0, queue 16), dla0 (DLA core 0, queue 4), pva0 (PVA index 0, vpu0, queue 8)
+// buffers: camera (raw 12288 B, align 256, 2 copies, CPU access), image (tensor int8 1x1x48x64, align 512, CPU access), obstacle_map (raw 1536 B, align 512), presence (raw 128 B, align 512, CPU access), detection (raw 16 B, align 256, CPU access), camera_fallback (raw 12288 B, align 256, CPU access), detection_fallback (raw 16 B, align 256, CPU access)
 //
 // mode `normal` (initial): worst-case timeline (each engine a FIFO, each task at its WCET)
 //   task         engine      release        start       finish     deadline        slack
 //   sensor       cpu0        0.000ms      0.000ms      2.000ms      4.000ms      2.000ms
-//   preprocess   gpu0        0.000ms      2.000ms      3.000ms      6.000ms      3.000ms
-//   detector     dla0        0.000ms      3.000ms     11.000ms     14.000ms      3.000ms
-//   postprocess  gpu0        0.000ms     11.000ms     12.000ms     15.000ms      3.000ms
+//   preprocess   pva0        0.000ms      2.000ms      4.000ms      6.000ms      2.000ms
+//   detector     dla0        0.000ms      4.000ms     12.000ms     14.000ms      2.000ms
+//   postprocess  gpu0        0.000ms     12.000ms     13.000ms     15.000ms      2.000ms
 //   decision     cpu1      16.6665ms    16.6665ms    17.6665ms     20.000ms     2.3335ms
-//   utilisation: cpu0 6.0% (2.000ms), cpu1 3.0% (1.000ms), gpu0 6.0% (2.000ms), dla0 24.0% (8.000ms)
+//   utilisation: cpu0 6.0% (2.000ms), cpu1 3.0% (1.000ms), gpu0 3.0% (1.000ms), dla0 24.0% (8.000ms), pva0 6.0% (2.000ms)
 //   critical path: release at 16.6665ms → `decision` (cpu1, 16.6665ms → 17.6665ms)
 //
 // mode `degraded`: worst-case timeline (each engine a FIFO, each task at its WCET)
@@ -43,7 +43,7 @@ pub mod task {
     use ::orin_exec::table::TaskId;
     /// `sensor`: CPU task on `cpu0`.
     pub const SENSOR: TaskId = TaskId(0);
-    /// `preprocess`: GPU kernel on `gpu0`.
+    /// `preprocess`: PVA program on `pva0`.
     pub const PREPROCESS: TaskId = TaskId(1);
     /// `detector`: DLA loadable on `dla0`.
     pub const DETECTOR: TaskId = TaskId(2);
@@ -101,13 +101,15 @@ pub mod engine {
     pub const GPU0: EngineId = EngineId(2);
     /// `dla0`: DLA core 0.
     pub const DLA0: EngineId = EngineId(3);
+    /// `pva0`: PVA index 0, vpu0.
+    pub const PVA0: EngineId = EngineId(4);
 }
 
 /// The GPU modules the schedule uses, with every SM variant (for kernel-model registration).
 #[allow(dead_code)]
 pub mod cubin {
     use ::orin_exec::table::CubinDesc;
-    /// Module `aeb`; the schedule launches `aeb_postprocess`, `aeb_preprocess`.
+    /// Module `aeb`; the schedule launches `aeb_postprocess`.
     pub static AEB: &CubinDesc = &super::CUBINS[0];
 }
 
@@ -126,7 +128,7 @@ static TABLES: ScheduleTables = ScheduleTables {
     health: &HEALTH,
     cubins: &CUBINS,
     loadables: &LOADABLES,
-    pva_programs: &[],
+    pva_programs: &PVA_PROGRAMS,
     timeline: &TIMELINE,
     cpu_waits: &CPU_WAITS,
 };
@@ -137,7 +139,7 @@ pub static SCHEDULE: Schedule = match Schedule::check(&TABLES) {
     Err(e) => panic!("{}", e.message()),
 };
 
-static ENGINES: [EngineDesc; 4] = [
+static ENGINES: [EngineDesc; 5] = [
     EngineDesc {
         name: "cpu0",
         kind: EngineKind::Cpu,
@@ -170,6 +172,14 @@ static ENGINES: [EngineDesc; 4] = [
         graph: false,
         vpu: None,
     },
+    EngineDesc {
+        name: "pva0",
+        kind: EngineKind::Pva,
+        instance: 0,
+        queue_capacity: 8,
+        graph: false,
+        vpu: Some(VpuAffinity::Vpu0),
+    },
 ];
 
 static BUFFERS: [BufferDesc; 7] = [
@@ -190,7 +200,7 @@ static BUFFERS: [BufferDesc; 7] = [
             align: 512,
         },
         multiplicity: 1,
-        cpu_access: false,
+        cpu_access: true,
     },
     BufferDesc {
         name: "obstacle_map",
@@ -264,13 +274,9 @@ static TASKS: [TaskDesc; 8] = [
     },
     TaskDesc {
         name: "preprocess",
-        engine: engine::GPU0,
-        work: Work::Gpu(GpuWork {
-            cubin: CubinId(0),
-            kernel: "aeb_preprocess",
-            grid: [4, 3, 1],
-            block: [16, 16, 1],
-            shared_mem_bytes: 0,
+        engine: engine::PVA0,
+        work: Work::Pva(PvaWork {
+            program: PvaProgramId(0),
             params: &[
                 Param::Buffer(buffer::CAMERA),
                 Param::Buffer(buffer::IMAGE),
@@ -278,13 +284,19 @@ static TASKS: [TaskDesc; 8] = [
                 Param::U32(96),
             ],
         }),
-        wcet_ns: 1_000_000,
-        budget_ns: 1_000_000,
+        wcet_ns: 2_000_000,
+        budget_ns: 2_000_000,
         deadline_ns: 6_000_000,
         release_ns: 0,
         reads: &[buffer::CAMERA],
         writes: &[buffer::IMAGE],
-        waits: &[Wait { task: task::SENSOR, lag: 0 }],
+        waits: &[
+            Wait { task: task::SENSOR, lag: 0 },
+            Wait {
+                task: task::DECISION,
+                lag: 1,
+            },
+        ],
         modes: ModeMask(1 << mode::NORMAL.0),
     },
     TaskDesc {
@@ -372,7 +384,7 @@ static TASKS: [TaskDesc; 8] = [
         budget_ns: 1_000_000,
         deadline_ns: 20_000_000,
         release_ns: 16_666_500,
-        reads: &[buffer::DETECTION, buffer::PRESENCE, buffer::CAMERA],
+        reads: &[buffer::DETECTION, buffer::PRESENCE, buffer::CAMERA, buffer::IMAGE],
         writes: &[],
         waits: &[
             Wait {
@@ -443,7 +455,7 @@ static MODES: [ModeDesc; 2] = [
     ModeDesc { name: "degraded" },
 ];
 
-static HEALTH: [HealthRule; 8] = [
+static HEALTH: [HealthRule; 11] = [
     HealthRule {
         fault: FaultKind::EngineError,
         scope: FaultScope::Engine(engine::DLA0),
@@ -457,6 +469,21 @@ static HEALTH: [HealthRule; 8] = [
     HealthRule {
         fault: FaultKind::DeadlineMiss,
         scope: FaultScope::Engine(engine::DLA0),
+        action: Action::SwitchMode(mode::DEGRADED),
+    },
+    HealthRule {
+        fault: FaultKind::EngineError,
+        scope: FaultScope::Engine(engine::PVA0),
+        action: Action::SwitchMode(mode::DEGRADED),
+    },
+    HealthRule {
+        fault: FaultKind::FenceTimeout,
+        scope: FaultScope::Engine(engine::PVA0),
+        action: Action::SwitchMode(mode::DEGRADED),
+    },
+    HealthRule {
+        fault: FaultKind::DeadlineMiss,
+        scope: FaultScope::Engine(engine::PVA0),
         action: Action::SwitchMode(mode::DEGRADED),
     },
     HealthRule {
@@ -547,6 +574,36 @@ static LOADABLES: [LoadableDesc; 1] = [
     },
 ];
 
+static PVA_PROGRAMS: [PvaProgramDesc; 1] = [
+    PvaProgramDesc {
+        name: "aeb_preprocess",
+        sha256: [
+            0xd2, 0x40, 0x4e, 0xf8, 0x70, 0xba, 0xdc, 0x75, 0x23, 0x7f, 0x91, 0x3b, 0x4b,
+            0x4c, 0xc4, 0x2d, 0x00, 0x4d, 0x21, 0x1f, 0x4e, 0xdb, 0x82, 0x8e, 0x64, 0x47,
+            0x98, 0x66, 0x85, 0x82, 0xb5, 0xe6,
+        ],
+        image: package_file!("../../pva/bin/aeb_preprocess.placeholder.vpu.elf"),
+        params: &[
+            PvaParamSpec {
+                name: "src",
+                kind: PvaParamKind::Pointer(PvaAccess::Read),
+            },
+            PvaParamSpec {
+                name: "dst",
+                kind: PvaParamKind::Pointer(PvaAccess::Write),
+            },
+            PvaParamSpec {
+                name: "src_w",
+                kind: PvaParamKind::U32,
+            },
+            PvaParamSpec {
+                name: "src_h",
+                kind: PvaParamKind::U32,
+            },
+        ],
+    },
+];
+
 static TIMELINE: [TimelineEntry; 8] = [
     TimelineEntry {
         mode: mode::NORMAL,
@@ -559,22 +616,22 @@ static TIMELINE: [TimelineEntry; 8] = [
         mode: mode::NORMAL,
         task: task::PREPROCESS,
         latest_start_ns: 2_000_000,
-        latest_finish_ns: 3_000_000,
-        slack_ns: 3_000_000,
+        latest_finish_ns: 4_000_000,
+        slack_ns: 2_000_000,
     },
     TimelineEntry {
         mode: mode::NORMAL,
         task: task::DETECTOR,
-        latest_start_ns: 3_000_000,
-        latest_finish_ns: 11_000_000,
-        slack_ns: 3_000_000,
+        latest_start_ns: 4_000_000,
+        latest_finish_ns: 12_000_000,
+        slack_ns: 2_000_000,
     },
     TimelineEntry {
         mode: mode::NORMAL,
         task: task::POSTPROCESS,
-        latest_start_ns: 11_000_000,
-        latest_finish_ns: 12_000_000,
-        slack_ns: 3_000_000,
+        latest_start_ns: 12_000_000,
+        latest_finish_ns: 13_000_000,
+        slack_ns: 2_000_000,
     },
     TimelineEntry {
         mode: mode::NORMAL,
@@ -660,6 +717,8 @@ pub mod cx {
         pub presence: ::orin_exec::exec::Buf<'a>,
         /// `camera` (declared under `reads`: read-only).
         pub camera: ::orin_exec::exec::Buf<'a>,
+        /// `image` (declared under `reads`: read-only).
+        pub image: ::orin_exec::exec::Buf<'a>,
         _run: ::core::marker::PhantomData<&'a mut ()>,
     }
     impl<'a> ::orin_exec::exec::TaskContext<'a> for Decision<'a> {
@@ -673,6 +732,7 @@ pub mod cx {
                 detection: ctx.buf(super::buffer::DETECTION)?,
                 presence: ctx.buf(super::buffer::PRESENCE)?,
                 camera: ctx.buf(super::buffer::CAMERA)?,
+                image: ctx.buf(super::buffer::IMAGE)?,
                 _run: ::core::marker::PhantomData,
             })
         }

@@ -16,6 +16,9 @@ pub struct PlatformReport {
     pub cudla_version: Option<u64>,
     /// `cudlaDeviceGetCount`.
     pub dla_count: Option<u64>,
+    /// `CupvaGetRuntimeVersion` and `CupvaGetDriverVersion`, as returned (the PVA SDK docs
+    /// do not give their encoding), if both calls succeeded.
+    pub cupva_versions: Option<(u32, u32)>,
     /// `cuDriverGetVersion` (e.g. 13000).
     pub cuda_driver: Option<i32>,
     /// GPU SM (e.g. 87).
@@ -43,6 +46,13 @@ impl PlatformReport {
         let dla_count = (unsafe { cudla_sys::cudlaDeviceGetCount(&mut count) }
             == cudla_sys::cudlaSuccess)
             .then_some(count);
+        let (mut runtime, mut driver) = (0u32, 0u32);
+        // SAFETY: valid out-pointers.
+        let cupva_versions = (unsafe { cupva_sys::CupvaGetRuntimeVersion(&mut runtime) }
+            == cupva_sys::CUPVA_ERROR_NONE
+            && unsafe { cupva_sys::CupvaGetDriverVersion(&mut driver) }
+                == cupva_sys::CUPVA_ERROR_NONE)
+            .then_some((runtime, driver));
         let (mut cuda_driver, mut gpu_sm, mut gpu_name) = (None, None, [0u8; 64]);
         if os::require_cuda_environment().is_ok()
             && let Ok(gpu) = Gpu::open(0)
@@ -56,6 +66,7 @@ impl PlatformReport {
             platform: platform::NAME,
             cudla_version,
             dla_count,
+            cupva_versions,
             cuda_driver,
             gpu_sm,
             gpu_name,
@@ -90,6 +101,12 @@ impl fmt::Display for PlatformReport {
         match self.dla_count {
             Some(n) => writeln!(f, "DLA cores           {n}")?,
             None => writeln!(f, "DLA cores           unavailable")?,
+        }
+        match self.cupva_versions {
+            Some((runtime, driver)) => {
+                writeln!(f, "cuPVA (PVA)         runtime {runtime}, driver {driver}")?
+            }
+            None => writeln!(f, "cuPVA (PVA)         unavailable")?,
         }
         match (self.cuda_driver, self.gpu_sm) {
             (Some(d), Some(sm)) => writeln!(

@@ -1,5 +1,6 @@
-//! The AEB application on orin-exec: its five CPU task bodies bound to the schedule, the DLA
-//! timing model of the SIL platform, and the evidence both of its runners produce (trace
+//! The AEB application on orin-exec: its five CPU task bodies bound to the schedule, the
+//! reference models of its GPU kernels and PVA program on the SIL platforms, the DLA timing
+//! model of the SIL platform, and the evidence both of its runners produce (trace
 //! draining, fault records, the timing summary).
 //!
 //! Shared by the demo (`main.rs`) and the HIL scenario (`hil-tests/src/aeb.rs`), so that both
@@ -87,14 +88,16 @@ impl<D: body::Decision + 'static> Tasks<D> {
 }
 
 /// Bind `bodies` to `builder` (`Builder::new` of the AEB schedule and its storage, with its
-/// options), register the kernel models on SIL ([`register_kernel_models`]), build the runtime
-/// and, on the SIL DLA, set the DLA timing model seeded with `dla_seed`.
+/// options), register the kernel models on SIL ([`register_kernel_models`]) and the PVA
+/// program models on the SIL cuPVA ([`register_pva_models`]), build the runtime and, on the
+/// SIL DLA, set the DLA timing model seeded with `dla_seed`.
 pub fn init(
     builder: Builder,
     bodies: &'static mut Bodies,
     dla_seed: u64,
 ) -> orin_exec::Result<Initialized> {
     register_kernel_models()?;
+    register_pva_models()?;
     let runtime = builder.bodies(bodies).init()?;
     #[cfg(any(feature = "sil", feature = "rig"))]
     runtime.set_dla_timing(engine::DLA0, &dla_timing(dla_seed))?;
@@ -113,6 +116,35 @@ pub fn register_kernel_models() -> orin_exec::Result<()> {
         crate::schedule::SCHEDULE.tables(),
         orin_exec::sil::register_kernel_model,
     )?;
+    Ok(())
+}
+
+/// The reference model of each PVA program of the AEB schedule: (program, module, kernel) of
+/// `orin_exec_kernels::MODELS`. The VPU program `aeb_preprocess` (`pva/manifest.toml`) computes
+/// what the GPU kernel `aeb_preprocess` does, so it shares its model.
+pub const PVA_MODELS: [(&str, &str, &str); 1] = [("aeb_preprocess", "aeb", "aeb_preprocess")];
+
+/// On `sil` and `rig` (both use the SIL cuPVA): registers the reference model of every PVA
+/// program the schedule runs ([`PVA_MODELS`]) with the SIL cuPVA, bound to the SHA-256 of the
+/// program's VPU ELF with the parameter names of the programs manifest, and allowlists the
+/// image, through the public API an application uses for its own programs. Nothing to do on
+/// `orin`, where the VPU runs the image (which the integrator must have built with the PVA
+/// SDK: `pva/manifest.toml`). A program without a model is left out: init then fails with
+/// `Error::NoPvaProgramModel`, which names it.
+pub fn register_pva_models() -> orin_exec::Result<()> {
+    #[cfg(any(feature = "sil", feature = "rig"))]
+    for program in crate::schedule::SCHEDULE.tables().pva_programs {
+        let Some(model) = PVA_MODELS
+            .iter()
+            .find(|(name, ..)| *name == program.name)
+            .and_then(|&(_, module, kernel)| orin_exec_kernels::model(module, kernel))
+        else {
+            continue;
+        };
+        let names: Vec<&str> = program.params.iter().map(|p| p.name).collect();
+        orin_exec::sil::register_pva_program_model(program.name, &[program.sha256], &names, model)?;
+        orin_exec::sil::allow_pva_program(program.sha256);
+    }
     Ok(())
 }
 

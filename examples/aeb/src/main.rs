@@ -1,7 +1,7 @@
 //! The AEB perception slice: the default demo of orin-exec (`cargo run --release`).
 //!
-//! A 30 Hz pipeline across the CPU, the GPU and the DLA on the SIL platform: a synthetic
-//! camera, a GPU preprocess, a DLA CNN, a GPU postprocess and a CPU time-to-collision decision
+//! A 30 Hz pipeline across the CPU, the PVA, the DLA and the GPU on the SIL platform: a
+//! synthetic camera, a PVA preprocess, a DLA CNN, a GPU postprocess and a CPU time-to-collision decision
 //! with an independent plausibility monitor. Faults can be injected to watch the health
 //! monitor switch to the degraded, CPU-only mode.
 //!
@@ -75,7 +75,8 @@ struct Args {
     #[arg(long)]
     virtual_clock: bool,
     /// Inject a fault: KIND[:TASK]@frame=N with KIND one of dla-hang, dla-late, dla-error,
-    /// dla-corrupt (TASK a DLA task, default `detector`) or cpu-overrun (TASK a CPU task of
+    /// dla-corrupt (TASK a DLA task, default `detector`), pva-hang, pva-late, pva-error,
+    /// pva-corrupt (TASK a PVA task, default `preprocess`) or cpu-overrun (TASK a CPU task of
     /// any mode, default `decision`) (repeatable). One whose task does not run in frame N's
     /// mode, or whose frame the run does not reach, is reported as not applied.
     #[arg(long, value_parser = parse_injection)]
@@ -98,8 +99,25 @@ enum Fault {
     DlaLate,
     DlaError,
     DlaCorrupt,
+    PvaHang,
+    PvaLate,
+    PvaError,
+    PvaCorrupt,
     CpuOverrun,
 }
+
+/// `--inject`'s fault kinds, each named as its injection is (`Injection::name`).
+const FAULTS: [Fault; 9] = [
+    Fault::DlaHang,
+    Fault::DlaLate,
+    Fault::DlaError,
+    Fault::DlaCorrupt,
+    Fault::PvaHang,
+    Fault::PvaLate,
+    Fault::PvaError,
+    Fault::PvaCorrupt,
+    Fault::CpuOverrun,
+];
 
 /// One `--inject`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -123,6 +141,16 @@ impl Fault {
             ),
             Fault::DlaError => ("detector", Injection::DlaError),
             Fault::DlaCorrupt => ("detector", Injection::DlaCorrupt),
+            Fault::PvaHang => ("preprocess", Injection::PvaHang),
+            // Past the preprocess's 6 ms deadline, as a late DLA is past the detector's.
+            Fault::PvaLate => (
+                "preprocess",
+                Injection::PvaLate {
+                    extra_ns: 12_000_000,
+                },
+            ),
+            Fault::PvaError => ("preprocess", Injection::PvaError),
+            Fault::PvaCorrupt => ("preprocess", Injection::PvaCorrupt),
             Fault::CpuOverrun => (
                 "decision",
                 Injection::CpuOverrun {
@@ -141,18 +169,14 @@ fn parse_injection(s: &str) -> Result<Inject, String> {
         Some((kind, task)) => (kind, Some(task.to_string())),
         None => (target, None),
     };
-    let fault = match kind {
-        "dla-hang" => Fault::DlaHang,
-        "dla-late" => Fault::DlaLate,
-        "dla-error" => Fault::DlaError,
-        "dla-corrupt" => Fault::DlaCorrupt,
-        "cpu-overrun" => Fault::CpuOverrun,
-        other => {
-            return Err(format!(
-                "unknown fault `{other}` (dla-hang, dla-late, dla-error, dla-corrupt, cpu-overrun)"
-            ));
-        }
-    };
+    let name = |f: Fault| f.injection().1.name();
+    let fault = FAULTS
+        .into_iter()
+        .find(|&f| name(f) == kind)
+        .ok_or_else(|| {
+            let names: Vec<&str> = FAULTS.into_iter().map(name).collect();
+            format!("unknown fault `{kind}` ({})", names.join(", "))
+        })?;
     let frame = frame
         .parse()
         .map_err(|_| format!("bad frame number `{frame}`"))?;
@@ -271,6 +295,11 @@ fn main() -> ExitCode {
     let args = Args::parse();
     if args.platform_report {
         let _ = write!(std::io::stdout(), "{}", PlatformReport::probe());
+        // The engines the demo's schedule runs on (its preprocess on the PVA).
+        for e in SCHEDULE.engines {
+            let vpu = e.vpu.map_or(String::new(), |v| format!(", {v:?}"));
+            say!("engine {:<13}{:?} {}{vpu}", e.name, e.kind, e.instance);
+        }
         return ExitCode::SUCCESS;
     }
     // The manifest is written before anything can fail, so that a failed or killed run still

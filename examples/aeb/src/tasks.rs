@@ -149,10 +149,10 @@ fn distance_from_bottom_row(row: i64) -> i32 {
 
 /// The normal-mode decision: time to collision from the GPU's detection, next to an
 /// independent plausibility monitor that checks it against the DLA's presence head and
-/// the raw camera image.
+/// the raw camera image, and checks the PVA's preprocessed image against the camera image.
 ///
 /// It reads `detection` (4 × i32 from the GPU postprocess), `presence` (DLA logits, channel
-/// pitch 64) and `camera` (for the monitor).
+/// pitch 64), `camera` and `image` (the PVA's output, for the monitor).
 pub struct DecisionTask {
     /// Where decisions go.
     pub log: &'static DecisionLog,
@@ -178,13 +178,15 @@ impl body::Decision for DecisionTask {
         let det = cx.detection.as_slice::<i32>()?;
         let presence = cx.presence.as_slice::<i8>()?;
         let camera = cx.camera.bytes();
+        let image = cx.image.as_slice::<i8>()?;
         let (found, distance_mm) = (det[0] == 1, if det[0] == 1 { det[3] } else { -1 });
 
         // Plausibility monitor (independent of the decision path).
         let dla_says_obstacle = presence[64] > presence[0];
         let camera_row = bright_bottom_row(camera);
         let camera_near = camera_row.is_some_and(|r| r >= HORIZON + 8); // closer than ~30 m
-        let implausible = found != dla_says_obstacle
+        let implausible = !preprocessed_from(image, camera)
+            || found != dla_says_obstacle
             || (found && !(500..=120_000).contains(&distance_mm))
             || (found && camera_row.is_none())
             || (!found && camera_near);
@@ -214,6 +216,16 @@ impl body::Decision for DecisionTask {
         );
         Ok(())
     }
+}
+
+/// Whether `image` is the preprocess of `camera` (`orin_exec_kernels::aeb_preprocess`, the
+/// reference of the PVA program and of the GPU kernel): a corrupted PVA output may still give
+/// a plausible detection, so the monitor checks the accelerator's output itself. 3072 pixels,
+/// on the stack: a few microseconds, no allocation.
+fn preprocessed_from(image: &[i8], camera: &[u8]) -> bool {
+    let mut expected = [0i8; (W / 2) * (H / 2)];
+    orin_exec_kernels::aeb_preprocess(camera, &mut expected, W as u32, H as u32).is_ok()
+        && image.get(..expected.len()) == Some(&expected[..])
 }
 
 /// Degraded mode: a CPU detector on the camera image (`camera_fallback` ->

@@ -6,7 +6,7 @@
 //! results table of `docs/safety-manual.md` (section 3.1) and fails when the committed table
 //! differs; `UPDATE_SAFETY_TABLE=1 cargo test -p aeb-demo --test campaign` rewrites it.
 //!
-//! Covers: REQ-ROB-083, REQ-ROB-084, REQ-ROB-085
+//! Covers: REQ-ROB-083, REQ-ROB-084, REQ-ROB-085, REQ-PVA-103, REQ-PVA-104
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -31,12 +31,16 @@ const FAULTS: i32 = 3;
 const SAFE_STOP: i32 = 4;
 
 /// Every fault kind `--inject` knows, with the task it hits by default.
-const KINDS: [(&str, &str); 5] = [
+const KINDS: [(&str, &str); 9] = [
     ("cpu-overrun", "decision"),
     ("dla-hang", "detector"),
     ("dla-late", "detector"),
     ("dla-error", "detector"),
     ("dla-corrupt", "detector"),
+    ("pva-hang", "preprocess"),
+    ("pva-late", "preprocess"),
+    ("pva-error", "preprocess"),
+    ("pva-corrupt", "preprocess"),
 ];
 
 /// The degraded chain's tasks a CPU overrun is injected into.
@@ -272,8 +276,9 @@ fn cases() -> Vec<Case> {
                 at,
             });
         }
-        // In the degraded chain: a CPU overrun on each of its tasks; the DLA kinds have no
-        // task there (the chain is CPU only): aimed at the detector, they are not applied.
+        // In the degraded chain: a CPU overrun on each of its tasks; the DLA and PVA kinds have
+        // no task there (the chain is CPU only): aimed at the detector or the preprocess, they
+        // are not applied.
         let degraded: &[&'static str] = if kind == "cpu-overrun" {
             &DEGRADED_CPU_TASKS
         } else {
@@ -379,6 +384,7 @@ fn a_clean_run_exits_0_and_no_injection_is_dropped_silently() {
             "cpu-overrun:detector@frame=3",
             "does not run on a CPU worker",
         ),
+        ("pva-error:detector@frame=3", "does not run on a PVA"),
     ] {
         let refused = run_demo("refused", FRAMES, &["--inject".into(), inject.into()]);
         assert_eq!(refused.status, ERROR, "{inject}: {}", refused.stderr);

@@ -71,19 +71,19 @@ fn both_refuse(file: &Path, text: &str, expected: &str, at: &str) {
 /// Covers: REQ-ROB-002, REQ-GPU-014
 #[test]
 fn check_and_the_build_use_the_manifest_signatures_alike() {
-    // aeb_preprocess takes (ptr, ptr, u32, u32): a float for the last is refused.
+    // aeb_postprocess takes (.., u32 lane_x0, u32 lane_x1, ..): a float for lane_x1 is refused.
     let (file, text) = aeb_with(
         "kind",
         (
-            "{ u32 = 128 }, { u32 = 96 }]",
-            "{ u32 = 128 }, { f32 = 96.0 }]",
+            "{ u32 = 12 }, { u32 = 20 },",
+            "{ u32 = 12 }, { f32 = 20.0 },",
         ),
     );
     both_refuse(
         &file,
         &text,
         "kernel parameter is `u32` in the kernel's signature",
-        "f32 = 96.0",
+        "f32 = 20.0",
     );
 }
 

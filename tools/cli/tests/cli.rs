@@ -371,14 +371,16 @@ fn check_and_the_build_reject_a_missing_kernel_parameter_alike() {
     let manifests = root().join("examples/aeb").canonicalize().unwrap();
     let text = aeb
         .replace("\"../../", &format!("\"{}/../../", manifests.display()))
-        .replace("{ u32 = 128 }, { u32 = 96 }]", "{ u32 = 128 }]");
+        .replace("    { buffer = \"detection\" },\n", "");
     let file = dir.join("schedule.toml");
     std::fs::write(&file, &text).unwrap();
     let (code, out) = orin_exec(&["check", file.to_str().unwrap()]);
-    let expected = "kernel `aeb_preprocess` takes 4 parameters";
+    let expected = "kernel `aeb_postprocess` takes 11 parameters";
     assert_eq!(code, 1, "{out}");
     assert!(out.contains(expected), "{out}");
-    let line = text[..text.find("params = [{ buffer = \"camera\" }").unwrap()]
+    let line = text[..text
+        .find("params = [\n    { buffer = \"obstacle_map\" }")
+        .unwrap()]
         .matches('\n')
         .count()
         + 1;
