@@ -28,10 +28,11 @@ seen = set()
 
 def caller_of(symbol):
     # The breakpoint can sit in a function inlined into the entry point (its first
-    # statement): go up to the entry point's own frame first (a few frames at most).
+    # statement): go up to the entry point's own frame first. The inlined chain can be deep
+    # (the SIL cuPVA's version calls: a closure, two sil_common helpers, two `core` ones).
     f = gdb.newest_frame()
     g, depth = f, 0
-    while g is not None and depth < 8:
+    while g is not None and depth < 32:
         name = g.name() or ""
         if name == symbol or name.endswith("::" + symbol):
             f = g
