@@ -14,8 +14,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use common::*;
-use orin_exec::orin_exec_status_t as S;
-use orin_exec::*;
+use orin_exec_capi::orin_exec_status_t as S;
+use orin_exec_capi::*;
 
 /// The tests share the process's runtime slots: one at a time.
 static SERIAL: Mutex<()> = Mutex::new(());

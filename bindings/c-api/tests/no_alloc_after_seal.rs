@@ -17,8 +17,8 @@ use std::ptr::null_mut;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use common::*;
-use orin_exec::orin_exec_status_t as S;
-use orin_exec::*;
+use orin_exec_capi::orin_exec_status_t as S;
+use orin_exec_capi::*;
 
 struct Counting;
 

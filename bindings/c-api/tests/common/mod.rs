@@ -6,7 +6,7 @@
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use orin_exec::*;
+use orin_exec_capi::*;
 
 pub const PRODUCER: u16 = 0;
 pub const CONSUMER: u16 = 1;
