@@ -35,6 +35,9 @@
 //! up in a table of live runtimes, never dereferenced: a forged, stale or destroyed handle is
 //! `ORIN_EXEC_E_HANDLE`. See `docs/c-api.md`.
 #![allow(non_camel_case_types)]
+// Failures carry their message in fixed storage (no allocation after seal): a few hundred
+// bytes, on the slow path only.
+#![allow(clippy::result_large_err)]
 
 mod arena;
 mod ctx;

@@ -130,6 +130,8 @@ struct Hook<F> {
 // it guarantees that `user` may be used there.
 unsafe impl<F: Send> Send for Hook<F> {}
 
+// One per runtime, inside its boxed `Instance`: the size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
 enum Phase {
     Created,
     Initialized(Initialized),
