@@ -91,10 +91,11 @@ fn c_partition_runs_to_a_safe_stop() {
 }
 
 /// The AEB schedule's generated C tables (GPU, DLA and CPU tasks, cubins and the ONNX model
-/// as byte arrays, health rules, two modes) compile against the header and pass
-/// `orin_exec_create` (the conversion's checks and `Schedule::check`).
+/// as byte arrays, health rules, two modes) compile against the header, pass
+/// `orin_exec_create` (the conversion's checks and `Schedule::check`) and run 30 frames on SIL
+/// with no-op CPU bodies, the project's kernel models and the SIL DLA's timing.
 #[test]
-fn aeb_c_tables_pass_create() {
+fn aeb_c_tables_run_on_sil() {
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
     build_and_run(
         &here.join("../../examples/aeb/schedule.toml"),
