@@ -6,7 +6,11 @@
 // It prints one line per frame in the format of the Rust demo's progress line, then the
 // demo's summary lines, so that ci/cpp-example.sh can compare the two.
 //
-//   aeb-partition [--frames N] [--decisions FILE]
+//   aeb-partition [--frames N] [--decisions FILE] [--fail-decision-at N]
+//
+// `--fail-decision-at N`: the `decision` task reports a task error after deciding in frame N,
+// so that the health monitor switches to the degraded chain (cpp_partition's check does the
+// same on the Rust side).
 //
 // Exit status: 0 clean run, 2 usage error or the runtime could not start, 3 the run
 // completed with faults detected, 4 safe stop (as the Rust demo).
@@ -15,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "aeb_tables.h"
@@ -37,6 +42,7 @@ constexpr std::uint64_t kDlaSeed = 7;
 /// What the task functions and callbacks share (their `user` pointer).
 struct App {
     aeb::DecisionLog log;
+    std::optional<std::uint64_t> fail_decision_at;
     std::uint64_t faults = 0;
     bool safe_stop = false;
 };
@@ -67,10 +73,16 @@ std::int32_t decision(const orin_exec_task_ctx_t* ctx, void* user) {
     if (aeb_decision_ctx(ctx, &cx) != ORIN_EXEC_OK) {
         return aeb::kBadBuffer;
     }
-    return aeb::decision(app->log, orin_exec_ctx_frame(ctx), orin_exec_ctx_inputs_valid(ctx),
-                         static_cast<const std::uint8_t*>(cx.detection), cx.detection_size,
-                         static_cast<const std::uint8_t*>(cx.presence), cx.presence_size,
-                         static_cast<const std::uint8_t*>(cx.camera), cx.camera_size);
+    const std::uint64_t frame = orin_exec_ctx_frame(ctx);
+    const aeb::TaskCode code =
+        aeb::decision(app->log, frame, orin_exec_ctx_inputs_valid(ctx),
+                      static_cast<const std::uint8_t*>(cx.detection), cx.detection_size,
+                      static_cast<const std::uint8_t*>(cx.presence), cx.presence_size,
+                      static_cast<const std::uint8_t*>(cx.camera), cx.camera_size);
+    if (code == aeb::kTaskOk && app->fail_decision_at == frame) {
+        return aeb::kImplausible;
+    }
+    return code;
 }
 
 std::int32_t fallback_detector(const orin_exec_task_ctx_t* ctx, void*) {
@@ -159,22 +171,41 @@ bool check(orin_exec_status_t s, const char* what) {
 struct Args {
     std::uint64_t frames = 300;
     const char* decisions = nullptr;
+    std::optional<std::uint64_t> fail_decision_at;
 };
+
+/// A whole decimal number, or nothing.
+std::optional<std::uint64_t> number(const char* s) {
+    char* end = nullptr;
+    const std::uint64_t v = std::strtoull(s, &end, 10);
+    if (end == s || *end != '\0' || *s == '-') {
+        return std::nullopt;
+    }
+    return v;
+}
 
 bool parse(int argc, char** argv, Args& args) {
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--frames" && i + 1 < argc) {
-            char* end = nullptr;
-            args.frames = std::strtoull(argv[++i], &end, 10);
-            if (*end != '\0' || args.frames == 0) {
+            const auto n = number(argv[++i]);
+            if (!n || *n == 0) {
                 std::fprintf(stderr, "aeb-partition: --frames takes a positive number\n");
                 return false;
             }
+            args.frames = *n;
         } else if (a == "--decisions" && i + 1 < argc) {
             args.decisions = argv[++i];
+        } else if (a == "--fail-decision-at" && i + 1 < argc) {
+            args.fail_decision_at = number(argv[++i]);
+            if (!args.fail_decision_at) {
+                std::fprintf(stderr, "aeb-partition: --fail-decision-at takes a frame number\n");
+                return false;
+            }
         } else {
-            std::fprintf(stderr, "usage: aeb-partition [--frames N] [--decisions FILE]\n");
+            std::fprintf(stderr,
+                         "usage: aeb-partition [--frames N] [--decisions FILE] "
+                         "[--fail-decision-at N]\n");
             return false;
         }
     }
@@ -231,6 +262,7 @@ int main(int argc, char** argv) {
         return kExitError;
     }
     static App app;  // lives as long as the runtime's workers may call the tasks
+    app.fail_decision_at = args.fail_decision_at;
 
     // The Rust demo's options (aeb::app::config): virtual clock, 300 ms cap on one wait.
     orin_exec_config_t cfg;

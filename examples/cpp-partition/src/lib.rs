@@ -10,11 +10,38 @@
 //!
 //! A frame that ended without a decision is `FRAME MODE -`. `tests/decisions.rs` compares the
 //! two line by line.
+//!
+//! No fault happens in a clean run, so the degraded chain never runs there; both sides take
+//! a `fail_decision_at` frame in which the `decision` task, after deciding, reports a task
+//! error (the C++ example's `--fail-decision-at N`): the health monitor switches to the
+//! degraded mode and the degraded chain decides from the next frame on.
 
 use aeb::app::{self, Tasks};
-use aeb::schedule::{SCHEDULE, Storage};
-use aeb::tasks::{Decision, DecisionLog};
-use orin_exec::exec::Builder;
+use aeb::schedule::{SCHEDULE, Storage, body, cx};
+use aeb::tasks::{Decision, DecisionLog, DecisionTask};
+use orin_exec::exec::{Builder, TaskFault};
+
+/// The application fault code of the forced decision fault (the plausibility monitor's code).
+pub const FORCED_FAULT_CODE: u32 = 2;
+
+/// The demo's `decision` task, which reports a task error after deciding in frame `fail_at`.
+struct FailingDecision {
+    inner: DecisionTask,
+    fail_at: Option<u64>,
+}
+
+impl body::Decision for FailingDecision {
+    fn run(&mut self, cx: cx::Decision<'_>) -> Result<(), TaskFault> {
+        let frame = cx.frame;
+        self.inner.run(cx)?;
+        if self.fail_at == Some(frame) {
+            return Err(TaskFault::App {
+                code: FORCED_FAULT_CODE,
+            });
+        }
+        Ok(())
+    }
+}
 
 /// The decision line of `frame` in `mode`: the format of the C++ example's `--decisions`.
 ///
@@ -39,11 +66,18 @@ pub fn decision_line(frame: u64, mode: &str, d: Option<Decision>) -> String {
 }
 
 /// Run the Rust demo's application for `frames` frames on the virtual clock and return its
-/// decision lines ([`decision_line`]), one per frame stepped (fewer after a safe stop).
-pub fn rust_decisions(frames: u64) -> orin_exec::Result<Vec<String>> {
+/// decision lines ([`decision_line`]), one per frame stepped (fewer after a safe stop); with
+/// `fail_decision_at`, the `decision` task reports a task error in that frame.
+pub fn rust_decisions(
+    frames: u64,
+    fail_decision_at: Option<u64>,
+) -> orin_exec::Result<Vec<String>> {
     // The executive needs its storage, bodies and log for 'static; one run per call.
     let log: &'static DecisionLog = Box::leak(Box::new(DecisionLog::new()));
-    let tasks = Box::leak(Box::new(Tasks::new(log, std::convert::identity)));
+    let tasks = Box::leak(Box::new(Tasks::new(log, |inner| FailingDecision {
+        inner,
+        fail_at: fail_decision_at,
+    })));
     let runtime = app::init(
         Builder::new(&SCHEDULE, Box::leak(Box::new(Storage::new()))).config(app::config(true)),
         Box::leak(Box::new(tasks.bodies())),
