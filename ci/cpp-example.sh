@@ -30,10 +30,11 @@ mkdir -p "$out"
 src=examples/cpp-partition
 jobs=$(nproc)
 
-echo "== liborin_exec (sil) and the example, host"
-cargo build -q --release -p orin-exec-capi
+echo "== liborin_exec (sil), the generator and the example, host"
+cargo build -q --release -p orin-exec-capi -p orin-exec-cli
+cli=$target/release/orin-exec
 cmake -S "$src" -B "$target/cpp-partition/host" -DCMAKE_BUILD_TYPE=Release \
-    -DORIN_EXEC_LIB_DIR="$target/release" >"$out/cmake-host.log"
+    -DORIN_EXEC_CLI="$cli" -DORIN_EXEC_LIB_DIR="$target/release" >"$out/cmake-host.log"
 cmake --build "$target/cpp-partition/host" -j "$jobs"
 bin=$target/cpp-partition/host/aeb-partition
 
@@ -64,7 +65,7 @@ echo "== cross build for aarch64-linux-gnu"
 CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=${CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER:-aarch64-linux-gnu-gcc} \
     cargo build -q --release -p orin-exec-capi --target aarch64-unknown-linux-gnu
 cmake -S "$src" -B "$target/cpp-partition/aarch64" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_TOOLCHAIN_FILE="$PWD/$src/cmake/aarch64-linux-gnu.cmake" \
+    -DCMAKE_TOOLCHAIN_FILE="$PWD/$src/cmake/aarch64-linux-gnu.cmake" -DORIN_EXEC_CLI="$cli" \
     -DORIN_EXEC_LIB_DIR="$target/aarch64-unknown-linux-gnu/release" >"$out/cmake-aarch64.log"
 cmake --build "$target/cpp-partition/aarch64" -j "$jobs"
 cross=$target/cpp-partition/aarch64/aeb-partition
