@@ -47,7 +47,7 @@ cargo run -q --release -p aeb-demo -- --virtual-clock --frames "$frames" \
 
 # The demo prints its progress line every 30th frame (stdout not a terminal), the example every
 # frame in the same format: keep the example's lines of the demo's frames, and both summaries.
-grep -E '^(frame |brake decisions:|faults detected:)' "$out/rust.txt" >"$out/rust-reduced.txt"
+grep -E '^(frame +[0-9]+/|brake decisions:|faults detected:)' "$out/rust.txt" >"$out/rust-reduced.txt"
 awk '/^frame / { split($2, n, "/"); if (n[1] % 30 == 0) print; next }
      /^(brake decisions:|faults detected:)/ { print }' "$out/cpp.txt" >"$out/cpp-reduced.txt"
 if ! diff -u --label "Rust demo" --label "C++ example" "$out/rust-reduced.txt" "$out/cpp-reduced.txt"; then

@@ -54,7 +54,7 @@ std::int32_t sensor(const orin_exec_task_ctx_t* ctx, void*) {
     if (aeb_sensor_ctx(ctx, &cx) != ORIN_EXEC_OK) {
         return aeb::kBadBuffer;
     }
-    return aeb::sensor(orin_exec_ctx_frame(ctx), static_cast<std::uint8_t*>(cx.camera),
+    return aeb::sensor(orin_exec_ctx_frame(ctx), cx.camera,
                        cx.camera_size);
 }
 
@@ -63,7 +63,7 @@ std::int32_t sensor_fallback(const orin_exec_task_ctx_t* ctx, void*) {
     if (aeb_sensor_fallback_ctx(ctx, &cx) != ORIN_EXEC_OK) {
         return aeb::kBadBuffer;
     }
-    return aeb::sensor(orin_exec_ctx_frame(ctx), static_cast<std::uint8_t*>(cx.camera_fallback),
+    return aeb::sensor(orin_exec_ctx_frame(ctx), cx.camera_fallback,
                        cx.camera_fallback_size);
 }
 
@@ -76,9 +76,9 @@ std::int32_t decision(const orin_exec_task_ctx_t* ctx, void* user) {
     const std::uint64_t frame = orin_exec_ctx_frame(ctx);
     const aeb::TaskCode code =
         aeb::decision(app->log, frame, orin_exec_ctx_inputs_valid(ctx),
-                      static_cast<const std::uint8_t*>(cx.detection), cx.detection_size,
-                      static_cast<const std::uint8_t*>(cx.presence), cx.presence_size,
-                      static_cast<const std::uint8_t*>(cx.camera), cx.camera_size);
+                      cx.detection, cx.detection_size,
+                      cx.presence, cx.presence_size,
+                      cx.camera, cx.camera_size);
     if (code == aeb::kTaskOk && app->fail_decision_at == frame) {
         return aeb::kImplausible;
     }
@@ -90,9 +90,9 @@ std::int32_t fallback_detector(const orin_exec_task_ctx_t* ctx, void*) {
     if (aeb_fallback_detector_ctx(ctx, &cx) != ORIN_EXEC_OK) {
         return aeb::kBadBuffer;
     }
-    return aeb::fallback_detector(static_cast<const std::uint8_t*>(cx.camera_fallback),
+    return aeb::fallback_detector(cx.camera_fallback,
                                   cx.camera_fallback_size,
-                                  static_cast<std::uint8_t*>(cx.detection_fallback),
+                                  cx.detection_fallback,
                                   cx.detection_fallback_size);
 }
 
@@ -104,7 +104,7 @@ std::int32_t conservative_decision(const orin_exec_task_ctx_t* ctx, void* user) 
     }
     return aeb::conservative_decision(app->log, orin_exec_ctx_frame(ctx),
                                       orin_exec_ctx_inputs_valid(ctx),
-                                      static_cast<const std::uint8_t*>(cx.detection_fallback),
+                                      cx.detection_fallback,
                                       cx.detection_fallback_size);
 }
 
