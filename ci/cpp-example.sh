@@ -15,8 +15,9 @@
 # 2. Cross build for aarch64-linux-gnu: the C API with cargo (linker aarch64-linux-gnu-gcc),
 #    the example with CMake and examples/cpp-partition/cmake/aarch64-linux-gnu.cmake; the
 #    executable must exist and be an aarch64 ELF. With qemu-aarch64 installed it also runs
-#    (100 frames) and its decisions must equal the host build's.
+#    (FRAMES frames) and its decisions must equal the host build's.
 #
+# ORIN_EXEC_CLI: another `orin-exec` to generate the C tables with (default: the one built here).
 # Installs nothing: needs cmake, g++, g++-aarch64-linux-gnu and the Rust target
 # aarch64-unknown-linux-gnu (.ci/run installs them). Writes target/orin-exec/cpp-partition/.
 set -euo pipefail
@@ -32,7 +33,7 @@ jobs=$(nproc)
 
 echo "== liborin_exec (sil), the generator and the example, host"
 cargo build -q --release -p orin-exec-capi -p orin-exec-cli
-cli=$target/release/orin-exec
+cli=${ORIN_EXEC_CLI:-$target/release/orin-exec}
 cmake -S "$src" -B "$target/cpp-partition/host" -DCMAKE_BUILD_TYPE=Release \
     -DORIN_EXEC_CLI="$cli" -DORIN_EXEC_LIB_DIR="$target/release" >"$out/cmake-host.log"
 cmake --build "$target/cpp-partition/host" -j "$jobs"
@@ -72,10 +73,10 @@ cross=$target/cpp-partition/aarch64/aeb-partition
 file "$cross" | tee "$out/aarch64-file.txt"
 grep -q 'ELF 64-bit LSB .*ARM aarch64' "$out/aarch64-file.txt" || { echo "not an aarch64 executable"; exit 1; }
 if command -v qemu-aarch64 >/dev/null; then
-    echo "== the aarch64 build under qemu-aarch64 (100 frames)"
-    qemu-aarch64 -L /usr/aarch64-linux-gnu "$cross" --frames 100 --decisions "$out/aarch64-decisions.txt" >/dev/null
-    head -n 100 "$out/cpp-decisions.txt" | diff -u --label host --label aarch64 - "$out/aarch64-decisions.txt"
-    echo "aarch64 under QEMU: the same 100 decisions as the host build"
+    echo "== the aarch64 build under qemu-aarch64 ($frames frames)"
+    qemu-aarch64 -L /usr/aarch64-linux-gnu "$cross" --frames "$frames" --decisions "$out/aarch64-decisions.txt" >/dev/null
+    diff -u --label host --label aarch64 "$out/cpp-decisions.txt" "$out/aarch64-decisions.txt"
+    echo "aarch64 under QEMU: the same $frames decisions as the host build"
 else
     echo "qemu-aarch64 not installed: the aarch64 build is linked, not run"
 fi
