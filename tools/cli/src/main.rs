@@ -52,6 +52,15 @@ struct Cli {
     command: Command,
 }
 
+/// The language of `generate`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Lang {
+    /// C tables and header for the C API.
+    C,
+    /// Rust tables, as a build script generates them.
+    Rust,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Validate a schedule and print its worst-case timeline.
@@ -78,6 +87,19 @@ enum Command {
         /// Also write a Perfetto/Chrome JSON trace here.
         #[arg(long, value_name = "P")]
         perfetto: Option<PathBuf>,
+    },
+    /// Validate a schedule and write its generated tables: for C (`--lang c`,
+    /// `<schedule>_tables.h` and `<schedule>_tables.c` for the C API `orin_exec.h`) or Rust
+    /// (`--lang rust`, `<schedule>.rs`, what a build script includes).
+    Generate {
+        /// The schedule TOML.
+        file: PathBuf,
+        /// The language of the tables.
+        #[arg(long, value_enum, default_value = "c")]
+        lang: Lang,
+        /// The directory to write into (created if missing).
+        #[arg(long, value_name = "DIR", default_value = ".")]
+        out: PathBuf,
     },
     /// Audit a binary for forbidden symbols and embedded PTX.
     Audit {
@@ -179,6 +201,7 @@ fn main() -> ExitCode {
                 Err(e) => fail(&e.to_string()),
             };
         }
+        Command::Generate { file, lang, out } => generate(&file, lang, &out),
         Command::Audit { binary, json } => audit(&binary, json),
         Command::Platform => out(&PlatformReport::probe().to_string()).map(|()| true),
         Command::New {
@@ -258,6 +281,43 @@ fn check(file: &Path) -> Result<bool, String> {
             Ok(false)
         }
     }
+}
+
+fn generate(file: &Path, lang: Lang, dir: &Path) -> Result<bool, String> {
+    std::fs::File::open(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let options = orin_exec_schedule::Options {
+        cargo_directives: false,
+        ..Default::default()
+    };
+    let files = match lang {
+        Lang::C => orin_exec_schedule::render_c(file, &options).map(|c| {
+            vec![
+                (format!("{}.h", c.stem), c.header),
+                (format!("{}.c", c.stem), c.source),
+            ]
+        }),
+        Lang::Rust => orin_exec_schedule::render(file, &options).map(|g| {
+            let stem = file
+                .file_stem()
+                .map_or("schedule".into(), |s| s.to_string_lossy());
+            vec![(format!("{stem}.rs"), g.source)]
+        }),
+    };
+    let files = match files {
+        Ok(f) => f,
+        Err(diagnostics) => {
+            err(&diagnostics.to_string());
+            return Ok(false);
+        }
+    };
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut written = String::new();
+    for (name, text) in files {
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        written += &format!("wrote {}\n", path.display());
+    }
+    out(&written).map(|()| true)
 }
 
 fn audit(binary: &Path, json: bool) -> Result<bool, String> {

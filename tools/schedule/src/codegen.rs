@@ -15,9 +15,11 @@ use syn::{LitFloat, LitInt, LitStr};
 
 use crate::analysis::{Analysis, Row};
 use crate::manifest::{Artifact, Tensor};
-use crate::model::{Action, BufKind, CpuWaitSpec, Model, Param, Scope, Work, const_name};
+use crate::model::{
+    Action, BufKind, CpuWaitSpec, Model, Param, Scope, Task, ThreadSpec, Work, const_name,
+};
 use crate::units::grouped;
-use orin_exec_table::PvaParamKind;
+use orin_exec_table::{CpuWait, PvaParamKind};
 
 /// How the generated code builds `pub static SCHEDULE: Schedule`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -482,41 +484,37 @@ impl Emitter<'_> {
                 }
             }
         });
-        let timeline = self.analysis.timelines.iter().flat_map(|tl| {
-            tl.rows.iter().map(move |r| {
-                let deadline = m.tasks[r.task].deadline;
-                let (mode, task) = (self.mode_ref(tl.mode), self.task_ref(r.task));
-                let (start, finish) = (Row::ns(r.start), Row::ns(r.finish));
-                let slack = num(deadline.saturating_sub(finish));
-                let (start, finish) = (num(start), num(finish));
-                quote! {
-                    TimelineEntry {
-                        mode: #mode,
-                        task: #task,
-                        latest_start_ns: #start,
-                        latest_finish_ns: #finish,
-                        slack_ns: #slack,
-                    }
+        let timeline = timeline_rows(m, self.analysis).into_iter().map(|r| {
+            let (mode, task) = (self.mode_ref(r.mode), self.task_ref(r.task));
+            let (start, finish, slack) = (num(r.start), num(r.finish), num(r.slack));
+            quote! {
+                TimelineEntry {
+                    mode: #mode,
+                    task: #task,
+                    latest_start_ns: #start,
+                    latest_finish_ns: #finish,
+                    slack_ns: #slack,
                 }
-            })
+            }
         });
         let cpu_waits = (0..m.tasks.len()).map(|t| self.cpu_wait(t));
-        let threads = std::iter::once((quote!(Thread::Executive), &m.executive))
-            .chain(m.engines.iter().enumerate().map(|(i, e)| {
-                let e_ref = self.engine_ref(i);
-                (quote!(Thread::Worker(#e_ref)), &e.thread)
-            }))
-            .filter(|(_, t)| t.priority != 0 || t.cpus != 0)
-            .map(|(thread, t)| {
-                let (priority, cpus) = (num(u64::from(t.priority)), cpu_mask(t.cpus));
-                quote! {
-                    ThreadDesc {
-                        thread: #thread,
-                        priority: #priority,
-                        cpus: #cpus,
-                    }
+        let threads = thread_rows(m).into_iter().map(|(engine, t)| {
+            let thread = match engine {
+                None => quote!(Thread::Executive),
+                Some(i) => {
+                    let e_ref = self.engine_ref(i);
+                    quote!(Thread::Worker(#e_ref))
                 }
-            });
+            };
+            let (priority, cpus) = (num(u64::from(t.priority)), cpu_mask(t.cpus));
+            quote! {
+                ThreadDesc {
+                    thread: #thread,
+                    priority: #priority,
+                    cpus: #cpus,
+                }
+            }
+        });
         let mut items = vec![
             static_table("ENGINES", "EngineDesc", engines),
             static_table("BUFFERS", "BufferDesc", buffers),
@@ -535,30 +533,13 @@ impl Emitter<'_> {
         items
     }
 
-    /// Task `t`'s `CpuWait`: its own `cpu_wait`, else its engine's, else block. A window
-    /// around the finish is placed on the task's earliest worst-case finish over its modes
-    /// (the timeline's latest finish; the window is that time ± `spin_around`).
+    /// Task `t`'s `CpuWait` ([`cpu_wait`]).
     fn cpu_wait(&self, t: usize) -> TokenStream {
-        let m = self.model;
-        let task = &m.tasks[t];
-        let spec = task.cpu_wait.or(m.engines[task.engine].cpu_wait);
-        match spec {
-            None | Some(CpuWaitSpec::Block) => quote!(CpuWait::Block),
-            Some(CpuWaitSpec::Spin) => quote!(CpuWait::ALWAYS_SPIN),
-            Some(CpuWaitSpec::SpinAround(window)) => {
-                let finish = self
-                    .analysis
-                    .timelines
-                    .iter()
-                    .flat_map(|tl| tl.rows.iter())
-                    .filter(|r| r.task == t)
-                    .map(|r| Row::ns(r.finish))
-                    .min()
-                    .unwrap_or(0);
-                let (from, until) = (
-                    num(finish.saturating_sub(window)),
-                    num(finish.saturating_add(window)),
-                );
+        match cpu_wait(self.model, self.analysis, t) {
+            CpuWait::Block => quote!(CpuWait::Block),
+            CpuWait::ALWAYS_SPIN => quote!(CpuWait::ALWAYS_SPIN),
+            CpuWait::Spin { from_ns, until_ns } => {
+                let (from, until) = (num(from_ns), num(until_ns));
                 quote!(CpuWait::Spin { from_ns: #from, until_ns: #until })
             }
         }
@@ -643,12 +624,7 @@ impl Emitter<'_> {
                 });
             quote!(ModeMask(#(#bits)|*))
         };
-        // Accelerator tasks are released by their dependencies; the table holds 0 for them.
-        let release = if matches!(task.work, Work::Cpu) {
-            task.release
-        } else {
-            0
-        };
+        let release = release_ns(task);
         let name = lit_str(&task.name);
         let engine = self.engine_ref(task.engine);
         let (wcet, budget, deadline, release) = (
@@ -777,6 +753,84 @@ impl Emitter<'_> {
         let id = const_ident(&self.model.engines[e].name);
         quote!(engine::#id)
     }
+}
+
+/// Task `t`'s `CpuWait`: its own `cpu_wait`, else its engine's, else block. A window around
+/// the finish is placed on the task's earliest worst-case finish over its modes (the
+/// timeline's latest finish; the window is that time ± `spin_around`).
+pub(crate) fn cpu_wait(m: &Model, analysis: &Analysis, t: usize) -> CpuWait {
+    let task = &m.tasks[t];
+    match task.cpu_wait.or(m.engines[task.engine].cpu_wait) {
+        None | Some(CpuWaitSpec::Block) => CpuWait::Block,
+        Some(CpuWaitSpec::Spin) => CpuWait::ALWAYS_SPIN,
+        Some(CpuWaitSpec::SpinAround(window)) => {
+            let finish = analysis
+                .timelines
+                .iter()
+                .flat_map(|tl| tl.rows.iter())
+                .filter(|r| r.task == t)
+                .map(|r| Row::ns(r.finish))
+                .min()
+                .unwrap_or(0);
+            CpuWait::Spin {
+                from_ns: finish.saturating_sub(window),
+                until_ns: finish.saturating_add(window),
+            }
+        }
+    }
+}
+
+/// One row of the worst-case timeline, in model indices (mode, task) and ns.
+pub(crate) struct TimelineRow {
+    pub mode: usize,
+    pub task: usize,
+    pub start: u64,
+    pub finish: u64,
+    pub slack: u64,
+}
+
+/// Every mode's timeline rows, in order.
+pub(crate) fn timeline_rows(m: &Model, analysis: &Analysis) -> Vec<TimelineRow> {
+    analysis
+        .timelines
+        .iter()
+        .flat_map(|tl| {
+            tl.rows.iter().map(move |r| {
+                let finish = Row::ns(r.finish);
+                TimelineRow {
+                    mode: tl.mode,
+                    task: r.task,
+                    start: Row::ns(r.start),
+                    finish,
+                    slack: m.tasks[r.task].deadline.saturating_sub(finish),
+                }
+            })
+        })
+        .collect()
+}
+
+/// A task's release offset in the tables: accelerator tasks are released by their
+/// dependencies, the table holds 0 for them.
+pub(crate) fn release_ns(task: &Task) -> u64 {
+    if matches!(task.work, Work::Cpu) {
+        task.release
+    } else {
+        0
+    }
+}
+
+/// The threads with real-time settings: the executive (`None`) and the CPU engines'
+/// workers (`Some(engine)`), those with a priority or CPUs only.
+pub(crate) fn thread_rows(m: &Model) -> Vec<(Option<usize>, &ThreadSpec)> {
+    std::iter::once((None, &m.executive))
+        .chain(
+            m.engines
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (Some(i), &e.thread)),
+        )
+        .filter(|(_, t)| t.priority != 0 || t.cpus != 0)
+        .collect()
 }
 
 /// `static NAME: [TY; n] = [rows];`

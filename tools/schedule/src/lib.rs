@@ -26,6 +26,7 @@
 mod analysis;
 mod bind;
 mod codegen;
+mod codegen_c;
 mod diag;
 mod limits;
 mod manifest;
@@ -37,6 +38,7 @@ mod units;
 
 use std::path::{Path, PathBuf};
 
+pub use codegen_c::CTables;
 pub use diag::{Diagnostic, Diagnostics, Severity};
 pub use limits::markdown as limits_markdown;
 pub use manifest::ParamKind;
@@ -275,6 +277,42 @@ fn render_checked(
         source,
         report: checked.report.clone(),
         inputs: checked.model.files.clone(),
+    })
+}
+
+/// Validates a schedule and returns its C tables for the C API (`orin_exec.h`):
+/// `<schedule>_tables.h` (ids, typed CPU task contexts) and `<schedule>_tables.c` (the
+/// `const` tables, artifacts as byte arrays). Only `package_dir` of `options` is used (how
+/// the comments name the schedule).
+///
+/// ```no_run
+/// # use std::path::Path;
+/// let c = orin_exec_schedule::render_c(Path::new("schedule.toml"), &Default::default())
+///     .map_err(|d| d.to_string())?;
+/// std::fs::write(format!("{}.h", c.stem), &c.header).map_err(|e| e.to_string())?;
+/// std::fs::write(format!("{}.c", c.stem), &c.source).map_err(|e| e.to_string())?;
+/// # Ok::<(), String>(())
+/// ```
+pub fn render_c(schedule_path: &Path, options: &Options) -> Result<CTables, Diagnostics> {
+    let text = read_schedule(schedule_path)?;
+    let checked = check_inner(schedule_path, text).map_err(|(d, _)| d)?;
+    let package_dir = options.package_dir.as_deref().map(read::absolute);
+    let shown = shown_name(schedule_path, package_dir.as_deref());
+    let mut summary = checked.report.clone();
+    summary.warnings.clear();
+    summary.file = PathBuf::from(&shown);
+    codegen_c::render(
+        &checked.model,
+        &checked.analysis,
+        &shown,
+        &summary.to_string(),
+    )
+    .map_err(|message| {
+        Diagnostics(vec![Diagnostic::plain(
+            Severity::Error,
+            schedule_path,
+            message,
+        )])
     })
 }
 
