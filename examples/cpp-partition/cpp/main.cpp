@@ -129,15 +129,16 @@ const char* fault_name(std::uint32_t kind) {
     }
 }
 
-/// The Rust demo's wording of a reaction (aeb::app::reaction_text).
-std::string reaction_text(const orin_exec_fault_t& f) {
+/// Prints the Rust demo's wording of a reaction (aeb::app::reaction_text), no allocation.
+void print_reaction(const orin_exec_fault_t& f) {
     switch (f.action) {
-        case ORIN_EXEC_ACTION_LOG: return "logged";
-        case ORIN_EXEC_ACTION_SKIP: return "task skipped next frame";
+        case ORIN_EXEC_ACTION_LOG: std::printf("logged\n"); break;
+        case ORIN_EXEC_ACTION_SKIP: std::printf("task skipped next frame\n"); break;
         case ORIN_EXEC_ACTION_SWITCH_MODE:
-            return std::string("switch to mode `") + mode_name(f.mode) + "`";
-        case ORIN_EXEC_ACTION_SAFE_STOP: return "safe stop";
-        default: return "?";
+            std::printf("switch to mode `%s`\n", mode_name(f.mode));
+            break;
+        case ORIN_EXEC_ACTION_SAFE_STOP: std::printf("safe stop\n"); break;
+        default: std::printf("?\n"); break;
     }
 }
 
@@ -146,8 +147,9 @@ std::string reaction_text(const orin_exec_fault_t& f) {
 /// Every detected fault, after its frame, on the thread that steps (the Rust demo's line).
 void on_fault(const orin_exec_fault_t* f, void* user) {
     static_cast<App*>(user)->faults += 1;
-    std::printf("frame %4" PRIu64 ": detected %s on `%s` -> %s\n", f->frame, fault_name(f->kind),
-                task_name(f->task), reaction_text(*f).c_str());
+    std::printf("frame %4" PRIu64 ": detected %s on `%s` -> ", f->frame, fault_name(f->kind),
+                task_name(f->task));
+    print_reaction(*f);
 }
 
 /// The safe-state hook: in a car this would command the brake and hand over to the driver.
@@ -261,6 +263,15 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "aeb-partition: cannot write %s\n", args.decisions);
         return kExitError;
     }
+    if (decisions != nullptr) {
+        // The file's buffer is ours, not one stdio allocates at the first write in the run.
+        static char buffer[1 << 16];
+        std::setvbuf(decisions, buffer, _IOFBF, sizeof buffer);
+    }
+    // Printed first: stdio allocates its buffer here, not in the run after seal.
+    std::printf("orin-exec AEB slice (C++ partition): %" PRIu64
+                " frames at 30 Hz on SIL (virtual clock)\n",
+                args.frames);
     static App app;  // lives as long as the runtime's workers may call the tasks
     app.fail_decision_at = args.fail_decision_at;
 
@@ -295,9 +306,6 @@ int main(int argc, char** argv) {
         return kExitError;
     }
 
-    std::printf("orin-exec AEB slice (C++ partition): %" PRIu64
-                " frames at 30 Hz on SIL (virtual clock)\n",
-                args.frames);
     std::uint64_t matched = 0, decided = 0, truth_brakes = 0, output_brakes = 0;
     bool failed = false;
     for (std::uint64_t i = 0; i < args.frames; ++i) {
