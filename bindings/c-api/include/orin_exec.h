@@ -1,6 +1,6 @@
 /* orin_exec.h: the C API of orin-exec, a no-heap real-time cyclic executive for
- * CPU/GPU/DLA/PVA pipelines on NVIDIA Orin. Link liborin_exec.a (with -lpthread -ldl -lm)
- * or liborin_exec.so. Every function returns an orin_exec_status_t unless it says otherwise;
+ * CPU/GPU/DLA/PVA pipelines on NVIDIA Orin. Link liborin_exec_capi.a (with -lpthread -ldl -lm)
+ * or liborin_exec_capi.so. Every function returns an orin_exec_status_t unless it says otherwise;
  * orin_exec_error_name() names a code, orin_exec_last_error_message() explains the last
  * failure of the calling thread. */
 

@@ -51,14 +51,12 @@ impl Arena {
 
     /// Copies `s` into the arena.
     pub(crate) fn keep_str(&mut self, s: &str) -> &'static str {
-        let b: &'static Box<str> = self.keep(Box::from(s));
-        b
+        self.keep::<Box<str>>(Box::from(s))
     }
 
     /// Moves `v` into the arena as a slice.
     pub(crate) fn keep_slice<T: 'static>(&mut self, v: Vec<T>) -> &'static [T] {
-        let b: &'static Box<[T]> = self.keep(v.into_boxed_slice());
-        b
+        self.keep(v.into_boxed_slice())
     }
 
     /// Frees everything.

@@ -29,10 +29,11 @@ pub const ORIN_EXEC_MAX_RUNTIMES: u32 = 4;
 const SLOTS_LEN: usize = ORIN_EXEC_MAX_RUNTIMES as usize;
 
 /// The largest schedule a runtime of the C API holds: the runtime's limits of 64 tasks and
-/// 64 buffers, up to 4 copies each, 8 CPU engines.
+/// 64 buffers, up to 4 copies each, 8 CPU engines; and a trace ring of 512 records (the C API
+/// has no trace drainer yet).
 ///
 /// cbindgen:ignore
-type CStorage = orin_exec::exec::Storage<64, 64, 256, 8>;
+type CStorage = orin_exec::exec::Storage<64, 64, 256, 8, 512>;
 
 /// Runtime options (`orin_exec_config_default` fills the defaults).
 #[repr(C)]
@@ -129,6 +130,8 @@ struct Hook<F> {
 // it guarantees that `user` may be used there.
 unsafe impl<F: Send> Send for Hook<F> {}
 
+// One per runtime, inside its boxed `Instance`: the size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
 enum Phase {
     Created,
     Initialized(Initialized),
@@ -294,7 +297,7 @@ fn config(c: &orin_exec_config_t) -> Result<Config, Fail> {
     if cfg!(not(feature = "sil")) && c.virtual_clock {
         fail!(
             ORIN_EXEC_E_UNSUPPORTED,
-            "config.virtual_clock needs a SIL build of liborin_exec"
+            "config.virtual_clock needs a SIL build of liborin_exec_capi"
         );
     }
     Ok(Config {
@@ -408,6 +411,30 @@ impl Instance {
         }
         Ok(task as usize)
     }
+}
+
+/// An empty storage on the heap. It is some MiB, and an unoptimized build makes it on the
+/// stack before moving it: that is done on a helper thread with a stack large enough, not on
+/// the caller's (which may be small).
+fn new_storage() -> Result<Box<CStorage>, Fail> {
+    /// A fresh, empty storage: no handle, no body, no borrow of anything yet.
+    struct Empty(Box<CStorage>);
+    // SAFETY: the storage is empty (as `Storage::new` makes it): it holds no OS, driver or
+    // task object that would be tied to the thread that made it.
+    unsafe impl Send for Empty {}
+    std::thread::Builder::new()
+        .name("orin-exec-storage".into())
+        .stack_size(4 * CStorage::footprint() + (1 << 20))
+        .spawn(|| Empty(Box::new(CStorage::new())))
+        .ok()
+        .and_then(|t| t.join().ok())
+        .map(|e| e.0)
+        .ok_or_else(|| {
+            Fail::new(
+                orin_exec_status_t::ORIN_EXEC_E_INIT,
+                format_args!("orin_exec_init: cannot start the thread that allocates the storage"),
+            )
+        })
 }
 
 /// Binds the C function of CPU task `task` (an id from the generated header). Each CPU task
@@ -531,7 +558,7 @@ pub extern "C" fn orin_exec_init(rt: *mut orin_exec_runtime_t) -> orin_exec_stat
                 );
             }
         }
-        let storage = i.arena.keep_mut(Box::new(CStorage::new()));
+        let storage = i.arena.keep_mut(new_storage()?);
         let mut b = Builder::new(s, storage)
             .config(i.config)
             .safe_state(SAFE_STATE[slot]);

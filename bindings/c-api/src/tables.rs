@@ -505,7 +505,7 @@ impl Convert<'_> {
         if c.abi_version != ORIN_EXEC_ABI_VERSION {
             return Err(Fail::abi(c.abi_version));
         }
-        // SAFETY (every call below): the caller's contract covers each pointer of `c`.
+        // SAFETY: for every call below, the caller's contract covers each pointer of `c`.
         let tables = unsafe {
             t::ScheduleTables {
                 name: self.str(c.name, "tables.name")?,
@@ -755,7 +755,7 @@ impl Convert<'_> {
     /// # Safety
     /// As [`Self::tables`], for what this descriptor points to.
     unsafe fn task(&mut self, d: &orin_exec_task_desc_t) -> Result<t::TaskDesc, Fail> {
-        // SAFETY (every call in the match): the contract of `tables` covers the task's work.
+        // SAFETY: for every call in the match, the contract of `tables` covers the task's work.
         let work = unsafe {
             match d.work {
                 ORIN_EXEC_WORK_CPU => t::Work::Cpu,
@@ -786,7 +786,7 @@ impl Convert<'_> {
                 }
             }
         };
-        // SAFETY (every call below): the contract of `tables` covers the task's arrays.
+        // SAFETY: for every call below, the contract of `tables` covers the task's arrays.
         unsafe {
             Ok(t::TaskDesc {
                 name: self.str(d.name, "task.name")?,
@@ -852,7 +852,7 @@ impl Convert<'_> {
     /// # Safety
     /// As [`Self::tables`], for what this descriptor points to.
     unsafe fn loadable(&mut self, d: &orin_exec_loadable_desc_t) -> Result<t::LoadableDesc, Fail> {
-        // SAFETY (every call below): the contract of `tables` covers the loadable's data.
+        // SAFETY: for every call below, the contract of `tables` covers the loadable's data.
         unsafe {
             let loadable = if d.loadable.is_null() {
                 None
@@ -879,7 +879,7 @@ impl Convert<'_> {
         &mut self,
         d: &orin_exec_pva_program_desc_t,
     ) -> Result<t::PvaProgramDesc, Fail> {
-        // SAFETY (every call below): the contract of `tables` covers the program's data.
+        // SAFETY: for every call below, the contract of `tables` covers the program's data.
         unsafe {
             Ok(t::PvaProgramDesc {
                 name: self.str(d.name, "pva_program.name")?,

@@ -14,8 +14,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use common::*;
-use orin_exec::orin_exec_status_t as S;
-use orin_exec::*;
+use orin_exec_capi::orin_exec_status_t as S;
+use orin_exec_capi::*;
 
 /// The tests share the process's runtime slots: one at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -38,14 +38,13 @@ fn create_broken(f: impl FnOnce(&mut Pipeline, &mut orin_exec_schedule_tables_t)
     }
 }
 
+/// Breaks one field of the tables or of what they point to.
+type Break = dyn FnOnce(&mut Pipeline, &mut orin_exec_schedule_tables_t);
+
 #[test]
 fn malformed_tables_are_refused_with_a_code() {
     let _s = serial();
-    let cases: Vec<(
-        &str,
-        S,
-        Box<dyn FnOnce(&mut Pipeline, &mut orin_exec_schedule_tables_t)>,
-    )> = vec![
+    let cases: Vec<(&str, S, Box<Break>)> = vec![
         (
             "abi",
             S::ORIN_EXEC_E_ABI,
@@ -138,10 +137,8 @@ fn null_forged_and_stale_handles_are_refused() {
     for h in [null_mut(), forged, std::ptr::without_provenance_mut(1)] {
         assert_eq!(orin_exec_init(h), S::ORIN_EXEC_E_HANDLE);
         // SAFETY: the report pointer may be NULL.
-        assert_eq!(
-            unsafe { orin_exec_step(h, null_mut()) },
-            S::ORIN_EXEC_E_HANDLE
-        );
+        let status = unsafe { orin_exec_step(h, null_mut()) };
+        assert_eq!(status, S::ORIN_EXEC_E_HANDLE);
     }
     let p = Pipeline::new();
     let rt = create(&p.tables()).expect("create");
@@ -179,7 +176,7 @@ fn ids_bindings_and_phases_are_checked() {
     let _s = serial();
     let p = Pipeline::new();
     let rt = create(&p.tables()).expect("create");
-    // SAFETY (all calls): valid handle and pointers, or NULL where allowed.
+    // SAFETY: for all calls, valid handle and pointers, or NULL where allowed.
     unsafe {
         assert_eq!(orin_exec_step(rt, null_mut()), S::ORIN_EXEC_E_PHASE);
         assert_eq!(orin_exec_seal(rt), S::ORIN_EXEC_E_PHASE);
@@ -303,10 +300,8 @@ unsafe extern "C" fn on_safe_state(f: *const orin_exec_fault_t, user: *mut c_voi
     // A callback that calls back in on the same runtime is refused, not a deadlock.
     let rt = user.cast::<orin_exec_runtime_t>();
     // SAFETY: NULL report.
-    assert_eq!(
-        unsafe { orin_exec_step(rt, null_mut()) },
-        S::ORIN_EXEC_E_BUSY
-    );
+    let status = unsafe { orin_exec_step(rt, null_mut()) };
+    assert_eq!(status, S::ORIN_EXEC_E_BUSY);
 }
 
 /// Writes to a buffer the task only reads: refused inside the task, which then fails.
@@ -331,7 +326,7 @@ fn task_errors_reach_the_fault_callback_and_the_safe_state_hook() {
         let p = Pipeline::new();
         let rt = create(&p.tables()).expect("create");
         let stop = AtomicU64::new(stop_frame);
-        // SAFETY (all calls): valid handle and pointers; `stop` outlives the runtime.
+        // SAFETY: for all calls, valid handle and pointers; `stop` outlives the runtime.
         unsafe {
             assert_eq!(
                 orin_exec_bind(rt, PRODUCER, Some(producer), null_mut()),

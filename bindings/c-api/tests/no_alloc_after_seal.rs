@@ -17,8 +17,8 @@ use std::ptr::null_mut;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use common::*;
-use orin_exec::orin_exec_status_t as S;
-use orin_exec::*;
+use orin_exec_capi::orin_exec_status_t as S;
+use orin_exec_capi::*;
 
 struct Counting;
 
@@ -79,8 +79,8 @@ fn main() {
     let p = Pipeline::new();
     let rt = create(&p.tables()).expect("create");
     let stop = AtomicU64::new(2 * STEPS + 10);
-    // SAFETY (all calls): a valid handle and pointers; `stop` outlives the runtime.
-    unsafe {
+    // `stop` outlives the runtime.
+    {
         assert_eq!(
             orin_exec_bind(rt, PRODUCER, Some(producer), null_mut()),
             S::ORIN_EXEC_OK
@@ -103,7 +103,7 @@ fn main() {
     }
     let (last, allocations) = counted(|| {
         let mut r = orin_exec_frame_report_t::default();
-        // SAFETY (all calls): a valid handle and report pointer.
+        // SAFETY: for all calls, a valid handle and report pointer.
         unsafe {
             for _ in 0..STEPS {
                 assert_eq!(orin_exec_step(rt, &mut r), S::ORIN_EXEC_OK);

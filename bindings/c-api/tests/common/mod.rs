@@ -6,7 +6,7 @@
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use orin_exec::*;
+use orin_exec_capi::*;
 
 pub const PRODUCER: u16 = 0;
 pub const CONSUMER: u16 = 1;
@@ -152,10 +152,8 @@ impl Pipeline {
 pub fn config() -> orin_exec_config_t {
     let mut c = std::mem::MaybeUninit::uninit();
     // SAFETY: a valid pointer to write the defaults into.
-    assert_eq!(
-        unsafe { orin_exec_config_default(c.as_mut_ptr()) },
-        orin_exec_status_t::ORIN_EXEC_OK
-    );
+    let status = unsafe { orin_exec_config_default(c.as_mut_ptr()) };
+    assert_eq!(status, orin_exec_status_t::ORIN_EXEC_OK);
     // SAFETY: written above.
     let mut c = unsafe { c.assume_init() };
     c.virtual_clock = true;
