@@ -4,7 +4,7 @@
 #
 #   ci/cpp-example.sh [FRAMES]        (default 1000)
 #
-# 1. Builds liborin_exec (the C API, `sil`) with cargo, configures and builds the example with
+# 1. Builds liborin_exec_capi (the C API, `sil`) with cargo, configures and builds the example with
 #    CMake against bindings/c-api/include/orin_exec.h and the library (the schedule's C tables
 #    are generated from examples/aeb/schedule.toml by the build), runs it for FRAMES frames on
 #    the SIL virtual clock, runs the Rust demo (`aeb --virtual-clock`) for as many, and compares
@@ -31,7 +31,7 @@ mkdir -p "$out"
 src=examples/cpp-partition
 jobs=$(nproc)
 
-echo "== liborin_exec (sil), the generator and the example, host"
+echo "== liborin_exec_capi (sil), the generator and the example, host"
 cargo build -q --release -p orin-exec-capi -p orin-exec-cli
 cli=${ORIN_EXEC_CLI:-$target/release/orin-exec}
 cmake -S "$src" -B "$target/cpp-partition/host" -DCMAKE_BUILD_TYPE=Release \

@@ -903,6 +903,76 @@ pub extern "C" fn orin_exec_sil_register_kernel_models(
     }))
 }
 
+/// SIL and rig only (both run the SIL cuPVA), before `orin_exec_init`: the schedule's PVA
+/// program `program` runs on the SIL cuPVA as the project's reference model `kernel` of module
+/// `module` (`orin-exec-kernels`; the Rust AEB demo runs its VPU program `aeb_preprocess` as
+/// the model of the GPU kernel `aeb`/`aeb_preprocess`), bound to the SHA-256 of the program's
+/// VPU image and the parameter names of its manifest, and the image is allowlisted (as PVA
+/// authentication would on a target). On `orin` the VPU runs the image:
+/// `ORIN_EXEC_E_UNSUPPORTED`.
+///
+/// # Safety
+/// `program`, `module` and `kernel` are NULL or NUL-terminated strings.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn orin_exec_sil_register_pva_model(
+    rt: *mut orin_exec_runtime_t,
+    program: *const core::ffi::c_char,
+    module: *const core::ffi::c_char,
+    kernel: *const core::ffi::c_char,
+) -> orin_exec_status_t {
+    const WHAT: &str = "orin_exec_sil_register_pva_model";
+    status(with(rt, WHAT, |_i, _| {
+        let mut text = [""; 3];
+        for (slot, (p, name)) in
+            text.iter_mut()
+                .zip([(program, "program"), (module, "module"), (kernel, "kernel")])
+        {
+            if p.is_null() {
+                fail!(ORIN_EXEC_E_NULL, "{WHAT}: `{name}` is NULL");
+            }
+            // SAFETY: non-NULL and NUL-terminated by the caller's contract.
+            let c = unsafe { core::ffi::CStr::from_ptr(p) };
+            let Ok(text) = c.to_str() else {
+                fail!(ORIN_EXEC_E_ARGUMENT, "{WHAT}: `{name}` is not UTF-8");
+            };
+            *slot = text;
+        }
+        #[cfg(any(feature = "sil", feature = "rig"))]
+        {
+            _i.created(WHAT)?;
+            let [program, module, kernel] = text;
+            let Some(desc) = _i
+                .schedule
+                .tables()
+                .pva_programs
+                .iter()
+                .find(|p| p.name == program)
+            else {
+                fail!(
+                    ORIN_EXEC_E_ARGUMENT,
+                    "{WHAT}: the schedule has no PVA program `{program}`"
+                );
+            };
+            let Some(model) = orin_exec_kernels::model(module, kernel) else {
+                fail!(
+                    ORIN_EXEC_E_ARGUMENT,
+                    "{WHAT}: orin-exec-kernels has no model `{module}`/`{kernel}`"
+                );
+            };
+            let names: Vec<&str> = desc.params.iter().map(|p| p.name).collect();
+            orin_exec::sil::register_pva_program_model(desc.name, &[desc.sha256], &names, model)
+                .map_err(|e| Fail::runtime(orin_exec_status_t::ORIN_EXEC_E_INIT, &e))?;
+            orin_exec::sil::allow_pva_program(desc.sha256);
+            Ok(())
+        }
+        #[cfg(not(any(feature = "sil", feature = "rig")))]
+        {
+            let _ = text;
+            fail!(ORIN_EXEC_E_UNSUPPORTED, "{WHAT}: SIL and rig builds only");
+        }
+    }))
+}
+
 /// SIL and rig only, between init and seal: the SIL DLA of engine `engine` takes a uniformly
 /// drawn time in `[min_ns, max_ns]` per task, from a generator seeded with `seed` (what the
 /// Rust AEB demo sets). Other builds: `ORIN_EXEC_E_UNSUPPORTED`.

@@ -9,11 +9,13 @@ use std::path::Path;
 fn generate() -> String {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let config = cbindgen::Config::from_file(dir.join("cbindgen.toml")).expect("cbindgen.toml");
-    let mut builder = cbindgen::Builder::new().with_config(config);
-    for f in ["lib.rs", "status.rs", "tables.rs", "ctx.rs", "runtime.rs"] {
-        builder = builder.with_src(dir.join("src").join(f));
-    }
-    let bindings = builder.generate().expect("cbindgen generates the header");
+    // cbindgen follows lib.rs's `mod` declarations: naming the module files too would declare
+    // every item twice.
+    let bindings = cbindgen::Builder::new()
+        .with_config(config)
+        .with_src(dir.join("src/lib.rs"))
+        .generate()
+        .expect("cbindgen generates the header");
     let mut out = Vec::new();
     bindings.write(&mut out);
     String::from_utf8(out).expect("UTF-8")

@@ -297,6 +297,10 @@ int main(int argc, char** argv) {
         check(orin_exec_set_safe_state(rt, on_safe_state, &app), "orin_exec_set_safe_state") &&
         // On SIL the GPU kernels run as the project's reference models, as in the Rust demo.
         check(orin_exec_sil_register_kernel_models(rt), "orin_exec_sil_register_kernel_models") &&
+        // The preprocess is a PVA program; on SIL it runs as the model of the GPU kernel it
+        // replaces, as in the Rust demo (app::PVA_MODELS).
+        check(orin_exec_sil_register_pva_model(rt, "aeb_preprocess", "aeb", "aeb_preprocess"),
+              "orin_exec_sil_register_pva_model") &&
         check(orin_exec_init(rt), "orin_exec_init") &&
         check(orin_exec_sil_set_dla_timing(rt, AEB_ENGINE_DLA0, kDlaMinNs, kDlaMaxNs, kDlaSeed),
               "orin_exec_sil_set_dla_timing") &&

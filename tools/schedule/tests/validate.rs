@@ -96,7 +96,7 @@ fn docs_show_the_actual_report_and_diagnostics() {
     };
     let report = check_docs(&docs_example()).unwrap();
     assert_eq!(
-        block("`orin-exec check examples/aeb/schedule.toml` prints:"),
+        block("`orin-exec check` on this block (saved as `examples/aeb/schedule.toml`) prints:"),
         shown(report.to_string())
     );
     let broken = docs_example().replace(

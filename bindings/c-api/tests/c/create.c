@@ -34,6 +34,13 @@ int main(void) {
         return 1;
     }
     failed |= check(orin_exec_sil_register_kernel_models(rt), ORIN_EXEC_OK, "kernel models");
+    /* The preprocess runs on the SIL cuPVA as the model of the GPU kernel it replaces. */
+    failed |= check(orin_exec_sil_register_pva_model(rt, "aeb_preprocess", "aeb", "aeb_preprocess"),
+                    ORIN_EXEC_OK, "PVA model");
+    failed |= check(orin_exec_sil_register_pva_model(rt, "nobody", "aeb", "aeb_preprocess"),
+                    ORIN_EXEC_E_ARGUMENT, "PVA model of an unknown program");
+    failed |= check(orin_exec_sil_register_pva_model(rt, "aeb_preprocess", NULL, "aeb_preprocess"),
+                    ORIN_EXEC_E_NULL, "PVA model with a NULL module");
     /* Without bindings, init names the first unbound CPU task. */
     failed |= check(orin_exec_init(rt), ORIN_EXEC_E_BINDING, "init without bindings");
     size_t cpu_tasks = 0;
