@@ -255,21 +255,8 @@ pub fn try_schedule(v: Setup) -> Result<&'static Schedule, TableError> {
         task("input", 0, Work::Cpu, vec![], vec![SRC], vec![w(CHECK, 1)])
     };
     let cubins = if v.gpu {
-        let variants = leak(
-            orin_exec_kernels::CUBINS
-                .iter()
-                .filter(|c| c.name == "selftest")
-                .map(|c| CubinVariant {
-                    sm: c.sm,
-                    sha256: c.sha256,
-                    image: c.image,
-                })
-                .collect(),
-        );
-        leak(vec![CubinDesc {
-            name: "selftest",
-            variants,
-        }])
+        let selftest = orin_exec_kernels::cubin_desc("selftest").expect("the selftest module");
+        leak(vec![*selftest])
     } else {
         &[]
     };
