@@ -115,6 +115,14 @@ pub enum Status {
 }
 
 impl Status {
+    /// The library's raw code (a `CUresult` or `cupvaError_t` as the bits of an `i32`).
+    pub const fn raw(self) -> i32 {
+        match self {
+            Status::NvSci(code) | Status::Cudla(code) => code,
+            Status::Cuda(code) | Status::Cupva(code) => code as i32,
+        }
+    }
+
     /// `Ok` when the call succeeded, else the error naming the call, this status and its
     /// context.
     #[cfg(feature = "std")]

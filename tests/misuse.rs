@@ -120,6 +120,35 @@ fn a_loadable_with_the_wrong_hash_is_refused() {
     );
 }
 
+/// A failed init releases what it had built (here the DLA device, the semaphores and the
+/// libraries) and says so: the caller may reuse the storage and the bodies.
+///
+/// Covers: REQ-PART-038
+#[test]
+fn a_failed_init_says_it_released_everything() {
+    let _serial = serial();
+    let v = Variant {
+        wrong_hash: true,
+        ..Variant::default()
+    };
+    let failure = Builder::new(schedule(v), Box::leak(Box::new(MiniStorage::new())))
+        .config(virtual_config())
+        .bind(INPUT, Box::leak(Box::new(Input)))
+        .bind(CHECK, checker())
+        .try_init()
+        .err()
+        .expect("init refuses the loadable");
+    assert_eq!(
+        failure.error,
+        Error::HashMismatch {
+            context: Context::Loadable("aeb_detector")
+        }
+    );
+    assert_eq!(failure.release, Ok(()));
+    assert!(failure.released_all());
+    assert_eq!(failure.to_string(), failure.error.to_string());
+}
+
 static REFUSED: Mutex<Option<Error>> = Mutex::new(None);
 
 /// A `check` that records what the runtime says of its read of the DLA's output.

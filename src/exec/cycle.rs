@@ -5,7 +5,8 @@
 //! `lookahead` frames after it, submitting their accelerator work with the runs each task
 //! waits for ([`Dep`], lagged `after` edges included), dispatches the frame's CPU tasks in
 //! schedule order, minor frame by minor frame, each at its release offset once its
-//! dependencies are complete, then monitors every task against its deadline and budget.
+//! dependencies are complete (or, with [`CpuTasks::Workers`], releases them to the
+//! platform's workers), then monitors every task against its deadline and budget.
 //! Faults go to the [`HealthMonitor`]; its reactions take effect at the next frame not yet
 //! planned (skip, mode switch) or at once (safe stop: the [`Platform::safe_state`] hook runs
 //! and no further frame or task is released).
@@ -13,7 +14,9 @@
 //! The platform is what differs between a hosted process and a bare-metal image: its clock,
 //! how it sleeps, how it runs a CPU task (the bound body on the calling thread, or a worker),
 //! and its accelerator engines (submit, and a bounded wait for completion). Everything the
-//! core keeps is in the [`Cycle`] itself or in the slices the caller lends it.
+//! core keeps is in the [`Cycle`] itself or in the slices the caller lends it. The hosted
+//! runtime is one platform (`Executive::step` runs `Cycle::step`); the bare-metal
+//! example (`examples/baremetal`) is another.
 //!
 //! ```
 //! use orin_exec::exec::cycle::*;
@@ -41,8 +44,10 @@
 //!         CpuDispatch::Ran(Outcome::Ok)
 //!     }
 //!     fn signal(&mut self, _task: TaskId, _frame: u64, _at_ns: u64) {}
-//!     fn submit(&mut self, _: TaskId, _: u64, _: &[Dep], _: bool) -> Result<(), i32> { Err(-1) }
-//!     fn wait(&mut self, _: TaskId, _: u64, _: u64) -> Completion { Completion::Pending }
+//!     fn submit(&mut self, _: TaskId, _: u64, _: Deps<'_>, _: bool) -> Result<(), i32> { Err(-1) }
+//!     fn wait(&mut self, _: TaskId, _: u64, _: u64) -> orin_exec::Result<Completion> {
+//!         Ok(Completion::Pending)
+//!     }
 //!     fn safe_state(&mut self, _stop: &SafeStop) {}
 //! }
 //!
@@ -58,9 +63,9 @@
 
 use crate::error::{Error, Phase, Result, Table};
 use crate::exec::health::{FaultCounts, HealthMonitor};
-use crate::exec::plan::FramePlan;
-use crate::limits::{FENCE_HISTORY, MAX_WAITS};
-use crate::table::{Action, EngineKind, FaultKind, ModeId, Schedule, TaskId};
+use crate::exec::plan::{FramePlan, mode_tasks, tasks_of};
+use crate::limits::{FENCE_HISTORY, MAX_MODES};
+use crate::table::{Action, EngineKind, FaultKind, ModeId, Schedule, TaskId, Wait};
 
 /// The most tasks a schedule run by the core may have (task sets are 64-bit masks).
 pub const MAX_CORE_TASKS: usize = 64;
@@ -75,6 +80,54 @@ pub struct Dep {
     pub frame: u64,
 }
 
+/// The runs an accelerator task of one frame waits for ([`Platform::submit`]'s `after`), in
+/// the order of its `after` edges: each edge whose task is planned in its frame (`f - lag`;
+/// an edge into a frame before 0, or to a task that frame's mode does not run, orders
+/// nothing and is left out). An iterator over the core's plans: nothing is collected.
+#[derive(Clone, Debug)]
+pub struct Deps<'c> {
+    waits: core::slice::Iter<'c, Wait>,
+    frame: u64,
+    /// The tasks planned in `frame` itself (lag 0, the most common edge).
+    planned: u64,
+    plans: &'c [Option<FramePlan>; FENCE_HISTORY],
+    runs_in: &'c [u64; MAX_MODES],
+}
+
+impl Iterator for Deps<'_> {
+    type Item = Dep;
+
+    #[inline]
+    fn next(&mut self) -> Option<Dep> {
+        loop {
+            let w = self.waits.next()?;
+            if w.lag == 0 {
+                if self.planned & bit(w.task) != 0 {
+                    return Some(Dep {
+                        task: w.task,
+                        frame: self.frame,
+                    });
+                }
+                continue;
+            }
+            let Some(frame) = self.frame.checked_sub(w.lag as u64) else {
+                continue;
+            };
+            let planned = self.plans[slot(frame)]
+                .as_ref()
+                .filter(|plan| plan.frame == frame)
+                .and_then(|plan| self.runs_in.get(plan.mode.0 as usize))
+                .is_some_and(|tasks| tasks & bit(w.task) != 0);
+            if planned {
+                return Some(Dep {
+                    task: w.task,
+                    frame,
+                });
+            }
+        }
+    }
+}
+
 /// How a task's run ended, as far as the platform knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -85,6 +138,9 @@ pub enum Outcome {
     TaskFailed(u32),
     /// The engine reported an error (the raw status of its library).
     EngineFailed(i32),
+    /// A worker reached the CPU task only after its deadline (it was late itself): not run,
+    /// but signalled. A deadline miss, and otherwise a no-op.
+    Missed,
 }
 
 /// A completed run.
@@ -134,6 +190,19 @@ pub enum CpuDispatch {
     Ran(Outcome),
     /// A worker runs it and signals it; the core monitors it with [`Platform::wait`].
     Handed,
+}
+
+/// Who runs a frame's CPU tasks ([`Platform::CPU_TASKS`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum CpuTasks {
+    /// The core, on the thread that calls [`Cycle::step`]: [`Platform::dispatch_cpu`] for
+    /// each, in schedule order, at its release offset, after its dependencies.
+    Dispatched,
+    /// The platform's own workers, which [`Platform::frame_released`] releases and which
+    /// pace themselves; the core monitors each task with [`Platform::wait`], as it does an
+    /// accelerator task.
+    Workers,
 }
 
 /// What a safe stop reports to the user's safe-state function.
@@ -201,6 +270,12 @@ pub enum Event {
         kind: FaultKind,
         /// The reaction.
         action: Action,
+        /// When it is dated, executive clock, ns: the deadline for a fence timeout or a failed
+        /// submission, the end of the run for a miss, an overrun or an error, the release for
+        /// a task released after its deadline.
+        at_ns: u64,
+        /// The run it was found in (`None`: a timeout, a failed submission, a late release).
+        run: Option<Run>,
     },
 }
 
@@ -208,7 +283,14 @@ pub enum Event {
 ///
 /// Every call is made from the thread that calls [`Cycle::step`]. None may block without a
 /// bound: [`Platform::wait`] returns by its limit.
+///
+/// A bare-metal image runs CPU tasks itself ([`CpuTasks::Dispatched`], the default); the
+/// hosted runtime (`orin_exec::exec::Executive`) is the implementation with
+/// [`CpuTasks::Workers`], whose hooks publish each planned frame to its worker threads.
 pub trait Platform {
+    /// Who runs the CPU tasks.
+    const CPU_TASKS: CpuTasks = CpuTasks::Dispatched;
+
     /// Now on the executive clock, ns.
     fn now_ns(&mut self) -> u64;
     /// Sleep until `t_ns` (absolute, executive clock); returns at once when it has passed.
@@ -218,18 +300,30 @@ pub trait Platform {
     /// A CPU task the core ran ([`CpuDispatch::Ran`]) completed at `at_ns`: signal its
     /// completion to whatever waits for it (accelerator work submitted after it).
     fn signal(&mut self, task: TaskId, frame: u64, at_ns: u64);
+    /// Frame `plan.frame` was planned (its mode and skips are fixed); its accelerator tasks
+    /// are submitted next, in schedule order (default: nothing to do).
+    fn frame_planned(&mut self, plan: &FramePlan) {
+        let _ = plan;
+    }
+    /// Frame `frame` was released (after its own planning, before the frames planned ahead):
+    /// with [`CpuTasks::Workers`], the workers may start its CPU tasks now (default: nothing
+    /// to do).
+    fn frame_released(&mut self, frame: u64) {
+        let _ = frame;
+    }
     /// Queue an accelerator task's run of `frame` behind the runs in `after`; `noop`: it
     /// does nothing but still completes. `Err`: the library's raw status.
     fn submit(
         &mut self,
         task: TaskId,
         frame: u64,
-        after: &[Dep],
+        after: Deps<'_>,
         noop: bool,
     ) -> core::result::Result<(), i32>;
     /// Wait until `task`'s run of `frame` completes, at the latest until `limit_ns`
-    /// (absolute): an accelerator task, or a CPU task handed to a worker.
-    fn wait(&mut self, task: TaskId, frame: u64, limit_ns: u64) -> Completion;
+    /// (absolute): an accelerator task, or a CPU task handed to a worker. `Err`: the wait
+    /// itself failed (a library call), which ends [`Cycle::step`] with it.
+    fn wait(&mut self, task: TaskId, frame: u64, limit_ns: u64) -> Result<Completion>;
     /// The user's safe-state function: a fault whose reaction is a safe stop was detected.
     fn safe_state(&mut self, stop: &SafeStop);
     /// An event for the log or trace (default: dropped).
@@ -271,8 +365,15 @@ pub struct Cycle<'a> {
     /// CPU tasks of the frame being dispatched that were released after their deadline
     /// (dispatched as no-ops, their miss already reported).
     late: u64,
+    /// CPU tasks of the frame being run that were released (dispatched, or all of them when
+    /// workers run them): the monitor waits for no other CPU task.
+    released: u64,
     stopped: bool,
     faults_in_frame: u32,
+    /// The CPU tasks (bit per task index), fixed at construction.
+    cpu: u64,
+    /// Per mode, the tasks it runs (bit per task index), fixed at construction.
+    runs_in: [u64; MAX_MODES],
 }
 
 fn bit(task: TaskId) -> u64 {
@@ -297,7 +398,16 @@ impl<'a> Cycle<'a> {
                 limit: counts.len().min(MAX_CORE_TASKS) as u32,
             });
         }
+        let mut cpu = 0;
+        for (i, t) in schedule.tasks.iter().enumerate() {
+            let kind = schedule.engines.get(t.engine.0 as usize).map(|e| e.kind);
+            if kind == Some(EngineKind::Cpu) {
+                cpu |= bit(TaskId(i as u16));
+            }
+        }
         Ok(Cycle {
+            cpu,
+            runs_in: mode_tasks(schedule),
             schedule,
             hm: HealthMonitor::new(counts),
             t0: t0_ns,
@@ -308,6 +418,7 @@ impl<'a> Cycle<'a> {
             failed: [0; FENCE_HISTORY],
             inline: 0,
             late: 0,
+            released: 0,
             stopped: false,
             faults_in_frame: 0,
         })
@@ -338,7 +449,18 @@ impl<'a> Cycle<'a> {
         self.stopped
     }
 
+    /// The last frame planned (`None` before the first step).
+    pub fn planned_up_to(&self) -> Option<u64> {
+        self.planned_up_to
+    }
+
+    /// The plan of `frame`, while it is among the last frames planned.
+    pub fn plan_of(&self, frame: u64) -> Option<FramePlan> {
+        self.plans[slot(frame)].filter(|plan| plan.frame == frame)
+    }
+
     /// Run one major frame: release, plan (and plan ahead), dispatch, monitor, react.
+    #[inline]
     pub fn step<P: Platform>(&mut self, p: &mut P) -> Result<CycleReport> {
         if self.stopped {
             return Err(Error::Phase(Phase::SafeStopped));
@@ -349,12 +471,23 @@ impl<'a> Cycle<'a> {
         let error_ns = p.now_ns() as i64 - release as i64;
         p.event(&Event::Release { frame: f, error_ns });
         self.faults_in_frame = 0;
-        self.plan(p, f);
+        // Usually planned ahead already (`lookahead` > 0).
+        if self.planned_up_to.is_none_or(|last| f > last) {
+            self.plan(p, f);
+        }
+        p.frame_released(f);
         for ahead in 1..=self.schedule.lookahead as u64 {
             self.plan(p, f + ahead);
         }
-        self.dispatch(p, f);
-        self.monitor(p, f);
+        self.late = 0;
+        match P::CPU_TASKS {
+            CpuTasks::Dispatched => {
+                self.released = 0;
+                self.dispatch(p, f)?;
+            }
+            CpuTasks::Workers => self.released = u64::MAX,
+        }
+        self.monitor(p, f)?;
         self.next = f + 1;
         Ok(CycleReport {
             frame: f,
@@ -365,17 +498,18 @@ impl<'a> Cycle<'a> {
         })
     }
 
-    /// The plan of `frame`, if it is still in the history.
-    fn plan_of(&self, frame: u64) -> Option<FramePlan> {
-        self.plans[slot(frame)].filter(|plan| plan.frame == frame)
+    /// Whether `task` runs in `plan`'s frame ([`FramePlan::planned`], from the masks).
+    fn planned(&self, plan: &FramePlan, task: TaskId) -> bool {
+        self.planned_tasks(plan) & bit(task) != 0
+    }
+
+    /// The tasks that run in `plan`'s frame (bit per task index).
+    fn planned_tasks(&self, plan: &FramePlan) -> u64 {
+        self.runs_in.get(plan.mode.0 as usize).copied().unwrap_or(0)
     }
 
     fn is_cpu(&self, task: TaskId) -> bool {
-        let s = self.schedule;
-        s.engines
-            .get(s.task(task).engine.0 as usize)
-            .map(|e| e.kind)
-            == Some(EngineKind::Cpu)
+        self.cpu & bit(task) != 0
     }
 
     /// Fix frame `f`'s plan (once) and submit its accelerator work.
@@ -383,7 +517,6 @@ impl<'a> Cycle<'a> {
         if self.stopped || self.planned_up_to.is_some_and(|last| f <= last) {
             return;
         }
-        let s = self.schedule;
         if let Some(m) = self.hm.take_mode_request()
             && m != self.mode
         {
@@ -398,58 +531,43 @@ impl<'a> Cycle<'a> {
         self.plans[slot(f)] = Some(plan);
         self.planned_up_to = Some(f);
         self.failed[slot(f)] = 0;
-        for i in 0..s.tasks.len() {
-            let id = TaskId(i as u16);
-            if !plan.planned(s, id) || self.is_cpu(id) {
-                continue;
-            }
-            let after = self.deps(id, f);
-            match p.submit(id, f, &after, plan.skipped(id)) {
+        p.frame_planned(&plan);
+        // The frame's accelerator tasks, in schedule order.
+        for id in tasks_of(self.planned_tasks(&plan) & !self.cpu) {
+            match p.submit(id, f, self.deps(id, &plan), plan.skipped(id)) {
                 Ok(()) => p.event(&Event::Submit { frame: f, task: id }),
                 Err(_) => self.failed[slot(f)] |= bit(id),
             }
         }
     }
 
-    /// The runs `task` of frame `f` waits for: each `after` edge whose task was planned in
-    /// its frame (`f - lag`; the others order nothing and are dropped).
-    fn deps(&self, task: TaskId, f: u64) -> heapless::Vec<Dep, MAX_WAITS> {
-        let s = self.schedule;
-        let mut deps = heapless::Vec::new();
-        for w in s.task(task).waits {
-            let Some(frame) = f.checked_sub(w.lag as u64) else {
-                continue;
-            };
-            if self
-                .plan_of(frame)
-                .is_some_and(|plan| plan.planned(s, w.task))
-            {
-                // `Schedule::check` bounds the waits of a task by `MAX_WAITS`.
-                let _ = deps.push(Dep {
-                    task: w.task,
-                    frame,
-                });
-            }
+    /// The runs `task` of `plan`'s frame `f` waits for: each `after` edge whose task was
+    /// planned in its frame (`f - lag`; the others order nothing and are dropped).
+    fn deps(&self, task: TaskId, plan: &FramePlan) -> Deps<'_> {
+        Deps {
+            waits: self.schedule.task(task).waits.iter(),
+            frame: plan.frame,
+            planned: self.planned_tasks(plan),
+            plans: &self.plans,
+            runs_in: &self.runs_in,
         }
-        deps
     }
 
     /// Release frame `f`'s minor frames and run its CPU tasks in schedule order, each at
     /// its release offset, after its dependencies (waited for until its latest start).
-    fn dispatch<P: Platform>(&mut self, p: &mut P, f: u64) {
+    fn dispatch<P: Platform>(&mut self, p: &mut P, f: u64) -> Result<()> {
         let s = self.schedule;
         let Some(plan) = self.plan_of(f) else {
-            return;
+            return Ok(());
         };
         let release = self.release_time(f);
-        self.late = 0;
         let mut minor = 0;
         for i in 0..s.tasks.len() {
             let id = TaskId(i as u16);
             if self.stopped {
-                return;
+                return Ok(());
             }
-            if !plan.planned(s, id) || !self.is_cpu(id) {
+            if !self.planned(&plan, id) || !self.is_cpu(id) {
                 continue;
             }
             let t = s.task(id);
@@ -461,15 +579,16 @@ impl<'a> Cycle<'a> {
             // Released after its deadline (an earlier task overran): a no-op, and a miss.
             let missed = p.now_ns() > deadline;
             let mut inputs_ready = true;
-            for dep in self.deps(id, f).iter().filter(|_| !missed) {
+            for dep in self.deps(id, &plan).filter(|_| !missed) {
                 let done = self.is_cpu(dep.task) && self.inline & bit(dep.task) != 0;
-                if !done && p.wait(dep.task, dep.frame, latest_start) == Completion::Pending {
+                if !done && p.wait(dep.task, dep.frame, latest_start)? == Completion::Pending {
                     inputs_ready = false;
                 }
             }
             if missed {
                 self.late |= bit(id);
-                self.fault(p, f, id, FaultKind::DeadlineMiss);
+                let now = p.now_ns();
+                self.fault(p, f, id, FaultKind::DeadlineMiss, now, None);
             }
             let skipped = missed || plan.skipped(id);
             let start_ns = p.now_ns();
@@ -479,6 +598,7 @@ impl<'a> Cycle<'a> {
                 run: !skipped,
                 inputs_ready,
             };
+            self.released |= bit(id);
             match p.dispatch_cpu(call) {
                 CpuDispatch::Ran(outcome) => {
                     self.inline |= bit(id);
@@ -489,13 +609,14 @@ impl<'a> Cycle<'a> {
                         end_ns,
                         outcome,
                     };
-                    self.check(p, f, id, run, skipped);
+                    self.check(p, f, id, run, skipped, (deadline, t.budget_ns));
                 }
                 CpuDispatch::Handed => self.inline &= !bit(id),
             }
         }
         // The minor frames after the last CPU task.
         self.minor_frames(p, f, minor, s.period_ns);
+        Ok(())
     }
 
     /// Release the minor frames from index `from` that begin at or before `offset_ns` into
@@ -515,62 +636,92 @@ impl<'a> Cycle<'a> {
     }
 
     /// Wait for frame `f`'s tasks the platform runs elsewhere (accelerators, CPU workers),
-    /// each until its deadline, and check them.
-    fn monitor<P: Platform>(&mut self, p: &mut P, f: u64) {
+    /// each until its deadline, and check them. After a safe stop it still observes what was
+    /// released (the faults are recorded; no reaction takes effect any more).
+    fn monitor<P: Platform>(&mut self, p: &mut P, f: u64) -> Result<()> {
         let s = self.schedule;
         let Some(plan) = self.plan_of(f) else {
-            return;
+            return Ok(());
         };
         let release = self.release_time(f);
-        for i in 0..s.tasks.len() {
-            let id = TaskId(i as u16);
-            if self.stopped {
-                return;
-            }
-            if !plan.planned(s, id) || self.inline & bit(id) != 0 {
+        // CPU tasks not released, or run and checked on this thread, are not waited for.
+        let held_back = self.cpu & (self.inline | !self.released);
+        let failed = self.failed[slot(f)];
+        let noops = plan.skip | self.late;
+        for id in tasks_of(self.planned_tasks(&plan) & !held_back) {
+            let t = s.task(id);
+            let deadline = release + t.deadline_ns;
+            if failed & bit(id) != 0 {
+                self.fault(p, f, id, FaultKind::EngineError, deadline, None);
                 continue;
             }
-            if self.failed[slot(f)] & bit(id) != 0 {
-                self.fault(p, f, id, FaultKind::EngineError);
-                continue;
-            }
-            match p.wait(id, f, release + s.task(id).deadline_ns) {
-                Completion::Pending => self.fault(p, f, id, FaultKind::FenceTimeout),
+            match p.wait(id, f, deadline)? {
+                Completion::Pending => {
+                    self.fault(p, f, id, FaultKind::FenceTimeout, deadline, None)
+                }
                 Completion::Done(run) => {
-                    let noop = plan.skipped(id) || self.late & bit(id) != 0;
-                    self.check(p, f, id, run, noop)
+                    let noop = noops & bit(id) != 0;
+                    self.check(p, f, id, run, noop, (deadline, t.budget_ns))
                 }
             }
         }
+        Ok(())
     }
 
-    /// Check a completed run against its deadline and budget, and its outcome.
-    fn check<P: Platform>(&mut self, p: &mut P, f: u64, id: TaskId, run: Run, skipped: bool) {
+    /// Check a completed run against its deadline (absolute) and budget, `(deadline,
+    /// budget)` in ns, and its outcome.
+    fn check<P: Platform>(
+        &mut self,
+        p: &mut P,
+        f: u64,
+        id: TaskId,
+        run: Run,
+        skipped: bool,
+        (deadline, budget_ns): (u64, u64),
+    ) {
+        let missed = run.outcome == Outcome::Missed;
         p.event(&Event::TaskEnd {
             frame: f,
             task: id,
             run,
-            skipped,
+            skipped: skipped || missed,
         });
-        if skipped {
+        if missed {
+            let at_ns = run.end_ns.max(deadline);
+            self.fault(p, f, id, FaultKind::DeadlineMiss, at_ns, Some(run));
+        }
+        if skipped || missed {
             return;
         }
-        let t = self.schedule.task(id);
-        if run.end_ns > self.release_time(f) + t.deadline_ns {
-            self.fault(p, f, id, FaultKind::DeadlineMiss);
+        let end = run.end_ns;
+        if end > deadline {
+            self.fault(p, f, id, FaultKind::DeadlineMiss, end, Some(run));
         }
-        if run.end_ns.saturating_sub(run.start_ns) > t.budget_ns {
-            self.fault(p, f, id, FaultKind::BudgetOverrun);
+        if end.saturating_sub(run.start_ns) > budget_ns {
+            self.fault(p, f, id, FaultKind::BudgetOverrun, end, Some(run));
         }
         match run.outcome {
-            Outcome::Ok => {}
-            Outcome::TaskFailed(_) => self.fault(p, f, id, FaultKind::TaskError),
-            Outcome::EngineFailed(_) => self.fault(p, f, id, FaultKind::EngineError),
+            Outcome::Ok | Outcome::Missed => {}
+            Outcome::TaskFailed(_) => self.fault(p, f, id, FaultKind::TaskError, end, Some(run)),
+            Outcome::EngineFailed(_) => {
+                self.fault(p, f, id, FaultKind::EngineError, end, Some(run))
+            }
         }
     }
 
-    /// Report a fault to the health monitor and apply a safe stop at once.
-    fn fault<P: Platform>(&mut self, p: &mut P, f: u64, id: TaskId, kind: FaultKind) {
+    /// Report a fault to the health monitor and apply a safe stop at once. Out of line: the
+    /// frame loop's common path has no fault.
+    #[cold]
+    #[inline(never)]
+    fn fault<P: Platform>(
+        &mut self,
+        p: &mut P,
+        f: u64,
+        id: TaskId,
+        kind: FaultKind,
+        at_ns: u64,
+        run: Option<Run>,
+    ) {
         self.faults_in_frame += 1;
         let r = self.hm.report(self.schedule, kind, id);
         p.event(&Event::Fault {
@@ -578,6 +729,8 @@ impl<'a> Cycle<'a> {
             task: id,
             kind,
             action: r.action,
+            at_ns,
+            run,
         });
         if r.action == Action::SafeStop && !self.stopped {
             self.stopped = true;

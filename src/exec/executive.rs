@@ -1,7 +1,9 @@
-//! The cyclic executive: releases major frames at absolute times, submits accelerator work as
-//! early as the schedule allows (frame `f + lookahead` while frame `f` runs), detects
-//! completion by fence value, checks deadlines and budgets, and applies the health monitor's
-//! reactions at the next frame not yet planned.
+//! The hosted cyclic executive: the no_std core ([`Cycle`], which releases major frames at
+//! absolute times, plans and submits accelerator work as early as the schedule allows (frame
+//! `f + lookahead` while frame `f` runs), monitors deadlines and budgets, and applies the
+//! health monitor's reactions at the next frame not yet planned) over the hosted platform:
+//! engines through their libraries, CPU tasks on worker threads, completion detected by fence
+//! value, and the trace, counters and fault records.
 //!
 //! Nothing in [`Executive::step`] allocates, loads, registers or reconciles; every wait is
 //! bounded by a task deadline (or, on the virtual clock, by a real-time cap).
@@ -14,14 +16,18 @@ use crate::error::{
     Context, Error, Holder, InjectionRefusal, Phase, Result, ScheduleFault, Status, Table,
 };
 use crate::exec::board::{Board, RunStatus};
+use crate::exec::cycle::{
+    Completion, CpuCall, CpuDispatch, CpuTasks, Cycle, Dep, Deps, Event as CoreEvent, Outcome,
+    Platform, Run,
+};
 use crate::exec::graphs::{self, Waits};
-use crate::exec::health::HealthMonitor;
-use crate::exec::plan::FramePlan;
+use crate::exec::health::{FaultCounts, HealthMonitor};
+use crate::exec::plan::{FramePlan, mode_tasks, tasks_of};
 use crate::exec::runtime::SafeStop;
 use crate::exec::state::{Stamps, State, Submit};
 use crate::exec::wait::{Until, wait_for};
 use crate::exec::worker::{Shared, TaskFault};
-use crate::limits::{FENCE_HISTORY, MAX_COPIES, MAX_WAITS};
+use crate::limits::{FENCE_HISTORY, MAX_COPIES, MAX_MODES, MAX_WAITS};
 use crate::table::{Action, BufferId, EngineKind, FaultKind, ModeId, Schedule, TaskId};
 use crate::trace::TraceLog;
 use crate::trace::record::NO_TASK;
@@ -209,31 +215,41 @@ pub struct SubmitStats {
     pub pva_enqueue_ns: u64,
 }
 
-/// The sealed, running runtime.
+/// The sealed, running runtime: the executive core ([`Cycle`]) over the hosted platform (its
+/// engines, CPU worker threads, trace and fault records).
 pub struct Executive {
+    cycle: Cycle<'static>,
+    host: Hosted,
+}
+
+/// The hosted platform of the executive core: engines driven through their libraries, CPU
+/// tasks run by worker threads that pace themselves (released through the board), the trace,
+/// the counters and the fault records. The core decides what happens when; this carries it
+/// out and keeps the record.
+struct Hosted {
     shared: Shared,
     st: State,
     clock: Clock,
     t0: u64,
-    next: u64,
-    plans: [Option<FramePlan>; FENCE_HISTORY],
-    planned_up_to: Option<u64>,
-    mode: ModeId,
-    hm: HealthMonitor<'static>,
     counters: &'static mut [TaskCounters],
     safe_state: Option<fn(&SafeStop)>,
-    stopped: bool,
     pending: heapless::Vec<Pending, 16>,
     not_applied: heapless::Deque<NotApplied, 16>,
     not_applied_in_step: u32,
     not_applied_total: u64,
     realtime: Option<RealtimeStatus>,
     executive_thread: ThreadGrant,
-    faults_in_frame: u32,
     recent: heapless::Deque<FaultRecord, 16>,
     stats: SubmitStats,
     /// Some stream submits in graph mode (else the per-frame graph steps are skipped).
     graphs: bool,
+    /// Per planned frame (`frame % FENCE_HISTORY`): the tasks submitted as no-ops (their
+    /// engine's error state is not theirs to report).
+    noop: [u64; FENCE_HISTORY],
+    /// Per mode, the tasks it runs ([`FramePlan::planned`] as a bit test).
+    mode_tasks: [u64; MAX_MODES],
+    /// The CPU tasks (bit per task index): the workers trace their runs.
+    cpu: u64,
 }
 
 /// What seal hands the executive.
@@ -241,7 +257,7 @@ pub(crate) struct Sealed {
     pub shared: Shared,
     pub st: State,
     pub counters: &'static mut [TaskCounters],
-    pub hm: HealthMonitor<'static>,
+    pub faults: &'static mut [FaultCounts],
     pub clock: Clock,
     /// Release time of frame 0.
     pub t0: u64,
@@ -250,69 +266,87 @@ pub(crate) struct Sealed {
     pub safe_state: Option<fn(&SafeStop)>,
 }
 
+fn bit(task: TaskId) -> u64 {
+    1u64.checked_shl(task.0 as u32).unwrap_or(0)
+}
+
+fn slot(frame: u64) -> usize {
+    (frame % FENCE_HISTORY as u64) as usize
+}
+
 impl Executive {
-    pub(crate) fn new(sealed: Sealed) -> Self {
+    /// The executive over the sealed state; on failure (the schedule does not fit the core)
+    /// everything is released again.
+    pub(crate) fn new(sealed: Sealed) -> Result<Self> {
         let Sealed {
             shared,
-            st,
+            mut st,
             counters,
-            hm,
+            faults,
             clock,
             t0,
             realtime,
             executive_thread,
             safe_state,
         } = sealed;
+        let cycle = match Cycle::new(shared.schedule, faults, t0) {
+            Ok(cycle) => cycle,
+            Err(e) => {
+                let _ = release_state(&mut st, shared.board);
+                return Err(e);
+            }
+        };
         let graphs = st.streams.iter().any(|e| e.graph.is_some());
-        Executive {
+        let cpu = (st.tasks.iter().enumerate())
+            .filter(|(_, t)| matches!(t.submit, Submit::Cpu))
+            .fold(0, |mask, (i, _)| mask | bit(TaskId(i as u16)));
+        let host = Hosted {
             graphs,
             shared,
             st,
             clock,
             t0,
-            next: 0,
-            plans: [None; FENCE_HISTORY],
-            planned_up_to: None,
-            mode: ModeId(0),
-            hm,
             counters,
             safe_state,
-            stopped: false,
             pending: heapless::Vec::new(),
             not_applied: heapless::Deque::new(),
             not_applied_in_step: 0,
             not_applied_total: 0,
             realtime,
             executive_thread,
-            faults_in_frame: 0,
             recent: heapless::Deque::new(),
             stats: SubmitStats::default(),
-        }
+            noop: [0; FENCE_HISTORY],
+            mode_tasks: mode_tasks(shared.schedule),
+            cpu,
+        };
+        Ok(Executive { cycle, host })
     }
 
     /// The schedule.
     pub fn schedule(&self) -> &'static Schedule {
-        self.shared.schedule
+        self.host.shared.schedule
     }
 
     /// The trace ring (drain it from another thread with [`crate::trace::ring::Ring::pop`]).
     pub fn trace(&self) -> &'static TraceLog {
-        self.shared.trace
+        self.host.shared.trace
     }
 
     /// The next frame `step` will run.
     pub fn next_frame(&self) -> u64 {
-        self.next
+        self.cycle.next_frame()
     }
 
-    /// The current mode.
+    /// The current mode (of the last frame planned).
     pub fn mode(&self) -> ModeId {
-        self.mode
+        self.cycle.mode()
     }
 
     /// Per-task counters.
     pub fn counters(&self, task: TaskId) -> TaskCounters {
-        self.counters
+        self.host
+            .counters
             .get(task.0 as usize)
             .copied()
             .unwrap_or_default()
@@ -320,12 +354,12 @@ impl Executive {
 
     /// The health monitor (fault counts).
     pub fn health(&self) -> &HealthMonitor<'static> {
-        &self.hm
+        self.cycle.health()
     }
 
     /// What real-time settings took effect at init (`None`: none were asked for).
     pub fn realtime(&self) -> Option<RealtimeStatus> {
-        self.realtime
+        self.host.realtime
     }
 
     /// What the OS granted each of the runtime's threads at init, read back from the OS: the
@@ -336,17 +370,18 @@ impl Executive {
     ///
     /// [`Config::realtime_priority`]: crate::exec::Config::realtime_priority
     pub fn threads(&self) -> impl Iterator<Item = ThreadGrant> + '_ {
-        core::iter::once(self.executive_thread).chain(self.st.workers.iter().map(|w| w.grant))
+        core::iter::once(self.host.executive_thread)
+            .chain(self.host.st.workers.iter().map(|w| w.grant))
     }
 
     /// The clock in use.
     pub fn clock(&self) -> Clock {
-        self.clock
+        self.host.clock
     }
 
     /// Planned release time of `frame`.
     pub fn release_time(&self, frame: u64) -> u64 {
-        self.t0 + frame * self.shared.schedule.period_ns
+        self.host.release_time(frame)
     }
 
     /// Which engine holds copy `copy` of `buffer` now: the engine of the first task (oldest
@@ -354,13 +389,13 @@ impl Executive {
     /// fence is not reached yet, including work already queued for a planned frame; the CPU
     /// when no such work is pending. Never blocks (each fence is only checked).
     pub fn holder(&mut self, buffer: BufferId, copy: usize) -> Result<(Holder, Option<TaskId>)> {
-        let s = self.shared.schedule;
+        let s = self.host.shared.schedule;
         let desc = s
             .buffers
             .get(buffer.0 as usize)
             .ok_or(Error::NoSuchBuffer { buffer: buffer.0 })?;
         let m = desc.multiplicity.max(1) as u64;
-        let Some(last) = self.planned_up_to else {
+        let Some(last) = self.cycle.planned_up_to() else {
             return Ok((Holder::Cpu, None));
         };
         let first = last.saturating_sub(FENCE_HISTORY as u64 - 1);
@@ -370,10 +405,10 @@ impl Executive {
                 if !(t.reads.contains(&buffer) || t.writes.contains(&buffer)) {
                     continue;
                 }
-                let Some(value) = self.shared.board.fence(id, f) else {
+                let Some(value) = self.host.shared.board.fence(id, f) else {
                     continue;
                 };
-                if !self.fence_reached(id, value)? {
+                if !self.host.fence_reached(id, value)? {
                     let engine = s.engines.get(t.engine.0 as usize);
                     return Ok((
                         engine.map_or(Holder::Cpu, crate::exec::worker::holder_of),
@@ -385,46 +420,38 @@ impl Executive {
         Ok((Holder::Cpu, None))
     }
 
-    fn fence_reached(&mut self, id: TaskId, value: u64) -> Result<bool> {
-        let context = Context::Task(self.shared.schedule.task(id).name);
-        let State {
-            tasks, sems, wait, ..
-        } = &mut self.st;
-        let rt = &mut tasks[id.0 as usize];
-        sems[id.0 as usize].fence_at(value, &mut rt.monitor, context)?;
-        let wait = wait.as_mut().ok_or(Error::Phase(Phase::NoWaitContext))?;
-        Ok(wait.wait(&rt.monitor, 0, context)? == Waited::Reached)
-    }
-
     /// The most recent fault, with its typed error.
     pub fn last_fault(&self) -> Option<FaultRecord> {
-        self.recent.back().copied()
+        self.host.recent.back().copied()
     }
 
     /// The 16 most recent faults, oldest first.
     pub fn recent_faults(&self) -> impl Iterator<Item = &FaultRecord> {
-        self.recent.iter()
+        self.host.recent.iter()
     }
 
     /// The most recent injections (up to 16, oldest first) that could not take effect
     /// because their task does not run in their frame's mode.
     pub fn not_applied(&self) -> impl Iterator<Item = &NotApplied> {
-        self.not_applied.iter()
+        self.host.not_applied.iter()
     }
 
     /// How many injections could not take effect since seal.
     pub fn not_applied_total(&self) -> u64 {
-        self.not_applied_total
+        self.host.not_applied_total
     }
 
     /// Accepted injections whose frame is not planned yet (at the end of a run: never).
     pub fn pending_injections(&self) -> impl Iterator<Item = (TaskId, u64, Injection)> + '_ {
-        self.pending.iter().map(|p| (p.task, p.frame, p.injection))
+        self.host
+            .pending
+            .iter()
+            .map(|p| (p.task, p.frame, p.injection))
     }
 
     /// Whether a safe stop happened.
     pub fn stopped(&self) -> bool {
-        self.stopped
+        self.cycle.stopped()
     }
 
     /// Inject a fault into `task` in `frame`, whatever the mode the task runs in.
@@ -437,10 +464,10 @@ impl Executive {
     /// [`NotApplied`]; one whose frame is never planned stays in
     /// [`Executive::pending_injections`].
     pub fn inject(&mut self, task: TaskId, frame: u64, injection: Injection) -> Result<()> {
-        if self.planned_up_to.is_some_and(|p| frame <= p) {
+        if self.cycle.planned_up_to().is_some_and(|p| frame <= p) {
             return Err(Error::Phase(Phase::InjectionIntoPlannedFrame));
         }
-        let s = self.shared.schedule;
+        let s = self.host.shared.schedule;
         let refused = |task: &'static str, reason| Error::InjectionRefused {
             task,
             injection: injection.name(),
@@ -475,7 +502,8 @@ impl Executive {
             }
             _ => {}
         }
-        self.pending
+        self.host
+            .pending
             .push(Pending {
                 frame,
                 task,
@@ -487,6 +515,228 @@ impl Executive {
             })
     }
 
+    /// Run one major frame: release it at its absolute time, submit, monitor, react (the
+    /// core's [`Cycle::step`] on the hosted platform).
+    pub fn step(&mut self) -> Result<FrameReport> {
+        self.host.not_applied_in_step = 0;
+        let r = self.cycle.step(&mut self.host)?;
+        Ok(FrameReport {
+            frame: r.frame,
+            mode: r.mode,
+            release_error_ns: r.release_error_ns,
+            faults: r.faults,
+            injections_not_applied: self.host.not_applied_in_step,
+            stopped: r.stopped,
+        })
+    }
+
+    /// What the executive's submissions cost since seal (host time measured around each
+    /// accelerator task's enqueue, on the real clock in every mode).
+    pub fn submit_stats(&self) -> SubmitStats {
+        self.host.stats
+    }
+
+    /// Stop the workers and engines and release everything, in order: wait for the engines,
+    /// free, close. Reports the first failure but always goes on releasing.
+    pub fn shutdown(self) -> Result<()> {
+        let Executive { cycle, mut host } = self;
+        let board = host.shared.board;
+        let stopped = stop_workers(&mut host.st, board);
+        let drained = host.drain_cpu_signals(cycle.planned_up_to());
+        let released = release_engines(&mut host.st);
+        host.clock.stop();
+        stopped.and(drained).and(released)
+    }
+}
+
+impl Platform for Hosted {
+    const CPU_TASKS: CpuTasks = CpuTasks::Workers;
+
+    fn now_ns(&mut self) -> u64 {
+        self.clock.now_ns()
+    }
+
+    fn sleep_until(&mut self, t_ns: u64) {
+        self.clock.sleep_until(t_ns);
+    }
+
+    /// Not called: the workers run the CPU tasks ([`CpuTasks::Workers`]).
+    fn dispatch_cpu(&mut self, _call: CpuCall) -> CpuDispatch {
+        CpuDispatch::Handed
+    }
+
+    /// Not called: the workers signal their tasks themselves.
+    fn signal(&mut self, _task: TaskId, _frame: u64, _at_ns: u64) {}
+
+    /// Publish the frame's plan and fence values for the workers, apply its injections and
+    /// launch its graph-mode streams.
+    #[inline(always)]
+    fn frame_planned(&mut self, plan: &FramePlan) {
+        let s = self.shared.schedule;
+        let f = plan.frame;
+        if !self.pending.is_empty() {
+            self.drop_inapplicable(s, plan);
+        }
+        self.shared.board.publish_plan(plan, self.release_time(f));
+        let planned = self.mode_tasks.get(plan.mode.0 as usize).copied();
+        for id in tasks_of(planned.unwrap_or(0)) {
+            if let Some(rt) = self.st.tasks.get_mut(id.0 as usize) {
+                let fence = rt.ledger.enqueue_signal(f);
+                self.shared.board.publish_fence(id, f, fence.value);
+            }
+        }
+        self.noop[slot(f)] = 0;
+        if self.graphs {
+            self.launch_graphs(f, plan);
+        }
+        for i in 0..s.tasks.len() {
+            let id = TaskId(i as u16);
+            if self.pending.is_empty() {
+                break;
+            }
+            if plan.planned(s, id) && matches!(self.st.tasks[i].submit, Submit::Cpu) {
+                self.apply_cpu_injection(id, f);
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn frame_released(&mut self, frame: u64) {
+        self.shared.board.release(frame);
+        for w in self.st.workers.iter() {
+            w.thread.unpark();
+        }
+    }
+
+    #[inline(always)]
+    fn submit(
+        &mut self,
+        task: TaskId,
+        frame: u64,
+        after: Deps<'_>,
+        noop: bool,
+    ) -> core::result::Result<(), i32> {
+        let i = task.0 as usize;
+        let h = slot(frame);
+        let now = self.clock.now_ns();
+        self.st.tasks[i].submitted_at[h] = now;
+        if noop {
+            self.noop[h] |= bit(task);
+        }
+        // The value `frame_planned` published for the board, from the executive's own ledger
+        // (no seqlock read); the submission signals it.
+        let value = self.st.tasks[i]
+            .ledger
+            .fence_for(frame)
+            .map(|fence| fence.value);
+        let outcome = if self.graphs {
+            self.graph_outcome(task, frame)
+        } else {
+            None
+        };
+        let r = match outcome {
+            Some(true) => value.ok_or(Error::Phase(Phase::TaskNotPlanned)),
+            Some(false) => Err(Error::Phase(Phase::NoGraph)),
+            None => self.submit_work(task, frame, after, noop, value),
+        };
+        match r {
+            Ok(v) => {
+                self.record(now, frame, task.0, Event::Submit, v);
+                Ok(())
+            }
+            Err(e) => {
+                self.st.tasks[i].failed_submit = Some(frame);
+                Err(match e {
+                    Error::Call { status, .. } => status.raw(),
+                    _ => -1,
+                })
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn wait(&mut self, task: TaskId, frame: u64, limit_ns: u64) -> Result<Completion> {
+        let i = task.0 as usize;
+        let release = self.release_time(frame);
+        // As published on the board, from the executive's ledger.
+        let value = self.st.tasks[i]
+            .ledger
+            .fence_for(frame)
+            .map_or(0, |fence| fence.value);
+        let context = Context::Task(self.shared.schedule.task(task).name);
+        if !self.wait_task(task, value, (release, limit_ns), context)? {
+            return Ok(Completion::Pending);
+        }
+        let (start_ns, end_ns, status) = self.times(task, frame, context)?;
+        if !self.st.pva_tasks.is_empty() {
+            // For `pva_start`: when a PVA task's dependencies ended.
+            self.st.tasks[i].ended_at[slot(frame)] = (frame, end_ns);
+        }
+        let noop = status.contains(RunStatus::SKIPPED) || self.noop[slot(frame)] & bit(task) != 0;
+        let outcome = if status.contains(RunStatus::MISSED) {
+            Outcome::Missed
+        } else if status.intersects(RunStatus::TASK_ERROR | RunStatus::ACCESS_REFUSED) {
+            // The application's code, if any, is in the fault record's error.
+            Outcome::TaskFailed(0)
+        } else if let Some(status) = (!noop).then(|| self.engine_error(task, frame)).flatten() {
+            Outcome::EngineFailed(status.raw())
+        } else {
+            Outcome::Ok
+        };
+        let run = Run {
+            start_ns,
+            end_ns,
+            outcome,
+        };
+        Ok(Completion::Done(run))
+    }
+
+    fn safe_state(&mut self, stop: &SafeStop) {
+        if let Some(safe) = self.safe_state {
+            safe(stop);
+        }
+    }
+
+    /// Into the trace and the counters; faults also into the fault records. Inlined: each
+    /// call site in the core passes one kind of event, and the match folds there.
+    #[inline(always)]
+    fn event(&mut self, event: &CoreEvent) {
+        match *event {
+            CoreEvent::Release { frame, error_ns } => {
+                let now = (self.release_time(frame) as i64).saturating_add(error_ns) as u64;
+                self.record(now, frame, NO_TASK, Event::FrameRelease, error_ns as u64);
+            }
+            CoreEvent::ModeSwitch { frame, mode } => {
+                let now = self.clock.now_ns();
+                self.record(now, frame, NO_TASK, Event::ModeSwitch, mode.0 as u64);
+            }
+            CoreEvent::TaskEnd {
+                frame,
+                task,
+                run,
+                skipped,
+            } => self.task_end(frame, task, run, skipped),
+            CoreEvent::Fault {
+                frame,
+                task,
+                kind,
+                action,
+                at_ns,
+                run,
+            } => self.fault(frame, task, kind, action, at_ns, run),
+            // Recorded by `submit` with its fence value; minor frames are the workers'.
+            CoreEvent::Submit { .. } | CoreEvent::MinorFrame { .. } => {}
+        }
+    }
+}
+
+impl Hosted {
+    /// Planned release time of `frame`.
+    fn release_time(&self, frame: u64) -> u64 {
+        self.t0 + frame * self.shared.schedule.period_ns
+    }
+
+    #[inline(always)]
     fn record(&self, time_ns: u64, frame: u64, task: u16, event: Event, value: u64) {
         self.shared.trace.push(Record {
             time_ns,
@@ -497,116 +747,38 @@ impl Executive {
         });
     }
 
-    /// Run one major frame: release it at its absolute time, submit, monitor, react.
-    pub fn step(&mut self) -> Result<FrameReport> {
-        if self.stopped {
-            return Err(Error::Phase(Phase::SafeStopped));
-        }
-        let s = self.shared.schedule;
-        let f = self.next;
-        let release = self.release_time(f);
-        self.clock.sleep_until(release);
-        let now = self.clock.now_ns();
-        let release_error = now as i64 - release as i64;
-        self.record(now, f, NO_TASK, Event::FrameRelease, release_error as u64);
-        self.faults_in_frame = 0;
-        self.not_applied_in_step = 0;
-
-        self.plan(f)?;
-        self.shared.board.release(f);
-        for w in self.st.workers.iter() {
-            w.thread.unpark();
-        }
-        for ahead in 1..=s.lookahead as u64 {
-            self.plan(f + ahead)?;
-        }
-        self.monitor(f)?;
-        self.next = f + 1;
-        let mode = self.plans[(f % FENCE_HISTORY as u64) as usize].map_or(self.mode, |p| p.mode);
-        Ok(FrameReport {
-            frame: f,
-            mode,
-            release_error_ns: release_error,
-            faults: self.faults_in_frame,
-            injections_not_applied: self.not_applied_in_step,
-            stopped: self.stopped,
-        })
+    fn fence_reached(&mut self, id: TaskId, value: u64) -> Result<bool> {
+        let context = Context::Task(self.shared.schedule.task(id).name);
+        let State {
+            tasks, sems, wait, ..
+        } = &mut self.st;
+        let rt = &mut tasks[id.0 as usize];
+        sems[id.0 as usize].fence_at(value, &mut rt.monitor, context)?;
+        let wait = wait.as_mut().ok_or(Error::Phase(Phase::NoWaitContext))?;
+        Ok(wait.wait(&rt.monitor, 0, context)? == Waited::Reached)
     }
 
-    /// Fix frame `f`'s plan, publish its fence values and submit its accelerator work.
-    fn plan(&mut self, f: u64) -> Result<()> {
-        if self.planned_up_to.is_some_and(|p| f <= p) {
-            return Ok(());
-        }
-        let s = self.shared.schedule;
-        if let Some(m) = self.hm.take_mode_request()
-            && m != self.mode
-        {
-            self.mode = m;
-            self.record(
-                self.clock.now_ns(),
-                f,
-                NO_TASK,
-                Event::ModeSwitch,
-                m.0 as u64,
-            );
-        }
-        let plan = FramePlan {
-            frame: f,
-            mode: self.mode,
-            skip: self.hm.take_skips(),
-        };
-        self.plans[(f % FENCE_HISTORY as u64) as usize] = Some(plan);
-        self.planned_up_to = Some(f);
-        self.drop_inapplicable(s, &plan);
-        let release = self.release_time(f);
-        self.shared.board.publish_plan(&plan, release);
-        for (i, rt) in self.st.tasks.iter_mut().enumerate() {
-            let id = TaskId(i as u16);
-            if plan.planned(s, id) {
-                let fence = rt.ledger.enqueue_signal(f);
-                self.shared.board.publish_fence(id, f, fence.value);
-            }
-        }
-        if self.graphs {
-            self.launch_graphs(f, &plan);
-        }
-        for i in 0..s.tasks.len() {
-            let id = TaskId(i as u16);
-            if !plan.planned(s, id) || matches!(self.st.tasks[i].submit, Submit::Cpu) {
-                if plan.planned(s, id) {
-                    self.apply_cpu_injection(id, f);
-                }
-                continue;
-            }
-            let now = self.clock.now_ns();
-            self.st.tasks[i].submitted_at[(f % FENCE_HISTORY as u64) as usize] = now;
-            // The value `plan` published for the board, from the executive's own ledger (no
-            // seqlock read); `submit` signals it.
-            let value = self.st.tasks[i]
-                .ledger
-                .fence_for(f)
-                .map(|fence| fence.value);
-            let outcome = if self.graphs {
-                self.graph_outcome(id, f)
+    /// A completed run: counted, and traced for an accelerator task (the workers trace
+    /// their CPU tasks themselves).
+    #[inline(always)]
+    fn task_end(&mut self, frame: u64, task: TaskId, run: Run, skipped: bool) {
+        let i = task.0 as usize;
+        if self.cpu & bit(task) == 0 {
+            self.record(run.start_ns, frame, task.0, Event::TaskStart, 0);
+            let event = if skipped {
+                Event::TaskSkipped
             } else {
-                None
+                Event::TaskEnd
             };
-            let r = match outcome {
-                Some(true) => value.ok_or(Error::Phase(Phase::TaskNotPlanned)),
-                Some(false) => Err(Error::Phase(Phase::NoGraph)),
-                None => self.submit(id, f, &plan, value),
-            };
-            match r {
-                Ok(v) => self.record(now, f, id.0, Event::Submit, v),
-                Err(_) => {
-                    self.st.tasks[i].failed_submit = Some(f);
-                }
-            }
+            let took = run.end_ns.saturating_sub(run.start_ns);
+            self.record(run.end_ns, frame, task.0, event, took);
         }
-        Ok(())
+        if skipped {
+            self.counters[i].skipped += 1;
+        } else {
+            self.counters[i].runs += 1;
+        }
     }
-
     /// Move the injections aimed at frame `plan.frame` whose task the frame's mode does not
     /// run from the pending list to the not-applied record.
     fn drop_inapplicable(&mut self, s: &Schedule, plan: &FramePlan) {
@@ -724,12 +896,18 @@ impl Executive {
         Ok(())
     }
 
-    /// Submit `id`'s frame `f` work, signalling `value` (its published fence value): the
-    /// value, once enqueued.
+    /// Submit `id`'s frame `f` work (a no-op that only signals, if `noop`), signalling
+    /// `value` (its published fence value): the value, once enqueued.
     #[inline]
-    fn submit(&mut self, id: TaskId, f: u64, plan: &FramePlan, value: Option<u64>) -> Result<u64> {
+    fn submit_work(
+        &mut self,
+        id: TaskId,
+        f: u64,
+        after: Deps<'_>,
+        noop: bool,
+        value: Option<u64>,
+    ) -> Result<u64> {
         let s = self.shared.schedule;
-        let noop = plan.skipped(id);
         match self.st.tasks[id.0 as usize].submit {
             Submit::Dla { device, .. } => self.apply_dla_injection(id, f, device)?,
             Submit::Pva { task } if !noop => self.apply_pva_injection(id, f, task)?,
@@ -737,7 +915,7 @@ impl Executive {
         }
         let value = value.ok_or(Error::Phase(Phase::TaskNotPlanned))?;
         let mut waits = Waits::new();
-        self.stats.waits_elided += self.frame_waits(id, f, &mut waits)?;
+        self.stats.waits_elided += self.frame_waits(id, f, after, &mut waits)?;
         let started = crate::engine::os::monotonic_ns();
         let r = submit_task(&mut self.st, s, id, f, &waits, value, noop);
         let spent = crate::engine::os::monotonic_ns().saturating_sub(started);
@@ -760,23 +938,29 @@ impl Executive {
         r.map(|()| value)
     }
 
-    /// Task `id`'s semaphore waits in frame `f`, into `waits` (empty): its dependencies
-    /// planned in their frame (the others are dropped: they order nothing), less those the
-    /// task's own in-order stream already orders (how many: the value). Filled in place, as
-    /// this runs for every accelerator task of every frame.
+    /// Task `id`'s semaphore waits in frame `f`, into `waits` (empty): of the runs in
+    /// `deps`, those planned in their frame (the ledger holds their fence; the others order
+    /// nothing), less those the task's own in-order stream already orders (how many: the
+    /// value). Filled in place, as this runs for every accelerator task of every frame.
     #[inline(always)]
-    fn frame_waits(&self, id: TaskId, f: u64, waits: &mut Waits) -> Result<u64> {
+    fn frame_waits(
+        &self,
+        id: TaskId,
+        f: u64,
+        deps: impl Iterator<Item = Dep>,
+        waits: &mut Waits,
+    ) -> Result<u64> {
         let mut elided = 0;
-        for w in self.shared.schedule.task(id).waits {
-            if let Some(df) = f.checked_sub(w.lag as u64)
-                && let Some(v) = self.st.tasks[w.task.0 as usize].ledger.fence_for(df)
-            {
+        for d in deps {
+            if let Some(v) = self.st.tasks[d.task.0 as usize].ledger.fence_for(d.frame) {
                 let v = v.value;
-                if self.ordered_by_stream(id, w.task, w.lag, df) {
+                // A dependency's frame is at most `MAX_LAG` before the task's.
+                let lag = f.saturating_sub(d.frame) as u8;
+                if self.ordered_by_stream(id, d.task, lag, d.frame) {
                     elided += 1;
                     continue;
                 }
-                waits.push((w.task, v)).map_err(|_| Error::Capacity {
+                waits.push((d.task, v)).map_err(|_| Error::Capacity {
                     table: Table::WaitsPerTask,
                     limit: MAX_WAITS as u32,
                 })?;
@@ -801,7 +985,15 @@ impl Executive {
             let fits = g.tasks().iter().all(|t| {
                 let value = self.shared.board.fence(t.id, f);
                 let mut waits = Waits::new();
-                let elided_here = self.frame_waits(t.id, f, &mut waits).ok();
+                let deps = self.shared.schedule.task(t.id).waits.iter();
+                let deps = deps.filter_map(|w| {
+                    let frame = f.checked_sub(w.lag as u64)?;
+                    Some(Dep {
+                        task: w.task,
+                        frame,
+                    })
+                });
+                let elided_here = self.frame_waits(t.id, f, deps, &mut waits).ok();
                 match (
                     plan.planned(s, t.id) && !plan.skipped(t.id),
                     value,
@@ -845,6 +1037,7 @@ impl Executive {
     /// stream both are queued on: CUDA streams execute their work in issue order, and `dep`'s
     /// work was issued first (an earlier frame, or earlier in schedule order in this frame)
     /// and issued successfully. Then `task` needs no semaphore wait on it.
+    #[inline(always)]
     fn ordered_by_stream(&self, task: TaskId, dep: TaskId, lag: u8, dep_frame: u64) -> bool {
         let tasks = &self.st.tasks;
         let issued_ok = tasks
@@ -860,91 +1053,17 @@ impl Executive {
         waits.len() as u64 + stamps + u64::from(!noop) + 1
     }
 
-    /// What the executive's submissions cost since seal (host time measured around each
-    /// accelerator task's enqueue, on the real clock in every mode).
-    pub fn submit_stats(&self) -> SubmitStats {
-        self.stats
-    }
-
-    /// Wait for every task of frame `f` (in schedule order, each until its deadline), record
-    /// its times, check deadline and budget, and report faults.
-    fn monitor(&mut self, f: u64) -> Result<()> {
-        let s = self.shared.schedule;
-        let Some(plan) = self.plans[(f % FENCE_HISTORY as u64) as usize].filter(|p| p.frame == f)
-        else {
-            return Ok(());
-        };
-        let release = self.release_time(f);
-        let h = (f % FENCE_HISTORY as u64) as usize;
-        for i in 0..s.tasks.len() {
-            let id = TaskId(i as u16);
-            if !plan.planned(s, id) {
-                continue;
-            }
-            let t = s.task(id);
-            let deadline = release + t.deadline_ns;
-            // As published on the board, from the executive's ledger.
-            let value = self.st.tasks[i]
-                .ledger
-                .fence_for(f)
-                .map_or(0, |fence| fence.value);
-            if self.st.tasks[i].failed_submit == Some(f) {
-                self.fault(f, id, FaultKind::EngineError, deadline);
-                continue;
-            }
-            let reached = self.wait_task(id, value, release, deadline)?;
-            if !reached {
-                self.counters[i].timeouts += 1;
-                self.fault(f, id, FaultKind::FenceTimeout, deadline);
-                continue;
-            }
-            let (start, end, task_status) = self.times(id, f)?;
-            self.st.tasks[i].ended_at[h] = (f, end);
-            let skipped = plan.skipped(id) || task_status.contains(RunStatus::SKIPPED);
-            if !matches!(self.st.tasks[i].submit, Submit::Cpu) {
-                self.record(start, f, id.0, Event::TaskStart, 0);
-                let event = if skipped {
-                    Event::TaskSkipped
-                } else {
-                    Event::TaskEnd
-                };
-                self.record(end, f, id.0, event, end.saturating_sub(start));
-            }
-            if task_status.contains(RunStatus::MISSED) {
-                // The worker reached it only after its deadline: signalled, not run.
-                self.counters[i].deadline_misses += 1;
-                self.fault(f, id, FaultKind::DeadlineMiss, end.max(deadline));
-            }
-            if skipped {
-                self.counters[i].skipped += 1;
-                continue;
-            }
-            self.counters[i].runs += 1;
-            if end > deadline {
-                self.counters[i].deadline_misses += 1;
-                self.fault(f, id, FaultKind::DeadlineMiss, end);
-            }
-            if end.saturating_sub(start) > t.budget_ns {
-                self.counters[i].overruns += 1;
-                self.fault_with(f, id, FaultKind::BudgetOverrun, end, end - start);
-            }
-            if task_status.intersects(RunStatus::TASK_ERROR | RunStatus::ACCESS_REFUSED) {
-                self.counters[i].errors += 1;
-                self.fault(f, id, FaultKind::TaskError, end);
-            }
-            if let Some(_status) = self.engine_error(id, f) {
-                self.counters[i].errors += 1;
-                self.fault(f, id, FaultKind::EngineError, end);
-            }
-        }
-        Ok(())
-    }
-
     /// Wait for task `id` of the frame released at `release` to reach `value`, by its
     /// deadline, following the task's CPU wait policy; the time spun is counted.
-    fn wait_task(&mut self, id: TaskId, value: u64, release: u64, deadline: u64) -> Result<bool> {
+    #[inline(always)]
+    fn wait_task(
+        &mut self,
+        id: TaskId,
+        value: u64,
+        (release, deadline): (u64, u64),
+        context: Context,
+    ) -> Result<bool> {
         let s = self.shared.schedule;
-        let context = Context::Task(s.task(id).name);
         let until = Until {
             clock: self.clock,
             release_ns: release,
@@ -963,10 +1082,9 @@ impl Executive {
     }
 
     /// Start, end and CPU status of a completed task.
-    fn times(&mut self, id: TaskId, f: u64) -> Result<(u64, u64, RunStatus)> {
-        let s = self.shared.schedule;
+    #[inline(always)]
+    fn times(&mut self, id: TaskId, f: u64, context: Context) -> Result<(u64, u64, RunStatus)> {
         let h = (f % FENCE_HISTORY as u64) as usize;
-        let context = Context::Task(s.task(id).name);
         match self.st.tasks[id.0 as usize].submit {
             Submit::Cpu => {
                 let r = self
@@ -1066,6 +1184,7 @@ impl Executive {
     }
 
     /// The engine error of task `id`'s run in frame `f`, after its fence was reached.
+    #[inline(always)]
     fn engine_error(&mut self, id: TaskId, f: u64) -> Option<Status> {
         match self.st.tasks[id.0 as usize].submit {
             Submit::Dla { device, .. } => self.st.dlas[device].device.poll_error(),
@@ -1080,13 +1199,27 @@ impl Executive {
         }
     }
 
-    fn fault(&mut self, f: u64, id: TaskId, kind: FaultKind, time_ns: u64) {
-        self.fault_with(f, id, kind, time_ns, 0);
-    }
-
-    fn fault_with(&mut self, f: u64, id: TaskId, kind: FaultKind, time_ns: u64, used_ns: u64) {
+    /// A fault the core detected and the reaction its health monitor chose, dated `time_ns`:
+    /// counted, traced (the fault, then the reaction) and kept with its typed error.
+    #[cold]
+    #[inline(never)]
+    fn fault(
+        &mut self,
+        f: u64,
+        id: TaskId,
+        kind: FaultKind,
+        action: Action,
+        time_ns: u64,
+        run: Option<Run>,
+    ) {
         let s = self.shared.schedule;
-        self.faults_in_frame += 1;
+        let counters = &mut self.counters[id.0 as usize];
+        match kind {
+            FaultKind::FenceTimeout => counters.timeouts += 1,
+            FaultKind::DeadlineMiss => counters.deadline_misses += 1,
+            FaultKind::BudgetOverrun => counters.overruns += 1,
+            FaultKind::TaskError | FaultKind::EngineError => counters.errors += 1,
+        }
         let name = s.task(id).name;
         let engine = s
             .engines
@@ -1107,7 +1240,7 @@ impl Executive {
             },
             FaultKind::BudgetOverrun => Error::BudgetExceeded {
                 task: name,
-                used_ns,
+                used_ns: run.map_or(0, |run| run.end_ns.saturating_sub(run.start_ns)),
                 budget_ns: s.task(id).budget_ns,
             },
             FaultKind::TaskError => {
@@ -1126,7 +1259,6 @@ impl Executive {
             }
         };
         self.record(time_ns, f, id.0, Event::Fault(kind), 0);
-        let r = self.hm.report(s, kind, id);
         if self.recent.is_full() {
             self.recent.pop_front();
         }
@@ -1134,10 +1266,10 @@ impl Executive {
             frame: f,
             task: id,
             kind,
-            action: r.action,
+            action,
             error,
         });
-        let value = match r.action {
+        let value = match action {
             Action::SwitchMode(m) => m.0 as u64,
             _ => 0,
         };
@@ -1145,30 +1277,9 @@ impl Executive {
             self.clock.now_ns().max(time_ns),
             f,
             id.0,
-            Event::Reaction(r.action),
+            Event::Reaction(action),
             value,
         );
-        if r.action == Action::SafeStop && !self.stopped {
-            self.stopped = true;
-            if let Some(safe) = self.safe_state {
-                safe(&SafeStop {
-                    frame: f,
-                    task: s.task(id).name,
-                    fault: kind,
-                });
-            }
-        }
-    }
-
-    /// Stop the workers and engines and release everything, in order: wait for the engines,
-    /// free, close. Reports the first failure but always goes on releasing.
-    pub fn shutdown(mut self) -> Result<()> {
-        let board = self.shared.board;
-        let stopped = stop_workers(&mut self.st, board);
-        let drained = self.drain_cpu_signals();
-        let released = release_engines(&mut self.st);
-        self.clock.stop();
-        stopped.and(drained).and(released)
     }
 
     /// With the workers stopped, bring every CPU task's semaphore up to the value of the last
@@ -1176,8 +1287,8 @@ impl Executive {
     /// (lookahead) and never released, and released frames a late worker did not get to
     /// before it stopped. The accelerator work queued behind those CPU tasks then drains
     /// instead of waiting forever. Nobody else signals these semaphores any more.
-    fn drain_cpu_signals(&mut self) -> Result<()> {
-        let Some(last) = self.planned_up_to else {
+    fn drain_cpu_signals(&mut self, last_planned: Option<u64>) -> Result<()> {
+        let Some(last) = last_planned else {
             return Ok(());
         };
         let s = self.shared.schedule;

@@ -1218,18 +1218,25 @@ pub(crate) fn spawn_workers(
                 worker.run()
             })
             .map_err(|_| Error::Platform(PlatformFact::WorkerThreadNotStarted))?;
-        let grant = grant_rx
-            .recv()
-            .map_err(|_| Error::Platform(PlatformFact::WorkerThreadNotStarted))?;
+        let Ok(grant) = grant_rx.recv() else {
+            // The thread ended (it panicked) before it ran the worker: join it, so that no
+            // thread of this runtime outlives init's failure.
+            let _ = join.join();
+            return Err(Error::Platform(PlatformFact::WorkerThreadNotStarted));
+        };
         let thread = join.thread().clone();
-        state
-            .workers
-            .push(WorkerHandle {
-                join,
-                thread,
-                grant,
-            })
-            .map_err(|_| full)?;
+        let handle = WorkerHandle {
+            join,
+            thread,
+            grant,
+        };
+        if let Err(w) = state.workers.push(handle) {
+            // Not recorded, so the caller's release would not join it: stop and join it here.
+            shared.board.request_stop();
+            w.thread.unpark();
+            let _ = w.join.join();
+            return Err(full);
+        }
     }
     Ok(())
 }

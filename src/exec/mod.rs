@@ -30,6 +30,6 @@ pub use executive::{
     Executive, FaultRecord, FrameReport, Injection, NotApplied, SubmitStats, TaskCounters,
 };
 #[cfg(feature = "std")]
-pub use runtime::{Builder, Config, Initialized, SafeStop, Storage};
+pub use runtime::{Builder, Config, InitFailure, Initialized, SafeStop, Storage};
 #[cfg(feature = "std")]
 pub use worker::{CpuTask, TRACE_CAPACITY, TaskFault};

@@ -30,7 +30,7 @@ use crate::error::{Error, Result, Table};
 use crate::exec::bind::BodySet;
 use crate::exec::board::{Board, TaskRow};
 use crate::exec::executive::{Executive, Sealed, TaskCounters};
-use crate::exec::health::{FaultCounts, HealthMonitor};
+use crate::exec::health::FaultCounts;
 use crate::exec::init::{Init, Workers, check_table, spawn_workers, thread_request};
 use crate::exec::state::{
     BufferCopy, DlaEntry, PvaExecEntry, PvaStreamEntry, State, StreamEntry, Submit, TaskRt,
@@ -386,16 +386,34 @@ impl Builder {
     }
 
     /// Create every object, warm every work item up and start the CPU workers.
+    ///
+    /// On a failure, init releases what it had built before it returns (as
+    /// [`Builder::try_init`], whose error also says whether that release succeeded).
     pub fn init(self) -> Result<Initialized> {
+        self.try_init().map_err(|f| f.error)
+    }
+
+    /// [`Builder::init`], whose error also says whether init released everything it had
+    /// built: with [`InitFailure::released_all`], no thread or engine object that init
+    /// started still uses the storage, the schedule or the bound task bodies, and their
+    /// memory may be reused (a C partition frees it, and may init again).
+    // Two `Error`s by value: called once, at init, and the runtime has no heap to box into.
+    #[allow(clippy::result_large_err)]
+    pub fn try_init(self) -> core::result::Result<Initialized, InitFailure> {
+        // Before the clock starts nothing has been built: nothing to release.
+        let nothing = |error| InitFailure {
+            error,
+            release: Ok(()),
+        };
         if let Some(e) = self.error {
-            return Err(e);
+            return Err(nothing(e));
         }
         let s = self.schedule;
-        check_table(s)?;
+        check_table(s).map_err(nothing)?;
         let init_start = os::monotonic_ns();
         let p = self.parts;
         let board = p.board;
-        let ledger = AccessLedger::new(s, p.before, p.users)?;
+        let ledger = AccessLedger::new(s, p.before, p.users).map_err(nothing)?;
         copy_offsets(s, p.offsets);
         for (i, t) in s.tasks.iter().enumerate() {
             if self.virtual_costs_set & (1 << i) == 0 {
@@ -419,7 +437,7 @@ impl Builder {
             }
         });
         // The clock starts first: warm-up timestamps and the engines' "free at" times are on it.
-        let clock = Clock::start(self.config.virtual_clock, 1_000_000_000)?;
+        let clock = Clock::start(self.config.virtual_clock, 1_000_000_000).map_err(nothing)?;
         let state = State {
             tasks: p.tasks,
             sems: p.sems,
@@ -448,10 +466,11 @@ impl Builder {
         };
         let views = p.views;
         let result = init.build(views);
-        if let Err(e) = result {
-            let _ = init.release_all();
+        if let Err(error) = result {
+            // No worker thread exists yet: releasing the engine objects releases everything.
+            let release = init.release_all();
             clock.stop();
-            return Err(e);
+            return Err(InitFailure { error, release });
         }
         let shared = Shared {
             virtual_wait_cap_us: self.config.virtual_wait_cap_us,
@@ -471,11 +490,14 @@ impl Builder {
             tasks: p.worker_tasks,
             sems: p.worker_sems,
         };
-        if let Err(e) = spawn_workers(s, &mut state, shared, workers, self.config, process_cpus) {
+        if let Err(error) = spawn_workers(s, &mut state, shared, workers, self.config, process_cpus)
+        {
+            // Joins every worker started (spawn_workers joins one it could not record), then
+            // releases the engine objects.
             board.request_stop();
-            let _ = crate::exec::executive::release_state(&mut state, board);
+            let release = crate::exec::executive::release_state(&mut state, board);
             clock.stop();
-            return Err(e);
+            return Err(InitFailure { error, release });
         }
         Ok(Initialized {
             shared,
@@ -488,6 +510,50 @@ impl Builder {
             safe_state: self.safe_state,
             init_ns: os::monotonic_ns() - init_start,
         })
+    }
+}
+
+/// A failed [`Builder::try_init`]: why, and how releasing what init had built went.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub struct InitFailure {
+    /// Why init failed.
+    pub error: Error,
+    /// Releasing what init had built (stop and join the CPU workers, release the engine
+    /// objects in order, close the libraries): `Ok` when all of it was released, else the
+    /// first failure on the way (a hung engine, a worker that failed or panicked, an object
+    /// a library would not release). After a failure some engine (its library's threads) may
+    /// still use what init gave it: the storage, the schedule and the task bodies must then
+    /// stay valid.
+    pub release: Result<()>,
+}
+
+impl InitFailure {
+    /// Whether init released everything it had built: nothing it started still uses the
+    /// storage, the schedule or the task bodies.
+    pub fn released_all(&self) -> bool {
+        self.release.is_ok()
+    }
+}
+
+impl core::error::Error for InitFailure {}
+
+impl From<InitFailure> for Error {
+    fn from(f: InitFailure) -> Error {
+        f.error
+    }
+}
+
+impl core::fmt::Display for InitFailure {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.release {
+            Ok(()) => write!(f, "{}", self.error),
+            Err(e) => write!(
+                f,
+                "{} (releasing what init had built failed too: {e})",
+                self.error
+            ),
+        }
     }
 }
 
@@ -619,16 +685,16 @@ impl Initialized {
         }
         // Frame 0 is released one period from now: warm-up work has drained by then.
         let t0 = self.clock.now_ns() + self.shared.schedule.period_ns;
-        Ok(Executive::new(Sealed {
+        Executive::new(Sealed {
             shared: self.shared,
             st: self.state,
             counters: self.counters,
-            hm: HealthMonitor::new(self.faults),
+            faults: self.faults,
             clock: self.clock,
             t0,
             realtime: self.realtime,
             executive_thread: self.executive_thread,
             safe_state: self.safe_state,
-        }))
+        })
     }
 }

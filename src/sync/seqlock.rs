@@ -117,6 +117,7 @@ impl<const W: usize> SeqLock<W> {
     /// Publish `words` as `version`. Never blocks. Returns `false` (and stores nothing) when
     /// the slot is being written, already holds or claims this or a newer version, or
     /// `version` is above [`Self::MAX_VERSION`].
+    #[inline]
     pub fn write(&self, version: u64, words: [u64; W]) -> bool {
         let claimed = self.claim(version);
         if claimed {

@@ -115,6 +115,7 @@ pub struct Record {
 
 impl Record {
     /// Pack into four words.
+    #[inline]
     pub const fn pack(&self) -> [u64; 4] {
         [
             self.time_ns,

@@ -1227,6 +1227,12 @@ orin_exec_status_t orin_exec_set_safe_state(orin_exec_runtime_t *rt, orin_exec_s
  * Errors: `ORIN_EXEC_E_HANDLE`, `ORIN_EXEC_E_PHASE` (not just created), `ORIN_EXEC_E_BINDING`
  * (a CPU task without binding; the message names it), `ORIN_EXEC_E_INIT` (the platform
  * failed; only destroy is left).
+ *
+ * A failed init releases what it had built (joins the workers it started, releases the
+ * engine objects); `orin_exec_destroy` then frees all of the runtime's memory, so a partition
+ * may create and init again without losing any. Only if that release failed too (a hung
+ * engine) may something still use the memory: destroy then keeps it (a leak, never freed
+ * under a thread), and the message of this call says so.
  */
 orin_exec_status_t orin_exec_init(orin_exec_runtime_t *rt);
 

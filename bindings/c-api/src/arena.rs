@@ -3,8 +3,9 @@
 //! The runtime's API takes `&'static` tables and storage (a Rust application puts them in
 //! statics). A C partition creates its runtime at run time, so the C API allocates them (all
 //! before `orin_exec_seal`), hands the runtime `'static` borrows, and frees them only once
-//! nothing can use them any more: after a successful shutdown, or when init never started a
-//! thread. Otherwise they stay allocated (a leak, never a dangling borrow).
+//! nothing can use them any more: after a successful shutdown, when init was never called,
+//! or when init failed and released everything it had built (`InitFailure::released_all`).
+//! Otherwise they stay allocated (a leak, never a dangling borrow).
 
 /// One allocation and how to free it.
 struct Owned {

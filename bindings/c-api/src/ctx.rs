@@ -90,25 +90,13 @@ pub unsafe extern "C" fn orin_exec_ctx_read(
     data: *mut *const c_void,
     size: *mut usize,
 ) -> orin_exec_status_t {
-    status((|| {
-        if data.is_null() || size.is_null() {
-            fail!(
-                ORIN_EXEC_E_NULL,
-                "orin_exec_ctx_read: `data` or `size` is NULL"
-            );
-        }
-        // SAFETY: the caller's contract.
-        let c = unsafe { cpu_ctx(ctx) }?;
-        let s = c
-            .read(BufferId(buffer))
-            .map_err(|e| Fail::runtime(orin_exec_status_t::ORIN_EXEC_E_BUFFER, &e))?;
-        // SAFETY: both non-NULL and valid for writes by the caller's contract.
-        unsafe {
-            data.write(s.as_ptr().cast());
-            size.write(s.len());
-        }
-        Ok(())
-    })())
+    // SAFETY: the caller's contract, passed on.
+    unsafe {
+        hand_out("orin_exec_ctx_read", ctx, data, size, |c| {
+            c.read(BufferId(buffer))
+                .map(|s| (s.as_ptr().cast::<c_void>(), s.len()))
+        })
+    }
 }
 
 /// Write access to the frame's copy of `buffer` (once per run): sets `*data` and `*size`.
@@ -124,22 +112,40 @@ pub unsafe extern "C" fn orin_exec_ctx_write(
     data: *mut *mut c_void,
     size: *mut usize,
 ) -> orin_exec_status_t {
+    // SAFETY: the caller's contract, passed on.
+    unsafe {
+        hand_out("orin_exec_ctx_write", ctx, data, size, |c| {
+            c.write(BufferId(buffer))
+                .map(|s| (s.as_mut_ptr().cast::<c_void>(), s.len()))
+        })
+    }
+}
+
+/// What `orin_exec_ctx_read` and `_write` share: checks the output pointers, takes the access
+/// (`take`: the buffer's pointer and length) and writes them into `*data` and `*size`.
+///
+/// # Safety
+/// `ctx` is NULL or the context of a running task function; `data` and `size` are NULL or
+/// valid for writes.
+unsafe fn hand_out<P>(
+    call: &'static str,
+    ctx: *const orin_exec_task_ctx_t,
+    data: *mut P,
+    size: *mut usize,
+    take: impl FnOnce(&CpuCtx<'_>) -> orin_exec::Result<(P, usize)>,
+) -> orin_exec_status_t {
     status((|| {
         if data.is_null() || size.is_null() {
-            fail!(
-                ORIN_EXEC_E_NULL,
-                "orin_exec_ctx_write: `data` or `size` is NULL"
-            );
+            fail!(ORIN_EXEC_E_NULL, "{call}: `data` or `size` is NULL");
         }
         // SAFETY: the caller's contract.
         let c = unsafe { cpu_ctx(ctx) }?;
-        let s = c
-            .write(BufferId(buffer))
-            .map_err(|e| Fail::runtime(orin_exec_status_t::ORIN_EXEC_E_BUFFER, &e))?;
+        let (ptr, len) =
+            take(c).map_err(|e| Fail::runtime(orin_exec_status_t::ORIN_EXEC_E_BUFFER, &e))?;
         // SAFETY: both non-NULL and valid for writes by the caller's contract.
         unsafe {
-            data.write(s.as_mut_ptr().cast());
-            size.write(s.len());
+            data.write(ptr);
+            size.write(len);
         }
         Ok(())
     })())

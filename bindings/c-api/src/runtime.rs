@@ -542,6 +542,12 @@ pub extern "C" fn orin_exec_set_safe_state(
 /// Errors: `ORIN_EXEC_E_HANDLE`, `ORIN_EXEC_E_PHASE` (not just created), `ORIN_EXEC_E_BINDING`
 /// (a CPU task without binding; the message names it), `ORIN_EXEC_E_INIT` (the platform
 /// failed; only destroy is left).
+///
+/// A failed init releases what it had built (joins the workers it started, releases the
+/// engine objects); `orin_exec_destroy` then frees all of the runtime's memory, so a partition
+/// may create and init again without losing any. Only if that release failed too (a hung
+/// engine) may something still use the memory: destroy then keeps it (a leak, never freed
+/// under a thread), and the message of this call says so.
 #[unsafe(no_mangle)]
 pub extern "C" fn orin_exec_init(rt: *mut orin_exec_runtime_t) -> orin_exec_status_t {
     status(with(rt, "orin_exec_init", |i, slot| {
@@ -568,16 +574,32 @@ pub extern "C" fn orin_exec_init(rt: *mut orin_exec_runtime_t) -> orin_exec_stat
         for &(task, ns) in &i.costs {
             b = b.virtual_cost(task, ns);
         }
-        match b.init() {
+        match b.try_init() {
             Ok(r) => {
                 i.phase = Phase::Initialized(r);
                 Ok(())
             }
-            Err(e) => {
-                // Init may have started threads that borrow the arena before it failed.
-                i.reclaimable = false;
+            Err(f) => {
                 i.phase = Phase::Done;
-                Err(Fail::runtime(orin_exec_status_t::ORIN_EXEC_E_INIT, &e))
+                let fail = Fail::runtime(orin_exec_status_t::ORIN_EXEC_E_INIT, &f.error);
+                match f.release {
+                    // Every worker joined and every engine object released: nothing uses the
+                    // arena any more, and destroy frees it.
+                    Ok(()) => Err(fail),
+                    Err(release) => {
+                        // Some engine (a library thread) may still use the storage, the
+                        // tables or the bodies: destroy leaks the arena rather than free it
+                        // under them.
+                        i.reclaimable = false;
+                        Err(Fail::new(
+                            fail.status,
+                            format_args!(
+                                "orin_exec_init failed and releasing what it built failed too ({release}): destroy keeps this runtime's memory; init: {}",
+                                f.error
+                            ),
+                        ))
+                    }
+                }
             }
         }
     }))

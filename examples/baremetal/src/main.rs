@@ -15,7 +15,7 @@ use cortex_m_rt::entry;
 use cortex_m_semihosting::debug::{self, EXIT_FAILURE, EXIT_SUCCESS};
 use defmt_semihosting as _;
 use orin_exec::exec::cycle::{
-    Completion, CpuCall, CpuDispatch, Cycle, Dep, Event, Outcome, Platform, SafeStop,
+    Completion, CpuCall, CpuDispatch, Cycle, Deps, Event, Outcome, Platform, SafeStop,
 };
 use orin_exec::exec::health::FaultCounts;
 use orin_exec::table::{FaultKind, TaskId};
@@ -93,14 +93,14 @@ impl Platform for Board {
         // Nothing waits for a CPU task but later CPU tasks, which the core orders itself.
     }
 
-    fn submit(&mut self, task: TaskId, _: u64, _: &[Dep], _: bool) -> Result<(), i32> {
+    fn submit(&mut self, task: TaskId, _: u64, _: Deps<'_>, _: bool) -> Result<(), i32> {
         defmt::error!("no accelerator on this board: {=str}", name(task));
         Err(-1)
     }
 
-    fn wait(&mut self, _task: TaskId, _frame: u64, limit_ns: u64) -> Completion {
+    fn wait(&mut self, _task: TaskId, _frame: u64, limit_ns: u64) -> orin_exec::Result<Completion> {
         self.sleep_until(limit_ns);
-        Completion::Pending
+        Ok(Completion::Pending)
     }
 
     fn safe_state(&mut self, stop: &SafeStop) {
@@ -164,6 +164,7 @@ impl Platform for Board {
                 task,
                 kind,
                 action,
+                ..
             } => defmt::warn!(
                 "{=u64} us: frame {=u64} fault {} of {=str} -> {}",
                 us,

@@ -238,6 +238,7 @@ impl Mock {
                     task,
                     kind,
                     action,
+                    ..
                 } => Some((frame, task, kind, action)),
                 _ => None,
             })
@@ -290,16 +291,16 @@ impl Platform for Mock {
         &mut self,
         task: TaskId,
         frame: u64,
-        after: &[Dep],
+        after: Deps<'_>,
         noop: bool,
     ) -> core::result::Result<(), i32> {
         self.submitted
-            .insert((task.0, frame), (self.now, after.to_vec(), noop));
+            .insert((task.0, frame), (self.now, after.collect(), noop));
         Ok(())
     }
 
-    fn wait(&mut self, task: TaskId, frame: u64, limit_ns: u64) -> Completion {
-        match self.resolve(task, frame) {
+    fn wait(&mut self, task: TaskId, frame: u64, limit_ns: u64) -> Result<Completion> {
+        Ok(match self.resolve(task, frame) {
             // Complete by the limit, or already when the wait begins.
             Some(run) if run.end_ns <= limit_ns.max(self.now) => {
                 self.now = self.now.max(run.end_ns);
@@ -309,7 +310,7 @@ impl Platform for Mock {
                 self.now = self.now.max(limit_ns);
                 Completion::Pending
             }
-        }
+        })
     }
 
     fn safe_state(&mut self, stop: &SafeStop) {
@@ -656,6 +657,144 @@ fn handed_cpu_tasks_are_monitored_by_wait() {
     assert_eq!(p.done[&(DECIDE.0, 1)].start_ns, 15_500);
     assert_eq!(p.ends(DECIDE).len(), 1);
     assert_eq!(p.now, 18_000);
+}
+
+/// A platform whose own workers run the CPU tasks ([`CpuTasks::Workers`], as the hosted
+/// runtime's threads do): each released frame's tasks run one after another on one worker,
+/// from their release offsets, unless the test scripted their run.
+struct Pool {
+    mock: Mock,
+    /// Runs the test fixes for (task, frame), instead of the worker's.
+    scripted: HashMap<(u16, u64), Run>,
+    /// The executive thread is preempted in its wait for (task, frame) until this time.
+    preempt: HashMap<(u16, u64), u64>,
+    plans: HashMap<u64, FramePlan>,
+    hooks: Vec<(&'static str, u64)>,
+}
+
+impl Platform for Pool {
+    const CPU_TASKS: CpuTasks = CpuTasks::Workers;
+
+    fn now_ns(&mut self) -> u64 {
+        self.mock.now_ns()
+    }
+
+    fn sleep_until(&mut self, t_ns: u64) {
+        self.mock.sleep_until(t_ns)
+    }
+
+    fn dispatch_cpu(&mut self, call: CpuCall) -> CpuDispatch {
+        self.mock.dispatch_cpu(call)
+    }
+
+    fn signal(&mut self, task: TaskId, frame: u64, at_ns: u64) {
+        self.mock.signal(task, frame, at_ns)
+    }
+
+    fn frame_planned(&mut self, plan: &FramePlan) {
+        self.hooks.push(("planned", plan.frame));
+        self.plans.insert(plan.frame, *plan);
+    }
+
+    fn frame_released(&mut self, frame: u64) {
+        self.hooks.push(("released", frame));
+        let s = cpu_schedule(false);
+        let release = frame * s.period_ns;
+        let mut free = release;
+        for (i, t) in s.tasks.iter().enumerate() {
+            let id = TaskId(i as u16);
+            if !self.plans[&frame].planned(s, id) {
+                continue;
+            }
+            let start_ns = free.max(release + t.release_ns);
+            let run = self.scripted.get(&(id.0, frame)).copied().unwrap_or(Run {
+                start_ns,
+                end_ns: start_ns + self.mock.cost[&id.0],
+                outcome: Outcome::Ok,
+            });
+            free = run.end_ns;
+            self.mock.done.insert((id.0, frame), run);
+        }
+    }
+
+    fn submit(
+        &mut self,
+        task: TaskId,
+        frame: u64,
+        after: Deps<'_>,
+        noop: bool,
+    ) -> core::result::Result<(), i32> {
+        self.mock.submit(task, frame, after, noop)
+    }
+
+    fn wait(&mut self, task: TaskId, frame: u64, limit_ns: u64) -> Result<Completion> {
+        if let Some(until) = self.preempt.remove(&(task.0, frame)) {
+            self.mock.now = self.mock.now.max(until);
+        }
+        self.mock.wait(task, frame, limit_ns)
+    }
+
+    fn safe_state(&mut self, stop: &SafeStop) {
+        self.mock.safe_state(stop)
+    }
+
+    fn event(&mut self, event: &Event) {
+        self.mock.event(event)
+    }
+}
+
+/// With the platform's own workers (the hosted runtime's mode), the core never dispatches a
+/// CPU task: it plans each frame (`frame_planned`), releases it to the workers
+/// (`frame_released`, before the frames planned ahead) and monitors every CPU task with
+/// `wait`. A run the worker reached only after its deadline (`Outcome::Missed`) is a deadline
+/// miss, dated by its signal, and a no-op.
+///
+/// Covers: REQ-PART-076
+#[test]
+fn workers_run_cpu_tasks_and_the_core_monitors_them() {
+    let s = cpu_schedule(false);
+    let mut p = Pool {
+        mock: Mock::with_costs(&[(SENSE, 700), (DECIDE, 900), (LOG, 300)]),
+        scripted: HashMap::new(),
+        preempt: HashMap::new(),
+        plans: HashMap::new(),
+        hooks: Vec::new(),
+    };
+    // Frame 1: the worker reaches `decide` only at 18_100, after its deadline (18_000), and
+    // the executive, preempted while it waits for `sense`, sees it only at 18_500.
+    let missed = Run {
+        start_ns: 18_100,
+        end_ns: 18_100,
+        outcome: Outcome::Missed,
+    };
+    p.scripted.insert((DECIDE.0, 1), missed);
+    p.preempt.insert((SENSE.0, 1), 18_500);
+    let mut rows = ROWS;
+    let mut cycle = Cycle::new(s, &mut rows, 0).unwrap();
+    for _ in 0..3 {
+        let r = cycle.step(&mut p).unwrap();
+        assert!(!r.stopped);
+    }
+    let expected: Vec<_> = (0..3)
+        .flat_map(|f| [("planned", f), ("released", f)])
+        .collect();
+    assert_eq!(p.hooks, expected);
+    assert!(p.mock.calls.is_empty(), "the core dispatched a CPU task");
+    assert_eq!(p.mock.count(|e| matches!(e, Event::MinorFrame { .. })), 0);
+    assert_eq!(
+        p.mock.faults(),
+        [(1, DECIDE, FaultKind::DeadlineMiss, Action::Log)]
+    );
+    let dated = p.mock.events.iter().find_map(|e| match *e {
+        Event::Fault { at_ns, .. } => Some(at_ns),
+        _ => None,
+    });
+    assert_eq!(dated, Some(18_100));
+    let decide: Vec<_> = p.mock.ends(DECIDE).iter().map(|e| (e.0, e.2)).collect();
+    assert_eq!(decide, [(0, false), (1, true), (2, false)]);
+    assert_eq!(p.mock.ends(SENSE).len(), 3);
+    assert_eq!(p.mock.ends(LOG).len(), 3);
+    assert_eq!(cycle.health().count(DECIDE, FaultKind::DeadlineMiss), 1);
 }
 
 /// A schedule with more tasks than the fault-count rows lent is refused.
