@@ -651,6 +651,9 @@ fn run_frames(exec: &mut Executive, args: &Args) -> Result<Outcome, orin_exec::E
         not_applied: Vec::new(),
         unaccounted: Vec::new(),
     };
+    // Asked once: the answer does not change, and the call is a syscall on this thread, whose
+    // CPU time the demo reports as the executive's.
+    let live = std::io::stdout().is_terminal();
     for _ in 0..args.frames {
         // The main thread counts only inside the executive's step.
         exempt_this_thread(false);
@@ -706,7 +709,6 @@ fn run_frames(exec: &mut Executive, args: &Args) -> Result<Outcome, orin_exec::E
             }
         }
         // A live progress line on a terminal; one line a second otherwise (logs, CI).
-        let live = std::io::stdout().is_terminal();
         if !args.quiet && (live || f % 30 == 29) {
             let mode = app::mode_name(s, report.mode);
             let d = decision.map_or("-".to_string(), |d| {
