@@ -13,7 +13,8 @@
 //! assert_eq!(yield_until(|| false, 1_000), WaitOutcome::TimedOut);
 //! ```
 
-use std::sync::{Condvar, Mutex};
+use std::sync::atomic::{AtomicU32, Ordering, fence};
+use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
 use crate::clock::real_ns;
@@ -27,15 +28,22 @@ pub enum WaitOutcome {
     TimedOut,
 }
 
-/// A generation counter with a condition variable.
+/// A generation counter with a condition variable and a count of the threads waiting.
 ///
 /// A waiter checks its condition with the notifier's lock held and sleeps atomically with
 /// releasing it, and [`notify`](Self::notify) takes the same lock: a change made before
 /// `notify` is never missed, so no periodic re-check is needed.
+///
+/// `notify` with nobody waiting makes no system call: the condition variable's wake-up is a
+/// `futex` call even with no sleeper, and most changes (a submission, a signal nobody is
+/// blocked on yet) have none. The count is read behind a sequentially consistent fence that
+/// pairs with one after the waiter registers, so either the notifier sees the waiter or the
+/// waiter's first check sees the change.
 #[derive(Debug, Default)]
 pub struct Notifier {
     generation: Mutex<u64>,
     changed: Condvar,
+    waiters: AtomicU32,
 }
 
 impl Notifier {
@@ -44,12 +52,17 @@ impl Notifier {
         Notifier {
             generation: Mutex::new(0),
             changed: Condvar::new(),
+            waiters: AtomicU32::new(0),
         }
     }
 
     /// Wake every waiter so it re-checks its condition. Call it after every change of state
     /// that a waiter's condition reads.
     pub fn notify(&self) {
+        fence(Ordering::SeqCst);
+        if self.waiters.load(Ordering::SeqCst) == 0 {
+            return;
+        }
         let mut g = self.generation.lock().unwrap_or_else(|e| e.into_inner());
         *g = g.wrapping_add(1);
         self.changed.notify_all();
@@ -59,11 +72,17 @@ impl Notifier {
     /// Sleeps until notified (or the timeout): `ready` must only read state whose every
     /// change is followed by [`notify`](Self::notify). Never allocates.
     pub fn wait_until(&self, mut ready: impl FnMut() -> bool, timeout_ns: u64) -> WaitOutcome {
+        // Free of the lock and the count when the condition already holds.
+        if ready() {
+            return WaitOutcome::Ready;
+        }
         let deadline = real_ns().saturating_add(timeout_ns);
         let mut g = self.generation.lock().unwrap_or_else(|e| e.into_inner());
-        loop {
+        self.waiters.fetch_add(1, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
+        let outcome = loop {
             if ready() {
-                return WaitOutcome::Ready;
+                break WaitOutcome::Ready;
             }
             if deadline == u64::MAX {
                 g = self.changed.wait(g).unwrap_or_else(|e| e.into_inner());
@@ -71,7 +90,7 @@ impl Notifier {
             }
             let now = real_ns();
             if now >= deadline {
-                return WaitOutcome::TimedOut;
+                break WaitOutcome::TimedOut;
             }
             g = match self
                 .changed
@@ -80,8 +99,42 @@ impl Notifier {
                 Ok((g, _)) => g,
                 Err(e) => e.into_inner().0,
             };
-        }
+        };
+        self.waiters.fetch_sub(1, Ordering::SeqCst);
+        drop(g);
+        outcome
     }
+}
+
+/// Sleeps on `cv` (for at most `timeout`, `None`: until woken) with `sleepers(&mut data)`
+/// counting this thread while it sleeps. The count lives in the data `cv`'s mutex guards, so
+/// a notifier holding that mutex wakes the variable only when the count is non-zero: a
+/// condition variable's wake-up is a system call even with nobody asleep. Returns the guard
+/// again; a poisoned lock is taken over (the SIL's state stays usable). Never allocates.
+///
+/// ```
+/// use std::sync::{Condvar, Mutex};
+/// use std::time::Duration;
+/// let (m, cv) = (Mutex::new(0u32), Condvar::new());
+/// let g = sil_common::wait::sleep_counted(&cv, m.lock().unwrap(), |n| n, Some(Duration::ZERO));
+/// assert_eq!(*g, 0);
+/// ```
+pub fn sleep_counted<'a, T>(
+    cv: &Condvar,
+    mut guard: MutexGuard<'a, T>,
+    sleepers: impl Fn(&mut T) -> &mut u32,
+    timeout: Option<Duration>,
+) -> MutexGuard<'a, T> {
+    *sleepers(&mut guard) += 1;
+    let mut guard = match timeout {
+        None => cv.wait(guard).unwrap_or_else(|e| e.into_inner()),
+        Some(t) => match cv.wait_timeout(guard, t) {
+            Ok((g, _)) => g,
+            Err(e) => e.into_inner().0,
+        },
+    };
+    *sleepers(&mut guard) -= 1;
+    guard
 }
 
 /// Spins until `ready()` holds or `timeout_ns` of real time passed (`u64::MAX` = forever),

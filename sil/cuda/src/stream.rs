@@ -129,6 +129,11 @@ struct State {
     sticky: Option<CUresult>,
     /// `cuStreamDestroy` was called: finish the queue, then exit.
     shutdown: bool,
+    /// The worker sleeps on `work` (an enqueue wakes it only then: a condition variable's
+    /// wake-up is a system call even when nobody sleeps).
+    worker_asleep: bool,
+    /// Threads asleep on `idle` in `synchronize`.
+    idle_waiters: u32,
 }
 
 /// One stream.
@@ -229,8 +234,11 @@ impl Stream {
             enq_ns: clock::now_ns(),
         };
         let r = f(&mut p);
+        let wake = st.worker_asleep;
         drop(st);
-        self.work.notify_one();
+        if wake {
+            self.work.notify_one();
+        }
         r
     }
 
@@ -314,7 +322,9 @@ impl Stream {
     pub(crate) fn synchronize(&self) -> CuResult<()> {
         let mut st = self.lock();
         while st.running || !st.queue.is_empty() {
+            st.idle_waiters += 1;
             st = self.idle.wait(st).unwrap_or_else(|e| e.into_inner());
+            st.idle_waiters -= 1;
         }
         match st.sticky {
             Some(e) => Err(e),
@@ -371,7 +381,9 @@ fn worker(s: Arc<Stream>, ready: Ready) {
                 if st.shutdown {
                     return;
                 }
+                st.worker_asleep = true;
                 st = s.work.wait(st).unwrap_or_else(|e| e.into_inner());
+                st.worker_asleep = false;
             }
         };
         let result = match sticky {
@@ -392,8 +404,11 @@ fn worker(s: Arc<Stream>, ready: Ready) {
         if let Err(e) = result {
             st.sticky.get_or_insert(e);
         }
+        let waiters = st.idle_waiters;
         drop(st);
-        s.idle.notify_all();
+        if waiters > 0 {
+            s.idle.notify_all();
+        }
     }
 }
 
@@ -617,6 +632,8 @@ pub unsafe extern "C" fn cuStreamCreate(phStream: *mut CUstream, Flags: c_uint) 
                 running: false,
                 sticky: None,
                 shutdown: false,
+                worker_asleep: false,
+                idle_waiters: 0,
             }),
             work: Condvar::new(),
             idle: Condvar::new(),

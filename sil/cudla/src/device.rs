@@ -550,6 +550,8 @@ pub(crate) struct Ring {
     slots: Box<[Option<Entry>]>,
     head: usize,
     len: usize,
+    /// Threads asleep on the queue's condition variable for a push (the worker, idle).
+    pub sleepers: u32,
 }
 
 impl Ring {
@@ -558,6 +560,7 @@ impl Ring {
             slots: (0..cap).map(|_| None).collect(),
             head: 0,
             len: 0,
+            sleepers: 0,
         }
     }
 

@@ -514,7 +514,9 @@ unsafe fn submit_inner(
             result = Err(cudlaErrorOutOfResources);
         }
     }
-    dev.queue.cv.notify_all();
+    if ring.sleepers > 0 {
+        dev.queue.cv.notify_all();
+    }
     drop(ring);
     result
 }
@@ -567,7 +569,9 @@ unsafe fn submit_events(dev: &Device, st: &mut DevState, t: &cudlaTask) -> Resul
             e.submit_ns = nvsci::now_ns();
             st.pending.take_signals_into(&mut e);
             ring.push(e);
-            dev.queue.cv.notify_all();
+            if ring.sleepers > 0 {
+                dev.queue.cv.notify_all();
+            }
         }
         for spec in sigs.items[..sigs.n].iter().flatten() {
             // SAFETY: the fence pointer comes from the application's signal events.

@@ -12,7 +12,7 @@ use cudla_sys::{
 use nvsci_sys::NvSciError_InterruptedCall;
 use sil_common::thread::Ready;
 use sil_common::usage::{ThreadMeter, ThreadTotals};
-use sil_common::wait::until_clock;
+use sil_common::wait::{sleep_counted, until_clock};
 use sil_onnx::dla;
 
 use crate::device::{Device, Entry, EntryKind, lock};
@@ -53,10 +53,7 @@ fn next(dev: &Device) -> Option<Entry> {
             dev.busy.store(true, Ordering::Release);
             return Some(e);
         }
-        g = match dev.queue.cv.wait(g) {
-            Ok(g) => g,
-            Err(e) => e.into_inner(),
-        };
+        g = sleep_counted(&dev.queue.cv, g, |r| &mut r.sleepers, None);
     }
 }
 
@@ -279,6 +276,7 @@ fn finish(dev: &Device, entry: Entry) {
     drop(entry);
     dev.completed.fetch_add(1, Ordering::AcqRel);
     dev.busy.store(false, Ordering::Release);
-    let _g = lock(&dev.queue.ring);
-    dev.queue.cv.notify_all();
+    if lock(&dev.queue.ring).sleepers > 0 {
+        dev.queue.cv.notify_all();
+    }
 }

@@ -665,17 +665,21 @@ pub unsafe extern "C" fn CupvaStreamSubmit(
         if !status.is_null() && !sil_common::ffi::usable(status) {
             return Err(code::INVALID_ARGUMENT);
         }
-        let mut ready: [Option<Ready>; MAX_CMDS_PER_SUBMIT] = [const { None }; MAX_CMDS_PER_SUBMIT];
-        for (slot, &c) in ready.iter_mut().zip(cmds) {
+        // Only the `n` commands' entries are written: a full-size array of resolved commands
+        // is tens of kilobytes to initialise and drop on every call.
+        let mut ready: heapless::Vec<Ready, MAX_CMDS_PER_SUBMIT> = heapless::Vec::new();
+        for &c in cmds {
             let (_, m) = cmd_of(c)?;
-            *slot = Some(resolve(&lock(&m))?);
+            let r = resolve(&lock(&m))?;
+            // `n` is at most the capacity (checked above).
+            ready.push(r).map_err(|_| code::INVALID_ARGUMENT)?;
         }
         // The 512-fence limit, for the whole submission at once.
-        for (i, r) in ready[..n].iter().enumerate() {
-            if let Some(Ready::Request(_, syncs, k)) = r {
+        for (i, r) in ready.iter().enumerate() {
+            if let Ready::Request(_, syncs, k) = r {
                 for s in syncs[..*k].iter().flatten() {
                     let mut more = 0u64;
-                    for r2 in ready[..n].iter().take(i + 1).flatten() {
+                    for r2 in ready.iter().take(i + 1) {
                         if let Ready::Request(_, s2, k2) = r2 {
                             more += s2[..*k2]
                                 .iter()
@@ -700,16 +704,17 @@ pub unsafe extern "C" fn CupvaStreamSubmit(
                 return Err(code::COMMAND_SUBMISSION_TIMEOUT);
             }
             let nap = std::time::Duration::from_nanos((deadline - now).min(50_000_000));
-            g = match s.cv.wait_timeout(g, nap) {
-                Ok((g, _)) => g,
-                Err(e) => e.into_inner().0,
-            };
+            g = sil_common::wait::sleep_counted(&s.cv, g, |r| &mut r.sleepers, Some(nap));
         }
         let now = nvsci::now_ns();
-        for (i, r) in ready.iter_mut().take(n).enumerate() {
+        // Taken from the back of the reversed list: moving the list into an iterator would
+        // copy its whole capacity.
+        ready.reverse();
+        let mut i = 0;
+        while let Some(r) = ready.pop() {
             let seq = s.next_seq.fetch_add(1, Ordering::AcqRel);
-            let op = match r.take() {
-                Some(Ready::Program(prog, args)) => {
+            let op = match r {
+                Ready::Program(prog, args) => {
                     let Some(mut run) = g.take_run() else {
                         return Err(code::INVALID_STATE);
                     };
@@ -718,7 +723,7 @@ pub unsafe extern "C" fn CupvaStreamSubmit(
                     run.fault = s.next_fault();
                     Op::Program(run)
                 }
-                Some(Ready::Request(fences, syncs, k)) => {
+                Ready::Request(fences, syncs, k) => {
                     for (j, sy) in syncs[..k].iter().enumerate() {
                         let Some(sy) = sy else { continue };
                         let (id, value) = sy.request()?;
@@ -732,8 +737,8 @@ pub unsafe extern "C" fn CupvaStreamSubmit(
                     }
                     Op::Signal(syncs, k)
                 }
-                Some(Ready::Wait(refs, k)) => Op::Wait(refs, k),
-                Some(Ready::Barrier) | None => Op::Barrier,
+                Ready::Wait(refs, k) => Op::Wait(refs, k),
+                Ready::Barrier => Op::Barrier,
             };
             g.push(Entry {
                 op,
@@ -746,8 +751,11 @@ pub unsafe extern "C" fn CupvaStreamSubmit(
                 // SAFETY: writable for `count` handles by contract (checked usable).
                 unsafe { *status.add(i) = ptr_of(h) };
             }
+            i += 1;
         }
-        s.cv.notify_all();
+        if g.sleepers > 0 {
+            s.cv.notify_all();
+        }
         Ok(())
     })
 }

@@ -12,7 +12,7 @@ use orin_exec_kernel_model::{Arg, Launch, MAX_PARAMS};
 use sil_common::handle::lock;
 use sil_common::thread::Ready;
 use sil_common::timing::{TimingModel, TimingSampler};
-use sil_common::wait::until_clock;
+use sil_common::wait::{sleep_counted, until_clock};
 
 use crate::code::{self, Code};
 use crate::limits::*;
@@ -134,6 +134,9 @@ pub(crate) struct Ring {
     runs: Vec<Box<Run>>,
     head: usize,
     len: usize,
+    /// Threads asleep on the stream's condition variable for a push or a free slot (the
+    /// idle worker, a submitter waiting for space).
+    pub sleepers: u32,
 }
 
 impl Ring {
@@ -154,6 +157,7 @@ impl Ring {
             runs,
             head: 0,
             len: 0,
+            sleepers: 0,
         }
     }
 
@@ -360,13 +364,12 @@ fn next(s: &Stream) -> Option<Entry> {
         }
         if let Some(e) = g.pop() {
             s.busy.store(true, Ordering::Release);
-            s.cv.notify_all();
+            if g.sleepers > 0 {
+                s.cv.notify_all();
+            }
             return Some(e);
         }
-        g = match s.cv.wait(g) {
-            Ok(g) => g,
-            Err(e) => e.into_inner(),
-        };
+        g = sleep_counted(&s.cv, g, |r| &mut r.sleepers, None);
     }
 }
 
@@ -516,7 +519,8 @@ pub(crate) fn worker(s: Arc<Stream>, ready: Ready) {
         drop(e);
         s.completed.fetch_add(1, Ordering::AcqRel);
         s.busy.store(false, Ordering::Release);
-        let _g = lock(&s.ring);
-        s.cv.notify_all();
+        if lock(&s.ring).sleepers > 0 {
+            s.cv.notify_all();
+        }
     }
 }
