@@ -127,6 +127,10 @@ pub struct Line {
     pub exec_cpu_us_per_frame: Option<f64>,
     /// Runtime: executive thread context switches (wake-ups) per frame.
     pub exec_wakeups_per_frame: Option<f64>,
+    /// Runtime: the baseline of the two figures above in the same run, `[CPU µs, wake-ups]`
+    /// per frame of a thread that only sleeps and wakes (`os::sleep_only`, four times a
+    /// frame): what waking alone costs on this host.
+    pub sleep_only_per_frame: Option<[f64; 2]>,
     /// Runtime: faults in the measured frames.
     pub faults: u64,
     /// Frames whose detection differed from the reference models.
@@ -285,6 +289,11 @@ fn measure(
     let (mut before, mut stats_before) = (ThreadUsage::default(), None);
     let mut step_error = None;
     let total = opts.warmup + opts.frames;
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let sleeper = {
+        let (stop, period_ns) = (stop.clone(), s.period_ns);
+        std::thread::spawn(move || orin_exec::engine::os::sleep_only(period_ns, 4, &stop))
+    };
     for i in 0..total {
         if i == opts.warmup {
             before = thread_usage();
@@ -321,6 +330,11 @@ fn measure(
         }
     }
     let after = thread_usage();
+    stop.store(true, std::sync::atomic::Ordering::Release);
+    if let Ok((Some(u), periods)) = sleeper.join() {
+        let per = |v: u64| v as f64 / periods.max(1) as f64;
+        line.sleep_only_per_frame = Some([per(u.cpu_ns) / 1e3, per(u.wakeups)]);
+    }
     let stats_after = submit_stats(&exec);
     let shutdown = exec.shutdown();
     drain(ring, &mut times, &mut skipped);
@@ -703,6 +717,10 @@ pub fn text(r: &Report) -> String {
             let exec = match (l.exec_cpu_us_per_frame, l.exec_wakeups_per_frame) {
                 (Some(c), Some(w)) => format!("{c:.1} us, {w:.1} wake-ups"),
                 _ => "-".into(),
+            };
+            let exec = match l.sleep_only_per_frame {
+                Some([c, w]) => format!("{exec} (sleep-only thread: {c:.1} us, {w:.1})"),
+                None => exec,
             };
             let _ = writeln!(
                 out,

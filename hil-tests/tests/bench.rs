@@ -46,6 +46,8 @@ fn bench_prints_every_row_and_writes_the_json() {
         .map(|l| l.matches(" wake-ups").count())
         .sum::<usize>();
     assert_eq!(runtime_wakeups, 5);
+    // ... and beside it the baseline of a thread that only sleeps, from the same run.
+    assert_eq!(text.matches("(sleep-only thread: ").count(), 5);
     // Each runtime row of `gpu_bench` with samples has a latency ratio against each baseline.
     // On a loaded machine a row can lose every frame to a fault (then it has no sample and no
     // ratio).

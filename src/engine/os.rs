@@ -492,6 +492,51 @@ impl ThreadUsage {
     }
 }
 
+/// What waking alone costs this machine: the calling thread sleeps until `per_period`
+/// evenly spaced instants of every period of `period_ns` (the first period starts one
+/// period after the call) and does nothing else, until `stop` is set. Returns its usage
+/// over the loop (`None` where the system has none) and the periods it went through.
+///
+/// Run beside a thread whose CPU time per period is measured, it is that figure's baseline
+/// in the same run: on a virtual machine a wake-up from an idle core alone costs tens of µs
+/// of the woken thread's CPU time, whatever the thread then does.
+///
+/// ```
+/// # #[cfg(target_os = "linux")] {
+/// use core::sync::atomic::AtomicBool;
+/// let stop = AtomicBool::new(true);
+/// let (usage, periods) = orin_exec::engine::os::sleep_only(1_000_000, 2, &stop);
+/// assert_eq!(periods, 1);
+/// assert!(usage.unwrap().wakeups <= 2);
+/// # }
+/// ```
+pub fn sleep_only(
+    period_ns: u64,
+    per_period: u32,
+    stop: &core::sync::atomic::AtomicBool,
+) -> (Option<ThreadUsage>, u64) {
+    let per_period = u64::from(per_period.max(1));
+    let step = (period_ns / per_period).max(1);
+    let start = monotonic_ns() + period_ns;
+    let before = thread_usage();
+    let mut periods = 0;
+    loop {
+        let release = start + periods * period_ns;
+        for k in 0..per_period {
+            // Half a step in: clear of instants a measured thread of the same period uses.
+            sleep_until(release + k * step + step / 2);
+        }
+        periods += 1;
+        if stop.load(core::sync::atomic::Ordering::Acquire) {
+            break;
+        }
+    }
+    let usage = thread_usage()
+        .zip(before)
+        .map(|(after, before)| after.since(before));
+    (usage, periods)
+}
+
 /// The calling thread's usage so far (`getrusage(RUSAGE_THREAD)`, Linux); `None` where the
 /// system has no per-thread usage (QNX).
 ///

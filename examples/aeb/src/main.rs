@@ -17,6 +17,7 @@
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use std::time::Duration;
 
@@ -255,6 +256,9 @@ impl CpuCost {
 }
 
 static STORAGE: StaticCell<Storage> = StaticCell::new();
+/// Wake-ups a frame of the sleep-only baseline thread, and its stop flag.
+const FLOOR_WAKEUPS: u32 = 4;
+static FLOOR_STOP: AtomicBool = AtomicBool::new(false);
 static LOG: DecisionLog = DecisionLog::new();
 static TASKS: StaticCell<Tasks> = StaticCell::new();
 static BODIES: StaticCell<Bodies> = StaticCell::new();
@@ -437,6 +441,12 @@ fn run(
     drop(std::hint::black_box(vec![0u8; 64]));
     ALLOCATOR.stop();
     let counter_works = ALLOCATOR.allocations() > before;
+    // The baseline of the executive's CPU time, in the same run: a thread that only sleeps
+    // and wakes, four times a frame (started before the counting: spawning allocates).
+    let floor = (!args.virtual_clock).then(|| {
+        let period_ns = exec.schedule().period_ns;
+        std::thread::spawn(move || os::sleep_only(period_ns, FLOOR_WAKEUPS, &FLOOR_STOP))
+    });
     let before = ALLOCATOR.allocations();
     let cost_before = CpuCost::now();
     ALLOCATOR.start();
@@ -469,6 +479,10 @@ fn run(
     }
     // The SIL engine threads add their figures to the totals when they go idle or exit: with
     // frames queued ahead they are never idle during the run, so read them after shutdown.
+    FLOOR_STOP.store(true, Ordering::Release);
+    let floor = floor
+        .and_then(|t| t.join().ok())
+        .and_then(|(u, periods)| Some((u?, periods)));
     let cost = CpuCost {
         executive,
         ..CpuCost::now()
@@ -502,6 +516,14 @@ fn run(
     // compared with a committed file).
     if !args.virtual_clock {
         cost.print(args.frames);
+        if let Some((u, periods)) = floor {
+            let per_wakeup = u.cpu_ns as f64 / u.wakeups.max(1) as f64 / 1e3;
+            say!(
+                "CPU per frame: a thread that only sleeps, same run: {:.1} µs for {:.1} wake-ups ({per_wakeup:.1} µs a wake-up on this host)",
+                u.cpu_ns as f64 / periods.max(1) as f64 / 1e3,
+                u.wakeups as f64 / periods.max(1) as f64,
+            );
+        }
     }
 
     let perfetto = dir.file(run::PERFETTO_FILE);
