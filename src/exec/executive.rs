@@ -250,8 +250,7 @@ struct Hosted {
     mode_tasks: [u64; MAX_MODES],
     /// The CPU tasks (bit per task index): the workers trace their runs.
     cpu: u64,
-    /// The tasks the monitor looks at only when due (bit per task index; see
-    /// `Hosted::due_mask`).
+    /// The tasks the monitor looks at only when due (bit per task index; `Hosted::due`).
     when_due: u64,
 }
 
@@ -303,7 +302,7 @@ impl Executive {
         let cpu = (st.tasks.iter().enumerate())
             .filter(|(_, t)| matches!(t.submit, Submit::Cpu))
             .fold(0, |mask, (i, _)| mask | bit(TaskId(i as u16)));
-        let when_due = Hosted::due_mask(shared.schedule, &st, clock);
+        let when_due = Hosted::due(shared.schedule, &mut st, clock);
         let host = Hosted {
             graphs,
             shared,
@@ -757,38 +756,57 @@ impl Hosted {
         });
     }
 
-    /// The tasks the monitor looks at only when they are due (bit per task index): on the
-    /// real clock, those whose `cpu_wait` is `"block"` and whose engine records the run's
-    /// times itself (the CPU workers, the DLA and PVA fence timestamps, GPU timer stamps).
-    /// Observing such a run late changes none of the figures checked, and sleeping until the
-    /// deadline instead of being woken by each completion saves the executive a wake-up per
-    /// task. A spin policy asks for the completion at once, and a GPU run without stamps ends
-    /// when it is observed: both are waited for as before.
-    fn due_mask(s: &Schedule, st: &State, clock: Clock) -> u64 {
+    /// The tasks the monitor looks at only when they are due: on the real clock, those whose
+    /// `cpu_wait` is `"block"` and whose engine records the run's times itself (the CPU
+    /// workers, the DLA and PVA fence timestamps, GPU timer stamps), and only where every
+    /// task monitored after them is such a task too. Observing such a run late changes none
+    /// of the figures checked, and sleeping instead of being woken by each completion saves
+    /// the executive a wake-up per task. A spin policy asks for the completion at once, and a
+    /// GPU run without stamps ends when it is observed: those, and the tasks before them, are
+    /// waited for as before (a sleep would reach them late). The monitor goes through the
+    /// tasks in schedule order, so it sleeps at most until the earliest deadline among the
+    /// task and those after it: a later task with an earlier deadline is checked on time.
+    /// Returns the mask and sets each such task's `due_sleep_ns`.
+    fn due(s: &Schedule, st: &mut State, clock: Clock) -> u64 {
         if clock != Clock::Real {
             return 0;
         }
-        (st.tasks.iter().enumerate())
-            .filter(|&(i, t)| {
-                s.cpu_wait(TaskId(i as u16)) == CpuWait::Block
-                    && match t.submit {
-                        Submit::Gpu { .. } => st.stamps.is_some(),
-                        _ => true,
-                    }
-            })
-            .fold(0, |mask, (i, _)| mask | bit(TaskId(i as u16)))
+        let (mut mask, mut earliest) = (0, u64::MAX);
+        let stamped = st.stamps.is_some();
+        for (i, t) in st.tasks.iter_mut().enumerate().rev() {
+            let id = TaskId(i as u16);
+            let recorded = stamped || !matches!(t.submit, Submit::Gpu { .. });
+            if !recorded || s.cpu_wait(id) != CpuWait::Block {
+                break;
+            }
+            earliest = earliest.min(s.task(id).deadline_ns);
+            t.due_sleep_ns = earliest;
+            mask |= bit(id);
+        }
+        mask
     }
 
-    /// Whether `task`'s fence reached `value`, looked at now and, if not, again at `limit_ns`
-    /// (the deadline) after sleeping until then. Out of line: the virtual clock never comes
-    /// here, and the instruction count of its path is a regression guard.
+    /// Whether `task`'s fence reached `value`: looked at now and, if not, after sleeping until
+    /// the earliest deadline of the tasks still to be monitored in the frame; still pending
+    /// before its own deadline (`limit_ns`, absolute), it is waited for as any other. Out of
+    /// line: the virtual clock never comes here, and the instruction count of its path is a
+    /// regression guard.
     #[inline(never)]
     fn when_due(&mut self, task: TaskId, value: u64, limit_ns: u64) -> Result<bool> {
         if self.fence_reached(task, value)? {
             return Ok(true);
         }
-        self.clock.sleep_until(limit_ns);
-        self.fence_reached(task, value)
+        let t = self.shared.schedule.task(task);
+        // The monitor's limit is the task's deadline after the frame's release.
+        let release = limit_ns.saturating_sub(t.deadline_ns);
+        let offset = self.st.tasks[task.0 as usize].due_sleep_ns;
+        let wake = release.saturating_add(offset).min(limit_ns);
+        self.clock.sleep_until(wake);
+        let reached = self.fence_reached(task, value)?;
+        if reached || wake >= limit_ns {
+            return Ok(reached);
+        }
+        self.wait_task(task, value, (release, limit_ns), Context::Task(t.name))
     }
 
     fn fence_reached(&mut self, id: TaskId, value: u64) -> Result<bool> {

@@ -622,6 +622,7 @@ impl Init {
                 ended_at: [(u64::MAX, 0); FENCE_HISTORY],
                 failed_submit: None,
                 pva_sync: None,
+                due_sleep_ns: 0,
             };
             for d in dependents() {
                 rt.ledger.add_waiter(s.task(d).engine);

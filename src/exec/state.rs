@@ -92,6 +92,9 @@ pub(crate) struct TaskRt {
     pub failed_submit: Option<u64>,
     /// The semaphore as a cuPVA sync object, when a PVA task signals or waits on it.
     pub pva_sync: Option<PvaSync>,
+    /// A task the monitor looks at only when due: how long after the release it may sleep
+    /// for it (the earliest deadline of it and the tasks monitored after it).
+    pub due_sleep_ns: u64,
 }
 
 /// A DLA task's start-of-frame semaphore: cuDLA signals it as the task starts, and the

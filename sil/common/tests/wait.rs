@@ -44,3 +44,43 @@ fn a_waiter_wakes_once_per_notification() {
     // 10 notifications, plus slack for lock contention on a loaded machine.
     assert!(wakes <= 40, "{wakes} wake-ups for 10 notifications");
 }
+
+/// A notification made while nobody sleeps skips the lock and the system call, and none is
+/// ever lost: a waiter and a notifier hand a counter back and forth 20,000 times, each
+/// waiting without a timeout for the other's step. A lost wake-up would leave one of them
+/// asleep for good (the watchdog's 60 s bound, far above any scheduling delay).
+#[test]
+fn no_notification_is_lost_when_the_notifier_skips_idle_wakeups() {
+    const ROUNDS: u64 = 20_000;
+    let n = Arc::new(Notifier::new());
+    let value = Arc::new(AtomicU64::new(0));
+    let (n2, v2) = (n.clone(), value.clone());
+    let odd = std::thread::spawn(move || {
+        for i in 0..ROUNDS {
+            let want = 2 * i + 1;
+            let r = n2.wait_until(|| v2.load(Ordering::Acquire) == want - 1, 60_000_000_000);
+            assert_eq!(
+                r,
+                WaitOutcome::Ready,
+                "round {i}: the even step never woke us"
+            );
+            v2.store(want, Ordering::Release);
+            n2.notify();
+        }
+    });
+    for i in 0..ROUNDS {
+        let r = n.wait_until(
+            || value.load(Ordering::Acquire) == 2 * i + 1,
+            60_000_000_000,
+        );
+        assert_eq!(
+            r,
+            WaitOutcome::Ready,
+            "round {i}: the odd step never woke us"
+        );
+        value.store(2 * i + 2, Ordering::Release);
+        n.notify();
+    }
+    odd.join().expect("the odd side");
+    assert_eq!(value.load(Ordering::Acquire), 2 * ROUNDS);
+}
