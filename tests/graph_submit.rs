@@ -14,9 +14,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use orin_exec::engine::cpu::CpuCtx;
-use orin_exec::exec::{
-    Builder, Config, CpuTask, Executive, Storage, SubmitStats, TaskCounters, TaskFault,
-};
+use orin_exec::exec::{CpuTask, Executive, Storage, SubmitStats, TaskCounters, TaskFault};
 use orin_exec::table::*;
 use orin_exec::trace::ring::Pop;
 use orin_exec::trace::{Event, Record};
@@ -25,7 +23,7 @@ mod user_kernel;
 use user_kernel::chain::{
     self, IN, LAST, MID, MS, PRODUCE, VERIFY, buffer, check, engines, gpu, task,
 };
-use user_kernel::{K, KERNEL, N, Produce, SCALE_INDEX, leak, user_cubin};
+use user_kernel::{K, KERNEL, N, SCALE_INDEX, leak, user_cubin};
 
 fn chain(graph: bool) -> &'static Schedule {
     chain::schedule(chain::Options {
@@ -34,6 +32,7 @@ fn chain(graph: bool) -> &'static Schedule {
         copies: 2,
         first_waits_last: true,
         cpu_waits: &[],
+        fallback_mode: false,
     })
 }
 
@@ -78,17 +77,15 @@ fn sealed<const T: usize>(
 ) -> orin_exec::Result<Executive> {
     OUTPUTS.lock().unwrap_or_else(|e| e.into_inner()).clear();
     BAD.store(0, Ordering::Relaxed);
-    Builder::new(schedule, Box::leak(Box::new(Storage::<T, 4, 8, 1>::new())))
-        .config(Config {
-            virtual_clock,
-            realtime_priority: None,
-            gpu_timestamps,
-            ..Config::default()
-        })
-        .bind(PRODUCE, Box::leak(Box::new(Produce(IN))))
-        .bind(verify.0, Box::leak(Box::new(verify.1)))
-        .init()?
-        .seal()
+    chain::builder(
+        schedule,
+        Storage::<T, 4, 8, 1>::new(),
+        virtual_clock,
+        gpu_timestamps,
+    )
+    .bind(verify.0, Box::leak(Box::new(verify.1)))
+    .init()?
+    .seal()
 }
 
 /// What one run shows: outputs, submit records (frame, task, fence value), the other

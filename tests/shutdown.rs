@@ -48,6 +48,7 @@ fn shutdown_drains_the_work_behind_a_worker_that_fell_behind() {
         copies: 1,
         first_waits_last: false,
         cpu_waits: &[],
+        fallback_mode: false,
     });
     let mut exec = Builder::new(schedule, Box::leak(Box::new(Storage::<5, 4, 4, 1>::new())))
         .config(Config {

@@ -13,20 +13,21 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use orin_exec::engine::cpu::CpuCtx;
-use orin_exec::exec::{Builder, Config, CpuTask, Storage, TaskFault};
+use orin_exec::exec::{CpuTask, Storage, TaskFault};
 use orin_exec::table::*;
 
 mod user_kernel;
-use user_kernel::chain::{self, IN, LAST, OTHER_STREAM, PRODUCE, SECOND, VERIFY};
-use user_kernel::{K, KERNEL, N, Produce, SCALE_INDEX, user_cubin};
+use user_kernel::chain::{self, IN, LAST, OTHER_STREAM, SECOND, VERIFY};
+use user_kernel::{K, KERNEL, N, SCALE_INDEX, user_cubin};
 
-fn schedule(cpu_waits: &'static [CpuWait]) -> &'static Schedule {
+fn schedule(cpu_waits: &'static [CpuWait], fallback_mode: bool) -> &'static Schedule {
     chain::schedule(chain::Options {
         name: "stream_order",
         graph: false,
         copies: 1,
         first_waits_last: false,
         cpu_waits,
+        fallback_mode,
     })
 }
 
@@ -36,27 +37,18 @@ static GOOD: AtomicU64 = AtomicU64::new(0);
 static ONE_RUN: Mutex<()> = Mutex::new(());
 
 fn sealed(
-    cpu_waits: &'static [CpuWait],
+    schedule: &'static Schedule,
     virtual_clock: bool,
     gpu_timestamps: bool,
 ) -> orin_exec::exec::Executive {
     GOOD.store(0, Ordering::Relaxed);
-    Builder::new(
-        schedule(cpu_waits),
-        Box::leak(Box::new(Storage::<5, 4, 4, 1>::new())),
-    )
-    .config(Config {
-        virtual_clock,
-        realtime_priority: None,
-        gpu_timestamps,
-        ..Config::default()
-    })
-    .bind(PRODUCE, Box::leak(Box::new(Produce(IN))))
-    .bind(VERIFY, Box::leak(Box::new(Verify)))
-    .init()
-    .expect("init")
-    .seal()
-    .expect("seal")
+    let storage = Storage::<6, 4, 4, 1>::new();
+    chain::builder(schedule, storage, virtual_clock, gpu_timestamps)
+        .bind(VERIFY, Box::leak(Box::new(Verify)))
+        .init()
+        .expect("init")
+        .seal()
+        .expect("seal")
 }
 
 /// Counts the frames whose `last` is the kernel applied three times to `in`.
@@ -80,7 +72,7 @@ fn a_wait_the_stream_already_orders_is_left_out() {
     let _one = ONE_RUN.lock().unwrap_or_else(|e| e.into_inner());
     orin_exec::sil::register_kernel_model(user_cubin(), KERNEL, &SCALE_INDEX).expect("model");
     for gpu_timestamps in [true, false] {
-        let mut exec = sealed(&[], true, gpu_timestamps);
+        let mut exec = sealed(schedule(&[], false), true, gpu_timestamps);
         let frames = 200;
         let mut faults = 0;
         for _ in 0..frames {
@@ -124,7 +116,7 @@ fn a_spinning_cpu_wait_reports_its_cpu_time_and_blocking_none() {
         CpuWait::Block,
     ]));
     for (waits, spins) in [(spin_last, true), (&[][..], false)] {
-        let mut exec = sealed(waits, false, false);
+        let mut exec = sealed(schedule(waits, false), false, false);
         let frames = 20;
         let mut faults = 0;
         for _ in 0..frames {
@@ -156,30 +148,34 @@ fn the_executive_looks_at_blocking_timestamped_runs_when_they_are_due() {
     orin_exec::sil::register_kernel_model(user_cubin(), KERNEL, &SCALE_INDEX).expect("model");
     // Every task blocks, the GPU stamps its runs, and all five share the 10 ms deadline:
     // the executive sleeps to the release and, while a run is pending, to the deadline,
-    // then finds the rest done. Woken by each completion it would wake about six times.
-    let mut exec = sealed(&[], false, true);
-    let (warmup, frames) = (5, 40);
-    for _ in 0..warmup {
-        exec.step().expect("step");
+    // then finds the rest done. Woken by each completion it would wake about six times. A
+    // task with a 10 µs deadline in another mode must not cut the sleep short.
+    for fallback_mode in [false, true] {
+        let mut exec = sealed(schedule(&[], fallback_mode), false, true);
+        let (warmup, frames) = (5, 40);
+        for _ in 0..warmup {
+            exec.step().expect("step");
+        }
+        let before = orin_exec::engine::os::thread_usage().expect("per-thread usage (Linux)");
+        let mut faults = 0;
+        for _ in 0..frames {
+            faults += exec.step().expect("step").faults;
+        }
+        let spent = orin_exec::engine::os::thread_usage()
+            .expect("usage")
+            .since(before);
+        let recent: Vec<_> = exec.recent_faults().map(|f| (f.frame, f.error)).collect();
+        exec.shutdown().expect("shutdown");
+        assert!(
+            GOOD.load(Ordering::Relaxed) > 0,
+            "{faults} faults: {recent:?}"
+        );
+        let per_frame = spent.wakeups as f64 / frames as f64;
+        // Two sleeps a frame, plus slack for a lock contended on a loaded machine.
+        assert!(
+            per_frame <= 3.0,
+            "{per_frame} wake-ups per frame (fallback mode: {fallback_mode}): the executive \
+             was woken by completions"
+        );
     }
-    let before = orin_exec::engine::os::thread_usage().expect("per-thread usage (Linux)");
-    let mut faults = 0;
-    for _ in 0..frames {
-        faults += exec.step().expect("step").faults;
-    }
-    let spent = orin_exec::engine::os::thread_usage()
-        .expect("usage")
-        .since(before);
-    let recent: Vec<_> = exec.recent_faults().map(|f| (f.frame, f.error)).collect();
-    exec.shutdown().expect("shutdown");
-    assert!(
-        GOOD.load(Ordering::Relaxed) > 0,
-        "{faults} faults: {recent:?}"
-    );
-    let per_frame = spent.wakeups as f64 / frames as f64;
-    // Two sleeps a frame, plus slack for a lock contended on a loaded machine.
-    assert!(
-        per_frame <= 3.0,
-        "{per_frame} wake-ups per frame: the executive was woken by completions"
-    );
 }

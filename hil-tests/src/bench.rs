@@ -22,7 +22,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use orin_exec::engine::os::ThreadUsage;
+use orin_exec::engine::os::{SleepOnly, ThreadUsage};
 use orin_exec::exec::{Builder, Config, Executive, SubmitStats, TaskFault};
 use orin_exec::table::{Schedule, TaskId, Work};
 use orin_exec::trace::ring::Pop;
@@ -128,7 +128,7 @@ pub struct Line {
     /// Runtime: executive thread context switches (wake-ups) per frame.
     pub exec_wakeups_per_frame: Option<f64>,
     /// Runtime: the baseline of the two figures above in the same run, `[CPU µs, wake-ups]`
-    /// per frame of a thread that only sleeps and wakes (`os::sleep_only`, four times a
+    /// per frame of a thread that only sleeps and wakes (`os::SleepOnly`, four times a
     /// frame): what waking alone costs on this host.
     pub sleep_only_per_frame: Option<[f64; 2]>,
     /// Runtime: faults in the measured frames.
@@ -289,11 +289,7 @@ fn measure(
     let (mut before, mut stats_before) = (ThreadUsage::default(), None);
     let mut step_error = None;
     let total = opts.warmup + opts.frames;
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let sleeper = {
-        let (stop, period_ns) = (stop.clone(), s.period_ns);
-        std::thread::spawn(move || orin_exec::engine::os::sleep_only(period_ns, 4, &stop))
-    };
+    let sleeper = SleepOnly::start(s.period_ns, 4)?;
     for i in 0..total {
         if i == opts.warmup {
             before = thread_usage();
@@ -330,11 +326,9 @@ fn measure(
         }
     }
     let after = thread_usage();
-    stop.store(true, std::sync::atomic::Ordering::Release);
-    if let Ok((Some(u), periods)) = sleeper.join() {
-        let per = |v: u64| v as f64 / periods.max(1) as f64;
-        line.sleep_only_per_frame = Some([per(u.cpu_ns) / 1e3, per(u.wakeups)]);
-    }
+    line.sleep_only_per_frame = sleeper
+        .finish()
+        .map(|f| [f.cpu_us_per_period(), f.wakeups_per_period()]);
     let stats_after = submit_stats(&exec);
     let shutdown = exec.shutdown();
     drain(ring, &mut times, &mut skipped);

@@ -492,10 +492,8 @@ impl ThreadUsage {
     }
 }
 
-/// What waking alone costs this machine: the calling thread sleeps until `per_period`
-/// evenly spaced instants of every period of `period_ns` (the first period starts one
-/// period after the call) and does nothing else, until `stop` is set. Returns its usage
-/// over the loop (`None` where the system has none) and the periods it went through.
+/// A thread that only sleeps and wakes, `per_period` times in every period, until it is
+/// finished: what waking alone costs this machine.
 ///
 /// Run beside a thread whose CPU time per period is measured, it is that figure's baseline
 /// in the same run: on a virtual machine a wake-up from an idle core alone costs tens of µs
@@ -503,38 +501,91 @@ impl ThreadUsage {
 ///
 /// ```
 /// # #[cfg(target_os = "linux")] {
-/// use core::sync::atomic::AtomicBool;
-/// let stop = AtomicBool::new(true);
-/// let (usage, periods) = orin_exec::engine::os::sleep_only(1_000_000, 2, &stop);
-/// assert_eq!(periods, 1);
-/// assert!(usage.unwrap().wakeups <= 2);
+/// let baseline = orin_exec::engine::os::SleepOnly::start(1_000_000, 2).unwrap();
+/// let figures = baseline.finish().unwrap();
+/// assert!(figures.periods >= 1);
+/// assert!(figures.wakeups_per_period() <= 2.0);
 /// # }
 /// ```
-pub fn sleep_only(
-    period_ns: u64,
-    per_period: u32,
-    stop: &core::sync::atomic::AtomicBool,
-) -> (Option<ThreadUsage>, u64) {
-    let per_period = u64::from(per_period.max(1));
-    let step = (period_ns / per_period).max(1);
-    let start = monotonic_ns() + period_ns;
-    let before = thread_usage();
-    let mut periods = 0;
-    loop {
-        let release = start + periods * period_ns;
-        for k in 0..per_period {
-            // Half a step in: clear of instants a measured thread of the same period uses.
-            sleep_until(release + k * step + step / 2);
-        }
-        periods += 1;
-        if stop.load(core::sync::atomic::Ordering::Acquire) {
-            break;
-        }
+#[derive(Debug)]
+pub struct SleepOnly {
+    stop: std::sync::Arc<core::sync::atomic::AtomicBool>,
+    /// Taken by `finish`; dropped unfinished, the thread is told to stop and left to end.
+    thread: Option<std::thread::JoinHandle<Option<SleepOnlyFigures>>>,
+}
+
+/// What a [`SleepOnly`] thread used, over the periods it went through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SleepOnlyFigures {
+    /// Its CPU time and wake-ups in all.
+    pub usage: ThreadUsage,
+    /// The periods it went through.
+    pub periods: u64,
+}
+
+impl SleepOnlyFigures {
+    /// CPU time per period, µs.
+    pub fn cpu_us_per_period(&self) -> f64 {
+        self.usage.cpu_ns as f64 / self.periods.max(1) as f64 / 1e3
     }
-    let usage = thread_usage()
-        .zip(before)
-        .map(|(after, before)| after.since(before));
-    (usage, periods)
+
+    /// Wake-ups per period.
+    pub fn wakeups_per_period(&self) -> f64 {
+        self.usage.wakeups as f64 / self.periods.max(1) as f64
+    }
+}
+
+impl SleepOnly {
+    /// Start the thread: it sleeps until `per_period` evenly spaced instants of every period
+    /// of `period_ns` (the first period starts one period after the call; each instant half a
+    /// step in, clear of the instants a measured thread of the same period uses). Allocates
+    /// (the thread): start it before counting allocations.
+    pub fn start(period_ns: u64, per_period: u32) -> std::io::Result<SleepOnly> {
+        use core::sync::atomic::{AtomicBool, Ordering};
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name("sleep-only".into())
+            .spawn(move || {
+                let per_period = u64::from(per_period.max(1));
+                let step = (period_ns / per_period).max(1);
+                let start = monotonic_ns() + period_ns;
+                let before = thread_usage()?;
+                let mut periods = 0;
+                loop {
+                    let release = start + periods * period_ns;
+                    for k in 0..per_period {
+                        sleep_until(release + k * step + step / 2);
+                    }
+                    periods += 1;
+                    if flag.load(Ordering::Acquire) {
+                        break;
+                    }
+                }
+                let usage = thread_usage()?.since(before);
+                Some(SleepOnlyFigures { usage, periods })
+            })?;
+        Ok(SleepOnly {
+            stop,
+            thread: Some(thread),
+        })
+    }
+
+    /// Stop the thread after its current period and return its figures (`None` where the
+    /// system has no per-thread usage).
+    pub fn finish(mut self) -> Option<SleepOnlyFigures> {
+        self.stop.store(true, core::sync::atomic::Ordering::Release);
+        self.thread.take()?.join().ok().flatten()
+    }
+}
+
+impl Drop for SleepOnly {
+    /// Left unfinished (an early return between start and finish): the thread stops after its
+    /// current period instead of sleeping on for the rest of the process. No join: a drop
+    /// does not wait.
+    fn drop(&mut self) {
+        self.stop.store(true, core::sync::atomic::Ordering::Release);
+    }
 }
 
 /// The calling thread's usage so far (`getrusage(RUSAGE_THREAD)`, Linux); `None` where the

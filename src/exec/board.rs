@@ -40,6 +40,10 @@ bitflags::bitflags! {
         const ACCESS_REFUSED = 8;
         /// The worker reached the task after its deadline (it was late itself): not run.
         const MISSED = 16;
+        /// Its dependencies had not all ended when it did (`MISSED` or
+        /// `DEPENDENCY_TIMEOUT`, or an earlier run's signal was still owed): its worker
+        /// signals it once they have, so its semaphore may lag the result.
+        const SIGNAL_OWED = 32;
     }
 }
 

@@ -302,7 +302,8 @@ impl Executive {
         let cpu = (st.tasks.iter().enumerate())
             .filter(|(_, t)| matches!(t.submit, Submit::Cpu))
             .fold(0, |mask, (i, _)| mask | bit(TaskId(i as u16)));
-        let when_due = Hosted::due(shared.schedule, &mut st, clock);
+        let mode_tasks = mode_tasks(shared.schedule);
+        let when_due = Hosted::due(shared.schedule, &mut st, clock, &mode_tasks);
         let host = Hosted {
             graphs,
             shared,
@@ -320,7 +321,7 @@ impl Executive {
             recent: heapless::Deque::new(),
             stats: SubmitStats::default(),
             noop: [0; FENCE_HISTORY],
-            mode_tasks: mode_tasks(shared.schedule),
+            mode_tasks,
             cpu,
             when_due,
         };
@@ -673,10 +674,11 @@ impl Platform for Hosted {
         } else {
             self.wait_task(task, value, (release, limit_ns), context)?
         };
-        if !reached {
+        if !reached && !self.signal_owed(task, frame) {
             return Ok(Completion::Pending);
         }
         let (start_ns, end_ns, status) = self.times(task, frame, context)?;
+
         if !self.st.pva_tasks.is_empty() {
             // For `pva_start`: when a PVA task's dependencies ended.
             self.st.tasks[i].ended_at[slot(frame)] = (frame, end_ns);
@@ -758,39 +760,64 @@ impl Hosted {
 
     /// The tasks the monitor looks at only when they are due: on the real clock, those whose
     /// `cpu_wait` is `"block"` and whose engine records the run's times itself (the CPU
-    /// workers, the DLA and PVA fence timestamps, GPU timer stamps), and only where every
-    /// task monitored after them is such a task too. Observing such a run late changes none
-    /// of the figures checked, and sleeping instead of being woken by each completion saves
-    /// the executive a wake-up per task. A spin policy asks for the completion at once, and a
-    /// GPU run without stamps ends when it is observed: those, and the tasks before them, are
-    /// waited for as before (a sleep would reach them late). The monitor goes through the
-    /// tasks in schedule order, so it sleeps at most until the earliest deadline among the
-    /// task and those after it: a later task with an earlier deadline is checked on time.
-    /// Returns the mask and sets each such task's `due_sleep_ns`.
-    fn due(s: &Schedule, st: &mut State, clock: Clock) -> u64 {
+    /// workers, the DLA and PVA fence timestamps, GPU timer stamps). Observing such a run late
+    /// changes none of the figures checked, and sleeping instead of being woken by each
+    /// completion saves the executive a wake-up per task. A spin policy asks for the
+    /// completion at once, and a GPU run without stamps ends when it is observed: those are
+    /// waited for as before.
+    ///
+    /// The monitor goes through a frame's tasks in schedule order, so a sleep for one task
+    /// delays the later ones. A task qualifies only if every later task of each mode that runs
+    /// it qualifies too, and it sleeps at most until the earliest deadline among it and those
+    /// tasks (its `due_sleep_ns`): a later task with an earlier deadline is checked on time,
+    /// and another mode's tasks do not shorten the sleep. Returns the mask.
+    fn due(s: &Schedule, st: &mut State, clock: Clock, modes: &[u64; MAX_MODES]) -> u64 {
         if clock != Clock::Real {
             return 0;
         }
-        let (mut mask, mut earliest) = (0, u64::MAX);
         let stamped = st.stamps.is_some();
-        for (i, t) in st.tasks.iter_mut().enumerate().rev() {
+        let qualifies = (st.tasks.iter().enumerate())
+            .filter(|&(i, t)| {
+                (stamped || !matches!(t.submit, Submit::Gpu { .. }))
+                    && s.cpu_wait(TaskId(i as u16)) == CpuWait::Block
+            })
+            .fold(0, |mask, (i, _)| mask | bit(TaskId(i as u16)));
+        let mut mask = 0;
+        for (i, t) in st.tasks.iter_mut().enumerate() {
             let id = TaskId(i as u16);
-            let recorded = stamped || !matches!(t.submit, Submit::Gpu { .. });
-            if !recorded || s.cpu_wait(id) != CpuWait::Block {
-                break;
+            // This task and the later ones, in every mode that runs it.
+            let rest = (modes.iter())
+                .filter(|&&m| m & bit(id) != 0)
+                .fold(0, |rest, m| rest | (m & !(bit(id) - 1)));
+            if qualifies & bit(id) != 0 && rest & !qualifies == 0 {
+                mask |= bit(id);
+                t.due_sleep_ns = (tasks_of(rest).map(|t| s.task(t).deadline_ns).min())
+                    .unwrap_or(s.task(id).deadline_ns);
             }
-            earliest = earliest.min(s.task(id).deadline_ns);
-            t.due_sleep_ns = earliest;
-            mask |= bit(id);
         }
         mask
     }
 
+    /// Whether CPU task `task` ended its run of `frame` but owes the signal (its
+    /// dependencies had not ended, REQ-RT-019): the run is judged by its result, and the
+    /// dependency that held it back has its own fault. Asked only when the wait ended
+    /// unreached; out of line, as the frame loop's common path reaches every fence.
+    #[cold]
+    #[inline(never)]
+    fn signal_owed(&self, task: TaskId, frame: u64) -> bool {
+        matches!(self.st.tasks[task.0 as usize].submit, Submit::Cpu)
+            && self
+                .shared
+                .board
+                .result(task, frame)
+                .is_some_and(|r| r.status.contains(RunStatus::SIGNAL_OWED))
+    }
+
     /// Whether `task`'s fence reached `value`: looked at now and, if not, after sleeping until
-    /// the earliest deadline of the tasks still to be monitored in the frame; still pending
-    /// before its own deadline (`limit_ns`, absolute), it is waited for as any other. Out of
-    /// line: the virtual clock never comes here, and the instruction count of its path is a
-    /// regression guard.
+    /// the earliest deadline of the tasks still to be monitored in the frame (`due`); still
+    /// pending before its own deadline (`limit_ns`, absolute), it is waited for as any other.
+    /// Out of line: the virtual clock never comes here, and the instruction count of its path
+    /// is a regression guard.
     #[inline(never)]
     fn when_due(&mut self, task: TaskId, value: u64, limit_ns: u64) -> Result<bool> {
         if self.fence_reached(task, value)? {
@@ -1346,54 +1373,112 @@ impl Hosted {
 
     /// With the workers stopped, bring every CPU task's semaphore up to the value of the last
     /// frame planned for it, signalling what was not signalled: the frames planned ahead
-    /// (lookahead) and never released, and released frames a late worker did not get to
-    /// before it stopped. The accelerator work queued behind those CPU tasks then drains
-    /// instead of waiting forever. Nobody else signals these semaphores any more.
+    /// (lookahead) and never released. (A stopping worker skips the released frames it did
+    /// not get to and gives its owed signals itself, for up to a second.) The accelerator
+    /// work queued behind those CPU tasks then drains instead of waiting forever. Nobody else
+    /// signals these semaphores any more.
+    ///
+    /// A run is signalled only once its dependencies have reached their values, as the
+    /// workers do, so the work released here stays ordered after what it was ordered after
+    /// in the run. Bounded: dependencies that do not end within a second (a hung engine)
+    /// leave their dependents unsignalled, and that is reported.
     fn drain_cpu_signals(&mut self, last_planned: Option<u64>) -> Result<()> {
         let Some(last) = last_planned else {
             return Ok(());
         };
-        let s = self.shared.schedule;
         let mut first = Ok(());
-        for i in 0..self.st.tasks.len() {
-            if !matches!(self.st.tasks[i].submit, Submit::Cpu) {
+        let mut stalled_rounds = 0;
+        loop {
+            let mut progress = false;
+            let mut owed = None;
+            for i in 0..self.st.tasks.len() {
+                if !matches!(self.st.tasks[i].submit, Submit::Cpu) {
+                    continue;
+                }
+                let id = TaskId(i as u16);
+                match self.drain_one(id, last) {
+                    Ok(Drained::Done) => {}
+                    Ok(Drained::Signalled) => progress = true,
+                    Ok(Drained::Blocked) => owed = Some(id),
+                    Err(e) => first = first.and(Err(e)),
+                }
+            }
+            let Some(blocked) = owed else {
+                return first;
+            };
+            if progress {
+                stalled_rounds = 0;
                 continue;
             }
-            let id = TaskId(i as u16);
-            // The latest frame the task was planned in (still in the ledger's history).
-            let target = (0..FENCE_HISTORY as u64)
-                .filter_map(|back| last.checked_sub(back))
-                .find_map(|f| self.st.tasks[i].ledger.fence_for(f))
-                .map(|fence| fence.value);
-            let Some(target) = target else {
+            stalled_rounds += 1;
+            if stalled_rounds > 200 || first.is_err() {
+                let context = Context::Semaphore(self.shared.schedule.task(blocked).name);
+                return first.and(Err(Error::Shutdown { context }));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+
+    /// Signal CPU task `id`'s earliest unsignalled run up to frame `last`, if its
+    /// dependencies have reached their values.
+    fn drain_one(&mut self, id: TaskId, last: u64) -> Result<Drained> {
+        let s = self.shared.schedule;
+        let i = id.0 as usize;
+        // The frames still in the ledger's history, oldest first: the first one whose value
+        // the semaphore has not reached is the next signal.
+        let mut next = None;
+        for f in (0..FENCE_HISTORY as u64)
+            .rev()
+            .filter_map(|back| last.checked_sub(back))
+        {
+            let Some(fence) = self.st.tasks[i].ledger.fence_for(f) else {
                 continue;
             };
-            let context = Context::Semaphore(s.task(id).name);
-            // Each CPU signal adds one; a semaphore never passes its last planned value.
-            for _ in 0..FENCE_HISTORY {
-                match self.fence_reached(id, target) {
-                    Ok(true) => break,
-                    Ok(false) => {}
-                    Err(e) => {
-                        first = first.and(Err(e));
-                        break;
-                    }
-                }
-                let sem = &self.st.sems[i];
-                let r = match self.clock {
-                    Clock::Real => sem.signal(context),
-                    Clock::Virtual => {
-                        crate::engine::platform::sil::signal_at(sem, self.clock.now_ns(), context)
-                    }
-                };
-                if let Err(e) = r {
-                    first = first.and(Err(e));
-                    break;
-                }
+            if !self.fence_reached(id, fence.value)? {
+                next = Some(f);
+                break;
             }
         }
-        first
+        let Some(f) = next else {
+            return Ok(Drained::Done);
+        };
+        for w in s.task(id).waits {
+            let Some(dep_frame) = f.checked_sub(w.lag as u64) else {
+                continue;
+            };
+            let dep = w.task.0 as usize;
+            let Some(fence) = self
+                .st
+                .tasks
+                .get(dep)
+                .and_then(|d| d.ledger.fence_for(dep_frame))
+            else {
+                continue;
+            };
+            if !self.fence_reached(w.task, fence.value)? {
+                return Ok(Drained::Blocked);
+            }
+        }
+        let context = Context::Semaphore(s.task(id).name);
+        let sem = &self.st.sems[i];
+        match self.clock {
+            Clock::Real => sem.signal(context)?,
+            Clock::Virtual => {
+                crate::engine::platform::sil::signal_at(sem, self.clock.now_ns(), context)?
+            }
+        }
+        Ok(Drained::Signalled)
     }
+}
+
+/// What one step of the shutdown's signal drain did for a CPU task.
+enum Drained {
+    /// Its semaphore is at its last planned value.
+    Done,
+    /// It signalled the next run.
+    Signalled,
+    /// The next run's dependencies have not reached their values.
+    Blocked,
 }
 
 /// Queue one accelerator task of frame `f` (warm-up: frame 0, no waits): its pre-fences,

@@ -1199,6 +1199,8 @@ pub(crate) fn spawn_workers(
             sems: my_sems,
             wait: CpuWaitContext::alloc(module)?,
             fence: RawFence::cleared(),
+            owed: heapless::Vec::new(),
+            stopped: false,
         };
         let mut request = thread_request(s, Thread::Worker(engine), config);
         // A new thread starts on its creator's CPUs (Linux): a worker without `cpus` asks for

@@ -5,6 +5,14 @@
 //! the task's deadline as the limit), runs it (or not, when skipped), records the result on
 //! the board and signals the task's completion semaphore exactly once. Nothing here
 //! allocates: the thread, its semaphore handles and its wait context are made at init.
+//!
+//! A signal never overtakes the task's dependencies. The validator orders buffer hazards
+//! through chains of waits (a GPU task of frame f + 1 may be ordered after a GPU reader of
+//! frame f only through a CPU task between them), so a CPU signal must mean "and everything
+//! this run waited for has ended". A run that did not see its dependencies end (skipped
+//! because the worker reached it after its deadline, or run after a dependency timed out)
+//! records its result at once but *owes* its signal: the worker gives it when the
+//! dependencies reach their values, checking between tasks and while idle, in frame order.
 
 use std::thread;
 
@@ -15,6 +23,7 @@ use crate::error::{Context, Error, Phase, Result, ScheduleFault};
 use crate::exec::board::{Board, CpuResult, RunStatus};
 use crate::exec::state::copy_index;
 use crate::exec::wait::{Until, WaitResult, wait_for};
+use crate::limits::MAX_WAITS;
 use crate::mem::AccessLedger;
 use crate::table::{BufferId, Schedule, TaskId};
 use crate::trace::{Event, Record, TraceLog};
@@ -119,6 +128,26 @@ pub(crate) struct WorkerTask {
     pub body: &'static mut dyn CpuTask,
 }
 
+/// Runs whose dependencies had not ended when they did, a worker holds at most: beyond, it
+/// waits for the oldest to be given before it goes on (REQ-RT-019).
+pub(crate) const OWED_RUNS: usize = 16;
+
+/// A run that owes its signal: the first run of a task whose dependencies had not reached
+/// their values when it ended, with the later runs of the task that ended while it was owed
+/// (signals stay in frame order).
+#[derive(Clone, Copy)]
+pub(crate) struct OwedRun {
+    /// The task's index in the worker's `tasks`.
+    task: usize,
+    /// Signals to give: this run's and those of the later runs behind it.
+    count: u32,
+    /// Per wait of the task, the value its dependency must reach first (0: none): this
+    /// run's own, so a later run's dependency (which may wait for this run) never holds it.
+    need: [u64; MAX_WAITS],
+    /// When the latest of its runs ended (the time its signals carry on the virtual clock).
+    end_ns: u64,
+}
+
 pub(crate) struct Worker {
     pub shared: Shared,
     /// Wait for each frame's release spinning rather than parked (on the real clock): one of
@@ -130,6 +159,10 @@ pub(crate) struct Worker {
     pub sems: &'static mut [Option<SyncObj>],
     pub wait: CpuWaitContext,
     pub fence: RawFence,
+    /// The runs that owe their signals, oldest first.
+    pub owed: heapless::Vec<OwedRun, OWED_RUNS>,
+    /// Stop was requested: the frames left are skipped.
+    pub stopped: bool,
 }
 
 struct Gate<'w> {
@@ -272,6 +305,9 @@ impl Worker {
         while !self.shared.board.stopping() {
             // Every released frame, in order, even late: each planned task signals exactly
             // once per frame, or the fence values of all later frames would be off by one.
+            if !self.owed.is_empty() {
+                self.settle()?;
+            }
             match self.shared.board.released() {
                 Some(f) if f >= next => {
                     self.frame(next)?;
@@ -280,8 +316,25 @@ impl Worker {
                 _ if self.spin_for_release && self.shared.clock == Clock::Real => {
                     core::hint::spin_loop()
                 }
+                // Owed signals hold accelerator work back: look again soon.
+                _ if !self.owed.is_empty() => {
+                    thread::park_timeout(std::time::Duration::from_millis(1))
+                }
                 _ => thread::park_timeout(std::time::Duration::from_millis(5)),
             }
+        }
+        // Stopped: the frames released but not reached are skipped (each task signals as a
+        // no-op, after its dependencies), then the owed signals are given as their
+        // dependencies end, for at most a second (a hung engine holds them for good).
+        self.stopped = true;
+        while self.shared.board.released().is_some_and(|f| f >= next) {
+            self.frame(next)?;
+            next += 1;
+        }
+        let give_up = std::time::Instant::now() + std::time::Duration::from_secs(1);
+        while !self.owed.is_empty() && std::time::Instant::now() < give_up {
+            self.settle()?;
+            thread::park_timeout(std::time::Duration::from_millis(1));
         }
         self.fence.clear();
         for s in self.sems.iter_mut().filter_map(Option::take) {
@@ -303,14 +356,18 @@ impl Worker {
             if !plan.planned(shared.schedule, id) {
                 continue;
             }
+            if !self.owed.is_empty() {
+                self.settle()?;
+            }
             let desc = *shared.schedule.task(id);
             let deadline = release + desc.deadline_ns;
             let virtual_clock = shared.clock == Clock::Virtual;
-            if !virtual_clock {
+            if !virtual_clock && !self.stopped {
                 shared.clock.sleep_until(release + desc.release_ns);
             }
-            // A frame that ended before the worker got to it: signal without running.
-            let missed = !virtual_clock && shared.clock.now_ns() > deadline;
+            // A frame that ended before the worker got to it, or one left when it stopped:
+            // signal without running.
+            let missed = self.stopped || (!virtual_clock && shared.clock.now_ns() > deadline);
             let mut status_bits = if missed {
                 RunStatus::SKIPPED | RunStatus::MISSED
             } else {
@@ -324,13 +381,23 @@ impl Worker {
             let latest_start = deadline
                 .saturating_sub(desc.wcet_ns)
                 .max(release + desc.release_ns);
-            for w in desc.waits.iter().filter(|_| !missed) {
+            // The dependencies that had not reached their values (bit k: `desc.waits[k]`).
+            let mut unreached = 0u32;
+            for (k, w) in desc.waits.iter().enumerate() {
                 let Some(dep_frame) = frame.checked_sub(w.lag as u64) else {
                     continue;
                 };
                 let Some(value) = shared.board.fence(w.task, dep_frame) else {
                     continue;
                 };
+                if missed {
+                    // Not waited for, only looked at: the signal waits for them instead.
+                    let gate = make_gate(shared, frame, self.sems, &mut self.wait, &mut self.fence);
+                    if !gate.reached(w.task, value)? {
+                        unreached |= 1 << k;
+                    }
+                    continue;
+                }
                 let until = Until {
                     clock: shared.clock,
                     release_ns: release,
@@ -348,7 +415,10 @@ impl Worker {
                             ready_at = ready_at.max(ts);
                         }
                     }
-                    Ok(false) => status_bits |= RunStatus::DEPENDENCY_TIMEOUT,
+                    Ok(false) => {
+                        status_bits |= RunStatus::DEPENDENCY_TIMEOUT;
+                        unreached |= 1 << k;
+                    }
                     Err(e) => return Err(e),
                 }
             }
@@ -402,6 +472,10 @@ impl Worker {
             } else {
                 shared.clock.now_ns()
             };
+            let owes = self.owed.iter().any(|o| o.task == i);
+            if unreached != 0 || owes {
+                status_bits |= RunStatus::SIGNAL_OWED;
+            }
             shared.board.record_result(
                 id,
                 frame,
@@ -424,7 +498,102 @@ impl Worker {
                 event,
                 value: end - start,
             });
-            self.signal(id, end)?;
+            self.signal_or_owe(i, frame, end, unreached)?;
+        }
+        Ok(())
+    }
+
+    /// Signal task `i`'s run of `frame` that ended at `end`, or owe the signal: while the
+    /// dependencies of the run in `unreached` (bit k: wait k) have not reached their values,
+    /// or while an earlier run of the task owes its signal (it goes first).
+    fn signal_or_owe(&mut self, i: usize, frame: u64, end: u64, unreached: u32) -> Result<()> {
+        let Some(id) = self.tasks.get(i).and_then(Option::as_ref).map(|t| t.id) else {
+            return Ok(());
+        };
+        let earlier = self.owed.iter().rposition(|o| o.task == i);
+        if unreached == 0 {
+            let Some(k) = earlier else {
+                return self.signal(id, end);
+            };
+            // Behind the earlier run: its own dependencies have ended.
+            self.owed[k].count += 1;
+            self.owed[k].end_ns = end;
+            return Ok(());
+        }
+        let mut run = OwedRun {
+            task: i,
+            count: 1,
+            need: [0; MAX_WAITS],
+            end_ns: end,
+        };
+        let (board, schedule) = (self.shared.board, self.shared.schedule);
+        let waits = schedule.task(id).waits.iter().zip(run.need.iter_mut());
+        for (k, (w, need)) in waits.enumerate() {
+            if unreached & (1 << k) == 0 {
+                continue;
+            }
+            let dep_frame = frame.checked_sub(w.lag as u64);
+            *need = dep_frame.and_then(|f| board.fence(w.task, f)).unwrap_or(0);
+        }
+        // Full: wait for the oldest runs to be given (a stopping worker gives up and
+        // signals: nothing runs after it).
+        while self.owed.is_full() && !self.stopped {
+            self.settle()?;
+            if self.owed.is_full() {
+                thread::park_timeout(std::time::Duration::from_millis(1));
+            }
+        }
+        if self.owed.push(run).is_err() {
+            return self.signal(id, end);
+        }
+        Ok(())
+    }
+
+    /// Give the owed signals whose run's dependencies have all reached their values
+    /// (checked, never waited for), each task's in frame order.
+    fn settle(&mut self) -> Result<()> {
+        let shared = self.shared;
+        // Tasks with an owed run still held: their later runs wait.
+        let mut held = 0u64;
+        let mut k = 0;
+        while k < self.owed.len() {
+            let run = self.owed[k];
+            let Some(id) = self
+                .tasks
+                .get(run.task)
+                .and_then(Option::as_ref)
+                .map(|t| t.id)
+            else {
+                k += 1;
+                continue;
+            };
+            let mut ready = held & (1 << run.task) == 0;
+            let waits = shared.schedule.task(id).waits.iter().zip(run.need);
+            for (w, value) in waits.filter(|(_, v)| *v != 0) {
+                if !ready {
+                    break;
+                }
+                let gate = make_gate(shared, 0, self.sems, &mut self.wait, &mut self.fence);
+                ready = gate.reached(w.task, value)?;
+            }
+            if !ready {
+                held |= 1 << run.task;
+                k += 1;
+                continue;
+            }
+            // On the virtual clock the signals carry the time they were given: when the last
+            // dependency ended, if after the run.
+            let mut end = run.end_ns;
+            if shared.clock == Clock::Virtual {
+                let waits = shared.schedule.task(id).waits.iter().zip(run.need);
+                for (w, value) in waits.filter(|(_, v)| *v != 0) {
+                    end = end.max(self.signal_time(w.task, value).unwrap_or(0));
+                }
+            }
+            for _ in 0..run.count {
+                self.signal(id, end)?;
+            }
+            self.owed.remove(k);
         }
         Ok(())
     }

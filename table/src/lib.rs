@@ -135,7 +135,7 @@ pub enum EngineKind {
     Gpu,
     /// A DLA core driven through cuDLA in standalone mode.
     Dla,
-    /// A PVA engine (declared in schedules; no engine driver yet).
+    /// A PVA engine driven through cuPVA (one stream per engine, with its VPU affinity).
     Pva,
 }
 

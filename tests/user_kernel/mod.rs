@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use orin_exec::engine::cpu::CpuCtx;
-use orin_exec::exec::{CpuTask, TaskFault};
+use orin_exec::exec::{Builder, Config, CpuTask, Storage, TaskFault};
 use orin_exec::kernel_model::{KernelModel, Launch, ModelError, ParamKind, read, write};
 use orin_exec::table::{
     BufferDesc, BufferId, BufferKind, CpuWait, CubinDesc, CubinId, CubinVariant, EngineDesc,
@@ -106,6 +106,8 @@ pub mod chain {
     pub const SECOND: TaskId = TaskId(2);
     pub const OTHER_STREAM: TaskId = TaskId(3);
     pub const VERIFY: TaskId = TaskId(4);
+    /// With `Options::fallback_mode`: a CPU task of a second mode, never entered.
+    pub const FALLBACK: TaskId = TaskId(5);
     pub const MS: u64 = 1_000_000;
 
     /// What varies between the tests that run the chain.
@@ -118,6 +120,9 @@ pub mod chain {
         /// `first` also waits for the previous frame's `other_stream`.
         pub first_waits_last: bool,
         pub cpu_waits: &'static [CpuWait],
+        /// The chain runs in mode `normal` only, and mode `fallback` (never entered) runs
+        /// `FALLBACK`, a CPU task with a 10 µs deadline.
+        pub fallback_mode: bool,
     }
 
     /// The user's kernel from `from` to `to`.
@@ -190,6 +195,39 @@ pub mod chain {
         ])
     }
 
+    /// A builder of `schedule` (the chain's, or one with the same first task) in `storage`
+    /// with the two clock options, `produce` bound, and `fallback` bound to a task that does
+    /// nothing where the schedule has it (`Options::fallback_mode`).
+    pub fn builder<const T: usize, const C: usize>(
+        schedule: &'static Schedule,
+        storage: Storage<T, 4, C, 1>,
+        virtual_clock: bool,
+        gpu_timestamps: bool,
+    ) -> Builder {
+        let builder = Builder::new(schedule, Box::leak(Box::new(storage)))
+            .config(Config {
+                virtual_clock,
+                realtime_priority: None,
+                gpu_timestamps,
+                ..Config::default()
+            })
+            .bind(PRODUCE, Box::leak(Box::new(Produce(IN))));
+        let fallback = schedule.tasks.get(FALLBACK.0 as usize);
+        if fallback.is_some_and(|t| t.name == "fallback") {
+            return builder.bind(FALLBACK, Box::leak(Box::new(Idle)));
+        }
+        builder
+    }
+
+    /// The fallback mode's task.
+    struct Idle;
+
+    impl CpuTask for Idle {
+        fn run(&mut self, _: &CpuCtx<'_>) -> Result<(), TaskFault> {
+            Ok(())
+        }
+    }
+
     /// `tables`, checked (they must be valid).
     pub fn check(tables: ScheduleTables) -> &'static Schedule {
         let tables = Box::leak(Box::new(tables));
@@ -202,6 +240,48 @@ pub mod chain {
         let mut first_waits = vec![w(PRODUCE, 0)];
         if o.first_waits_last {
             first_waits.push(w(OTHER_STREAM, 1));
+        }
+        let mut tasks = vec![
+            task(
+                "produce",
+                0,
+                Work::Cpu,
+                (vec![], vec![IN]),
+                vec![w(VERIFY, 1)],
+            ),
+            task("first", 1, gpu(IN, MID), (vec![IN], vec![MID]), first_waits),
+            task(
+                "second",
+                1,
+                gpu(MID, OUT),
+                (vec![MID], vec![OUT]),
+                vec![w(FIRST, 0)],
+            ),
+            task(
+                "other_stream",
+                2,
+                gpu(OUT, LAST),
+                (vec![OUT], vec![LAST]),
+                vec![w(SECOND, 0)],
+            ),
+            task(
+                "verify",
+                0,
+                Work::Cpu,
+                (vec![IN, LAST], vec![]),
+                vec![w(OTHER_STREAM, 0)],
+            ),
+        ];
+        let mut modes = vec![ModeDesc { name: "normal" }];
+        if o.fallback_mode {
+            for t in &mut tasks {
+                t.modes = ModeMask(1);
+            }
+            let mut fallback = task("fallback", 0, Work::Cpu, (vec![], vec![]), vec![]);
+            (fallback.wcet_ns, fallback.budget_ns, fallback.deadline_ns) = (5_000, 10_000, 10_000);
+            fallback.modes = ModeMask(2);
+            tasks.push(fallback);
+            modes.push(ModeDesc { name: "fallback" });
         }
         check(ScheduleTables {
             name: o.name,
@@ -217,38 +297,8 @@ pub mod chain {
                 buffer("out", o.copies),
                 buffer("last", 1),
             ]),
-            tasks: leak(vec![
-                task(
-                    "produce",
-                    0,
-                    Work::Cpu,
-                    (vec![], vec![IN]),
-                    vec![w(VERIFY, 1)],
-                ),
-                task("first", 1, gpu(IN, MID), (vec![IN], vec![MID]), first_waits),
-                task(
-                    "second",
-                    1,
-                    gpu(MID, OUT),
-                    (vec![MID], vec![OUT]),
-                    vec![w(FIRST, 0)],
-                ),
-                task(
-                    "other_stream",
-                    2,
-                    gpu(OUT, LAST),
-                    (vec![OUT], vec![LAST]),
-                    vec![w(SECOND, 0)],
-                ),
-                task(
-                    "verify",
-                    0,
-                    Work::Cpu,
-                    (vec![IN, LAST], vec![]),
-                    vec![w(OTHER_STREAM, 0)],
-                ),
-            ]),
-            modes: leak(vec![ModeDesc { name: "normal" }]),
+            tasks: leak(tasks),
+            modes: leak(modes),
             health: &[],
             cubins: leak(vec![*user_cubin()]),
             loadables: &[],

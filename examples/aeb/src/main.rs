@@ -17,7 +17,6 @@
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use std::time::Duration;
 
@@ -256,9 +255,8 @@ impl CpuCost {
 }
 
 static STORAGE: StaticCell<Storage> = StaticCell::new();
-/// Wake-ups a frame of the sleep-only baseline thread, and its stop flag.
+/// Wake-ups a frame of the sleep-only baseline thread.
 const FLOOR_WAKEUPS: u32 = 4;
-static FLOOR_STOP: AtomicBool = AtomicBool::new(false);
 static LOG: DecisionLog = DecisionLog::new();
 static TASKS: StaticCell<Tasks> = StaticCell::new();
 static BODIES: StaticCell<Bodies> = StaticCell::new();
@@ -443,10 +441,9 @@ fn run(
     let counter_works = ALLOCATOR.allocations() > before;
     // The baseline of the executive's CPU time, in the same run: a thread that only sleeps
     // and wakes, four times a frame (started before the counting: spawning allocates).
-    let floor = (!args.virtual_clock).then(|| {
-        let period_ns = exec.schedule().period_ns;
-        std::thread::spawn(move || os::sleep_only(period_ns, FLOOR_WAKEUPS, &FLOOR_STOP))
-    });
+    let floor = (!args.virtual_clock)
+        .then(|| os::SleepOnly::start(exec.schedule().period_ns, FLOOR_WAKEUPS).ok())
+        .flatten();
     let before = ALLOCATOR.allocations();
     let cost_before = CpuCost::now();
     ALLOCATOR.start();
@@ -479,10 +476,7 @@ fn run(
     }
     // The SIL engine threads add their figures to the totals when they go idle or exit: with
     // frames queued ahead they are never idle during the run, so read them after shutdown.
-    FLOOR_STOP.store(true, Ordering::Release);
-    let floor = floor
-        .and_then(|t| t.join().ok())
-        .and_then(|(u, periods)| Some((u?, periods)));
+    let floor = floor.and_then(os::SleepOnly::finish);
     let cost = CpuCost {
         executive,
         ..CpuCost::now()
@@ -516,12 +510,11 @@ fn run(
     // compared with a committed file).
     if !args.virtual_clock {
         cost.print(args.frames);
-        if let Some((u, periods)) = floor {
-            let per_wakeup = u.cpu_ns as f64 / u.wakeups.max(1) as f64 / 1e3;
+        if let Some(f) = floor {
+            let (cpu_us, wakeups) = (f.cpu_us_per_period(), f.wakeups_per_period());
             say!(
-                "CPU per frame: a thread that only sleeps, same run: {:.1} µs for {:.1} wake-ups ({per_wakeup:.1} µs a wake-up on this host)",
-                u.cpu_ns as f64 / periods.max(1) as f64 / 1e3,
-                u.wakeups as f64 / periods.max(1) as f64,
+                "CPU per frame: a thread that only sleeps, same run: {cpu_us:.1} µs for {wakeups:.1} wake-ups ({:.1} µs a wake-up on this host)",
+                cpu_us / wakeups.max(1.0),
             );
         }
     }

@@ -31,6 +31,7 @@ use nvsci_sys::{
 use sil_common::clock;
 use sil_common::thread::{Ready, spawn_started};
 use sil_common::usage::{ThreadMeter, ThreadTotals};
+use sil_common::wait::sleep_counted;
 
 use crate::driver::{attribute, out, require_ctx, require_init};
 use crate::event::Event;
@@ -129,11 +130,10 @@ struct State {
     sticky: Option<CUresult>,
     /// `cuStreamDestroy` was called: finish the queue, then exit.
     shutdown: bool,
-    /// The worker sleeps on `work` (an enqueue wakes it only then: a condition variable's
-    /// wake-up is a system call even when nobody sleeps).
-    worker_asleep: bool,
-    /// Threads asleep on `idle` in `synchronize`.
-    idle_waiters: u32,
+    /// Threads asleep on `work` (the idle worker) and on `idle` (synchronizers): each is
+    /// woken only when one sleeps there (`sleep_counted`).
+    work_sleepers: u32,
+    idle_sleepers: u32,
 }
 
 /// One stream.
@@ -234,7 +234,7 @@ impl Stream {
             enq_ns: clock::now_ns(),
         };
         let r = f(&mut p);
-        let wake = st.worker_asleep;
+        let wake = st.work_sleepers > 0;
         drop(st);
         if wake {
             self.work.notify_one();
@@ -322,9 +322,7 @@ impl Stream {
     pub(crate) fn synchronize(&self) -> CuResult<()> {
         let mut st = self.lock();
         while st.running || !st.queue.is_empty() {
-            st.idle_waiters += 1;
-            st = self.idle.wait(st).unwrap_or_else(|e| e.into_inner());
-            st.idle_waiters -= 1;
+            st = sleep_counted(&self.idle, st, |st| &mut st.idle_sleepers, None);
         }
         match st.sticky {
             Some(e) => Err(e),
@@ -381,9 +379,7 @@ fn worker(s: Arc<Stream>, ready: Ready) {
                 if st.shutdown {
                     return;
                 }
-                st.worker_asleep = true;
-                st = s.work.wait(st).unwrap_or_else(|e| e.into_inner());
-                st.worker_asleep = false;
+                st = sleep_counted(&s.work, st, |st| &mut st.work_sleepers, None);
             }
         };
         let result = match sticky {
@@ -404,7 +400,7 @@ fn worker(s: Arc<Stream>, ready: Ready) {
         if let Err(e) = result {
             st.sticky.get_or_insert(e);
         }
-        let waiters = st.idle_waiters;
+        let waiters = st.idle_sleepers;
         drop(st);
         if waiters > 0 {
             s.idle.notify_all();
@@ -632,8 +628,8 @@ pub unsafe extern "C" fn cuStreamCreate(phStream: *mut CUstream, Flags: c_uint) 
                 running: false,
                 sticky: None,
                 shutdown: false,
-                worker_asleep: false,
-                idle_waiters: 0,
+                work_sleepers: 0,
+                idle_sleepers: 0,
             }),
             work: Condvar::new(),
             idle: Condvar::new(),

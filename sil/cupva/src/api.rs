@@ -707,11 +707,8 @@ pub unsafe extern "C" fn CupvaStreamSubmit(
             g = sil_common::wait::sleep_counted(&s.cv, g, |r| &mut r.sleepers, Some(nap));
         }
         let now = nvsci::now_ns();
-        // Taken from the back of the reversed list: moving the list into an iterator would
-        // copy its whole capacity.
-        ready.reverse();
-        let mut i = 0;
-        while let Some(r) = ready.pop() {
+        // Drained in place: moving the list into an iterator would copy its whole capacity.
+        for (i, r) in ready.drain(..).enumerate() {
             let seq = s.next_seq.fetch_add(1, Ordering::AcqRel);
             let op = match r {
                 Ready::Program(prog, args) => {
@@ -751,7 +748,6 @@ pub unsafe extern "C" fn CupvaStreamSubmit(
                 // SAFETY: writable for `count` handles by contract (checked usable).
                 unsafe { *status.add(i) = ptr_of(h) };
             }
-            i += 1;
         }
         if g.sleepers > 0 {
             s.cv.notify_all();
