@@ -21,8 +21,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use orin_exec::engine::cpu::CpuCtx;
-use orin_exec::exec::{CpuTask, Storage, TaskFault};
+use orin_exec::exec::Storage;
 use orin_exec::kernel_model::{KernelModel, Launch, ModelError, ParamKind, read, write};
 use orin_exec::table::{GpuWork, Param, Work};
 
@@ -76,25 +75,12 @@ impl KernelModel for Watching {
 
 static WATCHING: Watching = Watching;
 
-/// `verify`: reacts on time whether or not its inputs came (it reads nothing here).
-struct Verify;
-
-impl CpuTask for Verify {
-    fn run(&mut self, _: &CpuCtx<'_>) -> Result<(), TaskFault> {
-        Ok(())
-    }
-}
-
 #[test]
 fn a_cpu_task_past_its_dependencies_signals_only_after_they_end() {
     orin_exec::sil::register_kernel_model(user_cubin(), KERNEL, &WATCHING).expect("model");
     let chain = chain::schedule(chain::Options {
         name: "owed_signals",
-        graph: false,
-        copies: 1,
-        first_waits_last: false,
-        cpu_waits: &[],
-        fallback_mode: false,
+        ..Default::default()
     });
     // `other_stream` with SLOW_K.
     let mut tables = *chain.tables();
@@ -116,7 +102,7 @@ fn a_cpu_task_past_its_dependencies_signals_only_after_they_end() {
     let schedule = chain::check(tables);
 
     let mut exec = chain::builder(schedule, Storage::<5, 4, 4, 1>::new(), false, false)
-        .bind(VERIFY, Box::leak(Box::new(Verify)))
+        .bind(VERIFY, Box::leak(Box::new(chain::Idle)))
         .init()
         .expect("init")
         .seal()

@@ -31,24 +31,12 @@ impl CpuTask for Stalling {
     }
 }
 
-struct Nothing;
-
-impl CpuTask for Nothing {
-    fn run(&mut self, _: &CpuCtx<'_>) -> Result<(), TaskFault> {
-        Ok(())
-    }
-}
-
 #[test]
 fn shutdown_drains_the_work_behind_a_worker_that_fell_behind() {
     orin_exec::sil::register_kernel_model(user_cubin(), KERNEL, &SCALE_INDEX).expect("model");
     let schedule = chain::schedule(chain::Options {
         name: "shutdown",
-        graph: false,
-        copies: 1,
-        first_waits_last: false,
-        cpu_waits: &[],
-        fallback_mode: false,
+        ..Default::default()
     });
     let mut exec = Builder::new(schedule, Box::leak(Box::new(Storage::<5, 4, 4, 1>::new())))
         .config(Config {
@@ -57,7 +45,7 @@ fn shutdown_drains_the_work_behind_a_worker_that_fell_behind() {
             ..Config::default()
         })
         .bind(PRODUCE, Box::leak(Box::new(Stalling(Produce(IN)))))
-        .bind(VERIFY, Box::leak(Box::new(Nothing)))
+        .bind(VERIFY, Box::leak(Box::new(chain::Idle)))
         .init()
         .expect("init")
         .seal()

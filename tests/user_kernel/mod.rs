@@ -125,6 +125,20 @@ pub mod chain {
         pub fallback_mode: bool,
     }
 
+    impl Default for Options {
+        /// One copy of each buffer, the stream path, no extra waits, one mode.
+        fn default() -> Self {
+            Options {
+                name: "chain",
+                graph: false,
+                copies: 1,
+                first_waits_last: false,
+                cpu_waits: &[],
+                fallback_mode: false,
+            }
+        }
+    }
+
     /// The user's kernel from `from` to `to`.
     pub fn gpu(from: BufferId, to: BufferId) -> Work {
         Work::Gpu(GpuWork {
@@ -219,8 +233,8 @@ pub mod chain {
         builder
     }
 
-    /// The fallback mode's task.
-    struct Idle;
+    /// A CPU task that does nothing (the fallback mode's, or a `verify` that reads nothing).
+    pub struct Idle;
 
     impl CpuTask for Idle {
         fn run(&mut self, _: &CpuCtx<'_>) -> Result<(), TaskFault> {
