@@ -472,8 +472,9 @@ impl Worker {
             } else {
                 shared.clock.now_ns()
             };
-            let owes = self.owed.iter().any(|o| o.task == i);
-            if unreached != 0 || owes {
+            // An earlier run of the task that still owes its signal.
+            let earlier = self.owed.iter().rposition(|o| o.task == i);
+            if unreached != 0 || earlier.is_some() {
                 status_bits |= RunStatus::SIGNAL_OWED;
             }
             shared.board.record_result(
@@ -498,19 +499,26 @@ impl Worker {
                 event,
                 value: end - start,
             });
-            self.signal_or_owe(i, frame, end, unreached)?;
+            self.signal_or_owe(i, frame, end, unreached, earlier)?;
         }
         Ok(())
     }
 
     /// Signal task `i`'s run of `frame` that ended at `end`, or owe the signal: while the
     /// dependencies of the run in `unreached` (bit k: wait k) have not reached their values,
-    /// or while an earlier run of the task owes its signal (it goes first).
-    fn signal_or_owe(&mut self, i: usize, frame: u64, end: u64, unreached: u32) -> Result<()> {
+    /// or while an earlier run of the task owes its signal (`earlier`, its index in `owed`:
+    /// it goes first).
+    fn signal_or_owe(
+        &mut self,
+        i: usize,
+        frame: u64,
+        end: u64,
+        unreached: u32,
+        earlier: Option<usize>,
+    ) -> Result<()> {
         let Some(id) = self.tasks.get(i).and_then(Option::as_ref).map(|t| t.id) else {
             return Ok(());
         };
-        let earlier = self.owed.iter().rposition(|o| o.task == i);
         if unreached == 0 {
             let Some(k) = earlier else {
                 return self.signal(id, end);
@@ -567,16 +575,7 @@ impl Worker {
                 k += 1;
                 continue;
             };
-            let mut ready = held & (1 << run.task) == 0;
-            let waits = shared.schedule.task(id).waits.iter().zip(run.need);
-            for (w, value) in waits.filter(|(_, v)| *v != 0) {
-                if !ready {
-                    break;
-                }
-                let gate = make_gate(shared, 0, self.sems, &mut self.wait, &mut self.fence);
-                ready = gate.reached(w.task, value)?;
-            }
-            if !ready {
+            if held & (1 << run.task) != 0 || !self.needs_reached(id, &run.need)? {
                 held |= 1 << run.task;
                 k += 1;
                 continue;
@@ -596,6 +595,18 @@ impl Worker {
             self.owed.remove(k);
         }
         Ok(())
+    }
+
+    /// Whether each dependency of task `id` has reached its value in `need` (0: none).
+    fn needs_reached(&mut self, id: TaskId, need: &[u64; MAX_WAITS]) -> Result<bool> {
+        let gate = make_gate(self.shared, 0, self.sems, &mut self.wait, &mut self.fence);
+        let waits = self.shared.schedule.task(id).waits.iter().zip(need);
+        for (w, &value) in waits.filter(|(_, v)| **v != 0) {
+            if !gate.reached(w.task, value)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     fn signal_time(&self, task: TaskId, value: u64) -> Option<u64> {
