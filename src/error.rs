@@ -268,6 +268,8 @@ pub enum Table {
     PendingInjections,
     /// Nodes of one stream's per-frame CUDA graph (`submit = "graph"`).
     GraphNodes,
+    /// Runs of CPU tasks owing their signals (`limits::OWED_SIGNALS`).
+    OwedSignals,
 }
 
 // The hosted runtime's init is the only user.
@@ -318,6 +320,7 @@ impl fmt::Display for Table {
             Table::TimingModelBins => "timing model bins",
             Table::PendingInjections => "pending injections",
             Table::GraphNodes => "nodes of one stream's per-frame CUDA graph",
+            Table::OwedSignals => "CPU runs owing their signals to late dependencies",
         })
     }
 }
@@ -1409,6 +1412,7 @@ mod tests {
             T::TimingModelBins,
             T::PendingInjections,
             T::GraphNodes,
+            T::OwedSignals,
         ]);
         use ScheduleFault as S;
         distinct(&[

@@ -27,3 +27,13 @@ pub use crate::table::{
 pub use crate::table::{
     MAX_DLA_HANDLES_PER_BUFFER, MAX_DLA_HANDLES_PER_SEMAPHORE, MAX_DLA_IMPORTS,
 };
+
+/// Runs of CPU tasks that may owe their signals at once, per worker thread and in the core
+/// (REQ-RT-019): runs that ended before their dependencies did. More means an engine has
+/// hung for many frames: a worker waits for the oldest to be given, the core's
+/// [`Cycle::step`](crate::exec::cycle::Cycle::step) returns a capacity error.
+pub const OWED_SIGNALS: usize = 16;
+
+/// While runs owe their signals, the core waits and sleeps in slices of this long and looks
+/// at their dependencies between them (ns).
+pub const OWED_POLL_NS: u64 = 100_000;

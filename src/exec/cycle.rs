@@ -64,7 +64,7 @@
 use crate::error::{Error, Phase, Result, Table};
 use crate::exec::health::{FaultCounts, HealthMonitor};
 use crate::exec::plan::{FramePlan, mode_tasks, tasks_of};
-use crate::limits::{FENCE_HISTORY, MAX_MODES};
+use crate::limits::{FENCE_HISTORY, MAX_MODES, OWED_POLL_NS, OWED_SIGNALS};
 use crate::table::{Action, EngineKind, FaultKind, ModeId, Schedule, TaskId, Wait};
 
 /// The most tasks a schedule run by the core may have (task sets are 64-bit masks).
@@ -101,31 +101,40 @@ impl Iterator for Deps<'_> {
     fn next(&mut self) -> Option<Dep> {
         loop {
             let w = self.waits.next()?;
-            if w.lag == 0 {
-                if self.planned & bit(w.task) != 0 {
-                    return Some(Dep {
-                        task: w.task,
-                        frame: self.frame,
-                    });
-                }
-                continue;
-            }
-            let Some(frame) = self.frame.checked_sub(w.lag as u64) else {
-                continue;
-            };
-            let planned = self.plans[slot(frame)]
-                .as_ref()
-                .filter(|plan| plan.frame == frame)
-                .and_then(|plan| self.runs_in.get(plan.mode.0 as usize))
-                .is_some_and(|tasks| tasks & bit(w.task) != 0);
-            if planned {
-                return Some(Dep {
-                    task: w.task,
-                    frame,
-                });
+            if let Some(dep) = planned_dep(w, self.frame, self.planned, self.plans, self.runs_in) {
+                return Some(dep);
             }
         }
     }
+}
+
+/// The run wait `w` of a task in `frame` stands for, if that run is planned: `planned` holds
+/// the tasks planned in `frame` itself (lag 0, the most common edge), `plans` and `runs_in`
+/// tell the others.
+#[inline(always)]
+fn planned_dep(
+    w: &Wait,
+    frame: u64,
+    planned: u64,
+    plans: &[Option<FramePlan>; FENCE_HISTORY],
+    runs_in: &[u64; MAX_MODES],
+) -> Option<Dep> {
+    if w.lag == 0 {
+        return (planned & bit(w.task) != 0).then_some(Dep {
+            task: w.task,
+            frame,
+        });
+    }
+    let frame = frame.checked_sub(w.lag as u64)?;
+    plans[slot(frame)]
+        .as_ref()
+        .filter(|plan| plan.frame == frame)
+        .and_then(|plan| runs_in.get(plan.mode.0 as usize))
+        .is_some_and(|tasks| tasks & bit(w.task) != 0)
+        .then_some(Dep {
+            task: w.task,
+            frame,
+        })
 }
 
 /// How a task's run ended, as far as the platform knows.
@@ -181,6 +190,17 @@ pub struct CpuCall {
     pub inputs_ready: bool,
 }
 
+/// A CPU run the core ran whose signal waits for its dependencies (REQ-RT-019): it ended
+/// before they completed (released after its deadline, or run once its wait for them ran out
+/// at its latest start), and its signal promises theirs to the work that waits for it.
+#[derive(Clone, Copy, Debug)]
+struct Owed {
+    task: TaskId,
+    frame: u64,
+    /// The dependencies (bit k: the task's wait k) not complete when it ended.
+    unreached: u32,
+}
+
 /// What the platform did with a [`CpuCall`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -188,7 +208,10 @@ pub enum CpuDispatch {
     /// It ran the task on the calling thread, which is now done with it: the core takes
     /// its times around the call and signals its completion ([`Platform::signal`]).
     Ran(Outcome),
-    /// A worker runs it and signals it; the core monitors it with [`Platform::wait`].
+    /// A worker runs it and signals it; the core monitors it with [`Platform::wait`]. The
+    /// worker signals a run only once the run's dependencies have completed, as the core
+    /// does for the runs it signals (a run can end before them: released late, or its wait
+    /// for them ran out).
     Handed,
 }
 
@@ -299,6 +322,11 @@ pub trait Platform {
     fn dispatch_cpu(&mut self, call: CpuCall) -> CpuDispatch;
     /// A CPU task the core ran ([`CpuDispatch::Ran`]) completed at `at_ns`: signal its
     /// completion to whatever waits for it (accelerator work submitted after it).
+    ///
+    /// Called once each of the run's dependencies has completed too, and in frame order
+    /// per task: a run that ended before them (released after its deadline, or run once
+    /// its wait for them ran out) owes its signal until the core sees them complete; it then
+    /// signals with the time it found them so (REQ-RT-019).
     fn signal(&mut self, task: TaskId, frame: u64, at_ns: u64);
     /// Frame `plan.frame` was planned (its mode and skips are fixed); its accelerator tasks
     /// are submitted next, in schedule order (default: nothing to do).
@@ -323,6 +351,10 @@ pub trait Platform {
     /// Wait until `task`'s run of `frame` completes, at the latest until `limit_ns`
     /// (absolute): an accelerator task, or a CPU task handed to a worker. `Err`: the wait
     /// itself failed (a library call), which ends [`Cycle::step`] with it.
+    ///
+    /// A limit already past asks without waiting. The core may ask about one run more than
+    /// once: while runs owe their signals it waits in slices of [`OWED_POLL_NS`] and looks
+    /// at their dependencies between them.
     fn wait(&mut self, task: TaskId, frame: u64, limit_ns: u64) -> Result<Completion>;
     /// The user's safe-state function: a fault whose reaction is a safe stop was detected.
     fn safe_state(&mut self, stop: &SafeStop);
@@ -368,6 +400,9 @@ pub struct Cycle<'a> {
     /// CPU tasks of the frame being run that were released (dispatched, or all of them when
     /// workers run them): the monitor waits for no other CPU task.
     released: u64,
+    /// The runs of CPU tasks the core ran whose signals wait for their dependencies, oldest
+    /// first (REQ-RT-019).
+    owed: heapless::Vec<Owed, OWED_SIGNALS>,
     stopped: bool,
     faults_in_frame: u32,
     /// The CPU tasks (bit per task index), fixed at construction.
@@ -419,6 +454,7 @@ impl<'a> Cycle<'a> {
             inline: 0,
             late: 0,
             released: 0,
+            owed: heapless::Vec::new(),
             stopped: false,
             faults_in_frame: 0,
         })
@@ -459,7 +495,26 @@ impl<'a> Cycle<'a> {
         self.plans[slot(frame)].filter(|plan| plan.frame == frame)
     }
 
+    /// The runs of CPU tasks the core ran that still owe their signals: each ended before a
+    /// dependency completed (REQ-RT-019, [`Platform::signal`]).
+    pub fn owed_signals(&self) -> usize {
+        self.owed.len()
+    }
+
+    /// Give the owed signals whose runs' dependencies have completed (looked at, not
+    /// waited for); how many are still owed. [`Cycle::step`] does this itself; after a safe
+    /// stop a platform that drains its engines calls it until none is owed or its own time
+    /// bound has passed (a hung engine leaves the work behind it waiting).
+    pub fn settle_owed<P: Platform>(&mut self, p: &mut P) -> Result<usize> {
+        self.settle(p)?;
+        Ok(self.owed.len())
+    }
+
     /// Run one major frame: release, plan (and plan ahead), dispatch, monitor, react.
+    ///
+    /// `Err(Error::Capacity { table: Table::OwedSignals, .. })`: more CPU runs than
+    /// [`OWED_SIGNALS`] wait for dependencies that have not completed (an engine has hung
+    /// for many frames); the partition goes to its safe state.
     #[inline]
     pub fn step<P: Platform>(&mut self, p: &mut P) -> Result<CycleReport> {
         if self.stopped {
@@ -467,7 +522,7 @@ impl<'a> Cycle<'a> {
         }
         let f = self.next;
         let release = self.release_time(f);
-        p.sleep_until(release);
+        self.sleep_settling(p, release)?;
         let error_ns = p.now_ns() as i64 - release as i64;
         p.event(&Event::Release { frame: f, error_ns });
         self.faults_in_frame = 0;
@@ -571,18 +626,32 @@ impl<'a> Cycle<'a> {
                 continue;
             }
             let t = s.task(id);
-            minor = self.minor_frames(p, f, minor, t.release_ns);
+            minor = self.minor_frames(p, f, minor, t.release_ns)?;
             let ready_at = release + t.release_ns;
-            p.sleep_until(ready_at);
+            self.sleep_settling(p, ready_at)?;
             let deadline = release + t.deadline_ns;
             let latest_start = deadline.saturating_sub(t.wcet_ns).max(ready_at);
             // Released after its deadline (an earlier task overran): a no-op, and a miss.
             let missed = p.now_ns() > deadline;
             let mut inputs_ready = true;
-            for dep in self.deps(id, &plan).filter(|_| !missed) {
-                let done = self.is_cpu(dep.task) && self.inline & bit(dep.task) != 0;
-                if !done && p.wait(dep.task, dep.frame, latest_start)? == Completion::Pending {
-                    inputs_ready = false;
+            let mut unreached = 0;
+            let planned = self.planned_tasks(&plan);
+            for (k, w) in t.waits.iter().enumerate() {
+                let Some(dep) = planned_dep(w, f, planned, &self.plans, &self.runs_in) else {
+                    continue;
+                };
+                // Ran on this thread before this task: complete, its signal perhaps owed.
+                let ran_here = self.is_cpu(dep.task) && self.inline & bit(dep.task) != 0;
+                let complete = if ran_here {
+                    !self.owes(dep)
+                } else {
+                    // A task released after its deadline does not wait: a look is enough.
+                    let limit = if missed { 0 } else { latest_start };
+                    self.wait_settling(p, dep.task, dep.frame, limit)? != Completion::Pending
+                };
+                if !complete {
+                    inputs_ready &= ran_here;
+                    unreached |= 1 << k;
                 }
             }
             if missed {
@@ -603,7 +672,7 @@ impl<'a> Cycle<'a> {
                 CpuDispatch::Ran(outcome) => {
                     self.inline |= bit(id);
                     let end_ns = p.now_ns();
-                    p.signal(id, f, end_ns);
+                    self.signal_or_owe(p, id, f, end_ns, unreached)?;
                     let run = Run {
                         start_ns,
                         end_ns,
@@ -615,24 +684,146 @@ impl<'a> Cycle<'a> {
             }
         }
         // The minor frames after the last CPU task.
-        self.minor_frames(p, f, minor, s.period_ns);
+        self.minor_frames(p, f, minor, s.period_ns)?;
+        Ok(())
+    }
+
+    /// Signal the run of CPU task `id` in frame `f` that ended at `end_ns`, or owe the
+    /// signal: while the dependencies in `unreached` (bit k: wait k) have not completed, or
+    /// an earlier run of the task owes its own.
+    fn signal_or_owe<P: Platform>(
+        &mut self,
+        p: &mut P,
+        id: TaskId,
+        f: u64,
+        end_ns: u64,
+        unreached: u32,
+    ) -> Result<()> {
+        if unreached == 0 && !self.owed.iter().any(|o| o.task == id) {
+            p.signal(id, f, end_ns);
+            return Ok(());
+        }
+        let run = Owed {
+            task: id,
+            frame: f,
+            unreached,
+        };
+        if self.owed.is_full() {
+            self.settle(p)?;
+        }
+        self.owed.push(run).map_err(|_| Error::Capacity {
+            table: Table::OwedSignals,
+            limit: OWED_SIGNALS as u32,
+        })
+    }
+
+    /// Whether a run of CPU task `dep.task` up to frame `dep.frame` owes its signal.
+    fn owes(&self, dep: Dep) -> bool {
+        self.owed
+            .iter()
+            .any(|o| o.task == dep.task && o.frame <= dep.frame)
+    }
+
+    /// Give the owed signals whose runs' dependencies have completed, each task's in frame
+    /// order (looked at, never waited for).
+    #[cold]
+    fn settle<P: Platform>(&mut self, p: &mut P) -> Result<()> {
+        // Tasks with an owed run still held: their later runs wait behind it.
+        let mut held = 0;
+        let mut k = 0;
+        while let Some(&run) = self.owed.get(k) {
+            if held & bit(run.task) == 0 && self.dependencies_complete(p, run)? {
+                let now = p.now_ns();
+                p.signal(run.task, run.frame, now);
+                self.owed.remove(k);
+            } else {
+                held |= bit(run.task);
+                k += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether each dependency of an owed run that had not completed has now.
+    fn dependencies_complete<P: Platform>(&mut self, p: &mut P, run: Owed) -> Result<bool> {
+        let waits = self.schedule.task(run.task).waits.iter().enumerate();
+        for (_, w) in waits.filter(|(k, _)| run.unreached & (1 << k) != 0) {
+            let dep = Dep {
+                task: w.task,
+                frame: run.frame.saturating_sub(w.lag as u64),
+            };
+            let ran_here = self.is_cpu(dep.task) && self.inline & bit(dep.task) != 0;
+            let complete = if ran_here {
+                !self.owes(dep)
+            } else {
+                p.wait(dep.task, dep.frame, 0)? != Completion::Pending
+            };
+            if !complete {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// [`Platform::wait`]; while signals are owed, in slices of [`OWED_POLL_NS`] with the
+    /// owed signals given between them (a dependency that ends gives them on time).
+    #[inline(always)]
+    fn wait_settling<P: Platform>(
+        &mut self,
+        p: &mut P,
+        task: TaskId,
+        frame: u64,
+        limit_ns: u64,
+    ) -> Result<Completion> {
+        // Only the core's own CPU runs owe signals: nothing to look at for workers.
+        while !matches!(P::CPU_TASKS, CpuTasks::Workers) && !self.owed.is_empty() {
+            self.settle(p)?;
+            let slice = p.now_ns().saturating_add(OWED_POLL_NS);
+            if self.owed.is_empty() || slice >= limit_ns {
+                break;
+            }
+            if let done @ Completion::Done(_) = p.wait(task, frame, slice)? {
+                return Ok(done);
+            }
+        }
+        p.wait(task, frame, limit_ns)
+    }
+
+    /// [`Platform::sleep_until`]; while signals are owed, in slices of [`OWED_POLL_NS`] with
+    /// the owed signals given between them.
+    fn sleep_settling<P: Platform>(&mut self, p: &mut P, t_ns: u64) -> Result<()> {
+        while !matches!(P::CPU_TASKS, CpuTasks::Workers) && !self.owed.is_empty() {
+            self.settle(p)?;
+            let slice = p.now_ns().saturating_add(OWED_POLL_NS);
+            if self.owed.is_empty() || slice >= t_ns {
+                break;
+            }
+            p.sleep_until(slice);
+        }
+        p.sleep_until(t_ns);
         Ok(())
     }
 
     /// Release the minor frames from index `from` that begin at or before `offset_ns` into
     /// frame `f`; the index of the next one.
-    fn minor_frames<P: Platform>(&self, p: &mut P, f: u64, from: usize, offset_ns: u64) -> usize {
+    fn minor_frames<P: Platform>(
+        &mut self,
+        p: &mut P,
+        f: u64,
+        from: usize,
+        offset_ns: u64,
+    ) -> Result<usize> {
         let starts = self.schedule.minor_frames_ns;
         let mut next = from;
         while let Some(&start) = starts.get(next).filter(|&&start| start <= offset_ns) {
-            p.sleep_until(self.release_time(f) + start);
+            self.sleep_settling(p, self.release_time(f) + start)?;
             p.event(&Event::MinorFrame {
                 frame: f,
                 index: next as u8,
             });
             next += 1;
         }
-        next
+        Ok(next)
     }
 
     /// Wait for frame `f`'s tasks the platform runs elsewhere (accelerators, CPU workers),
@@ -655,7 +846,7 @@ impl<'a> Cycle<'a> {
                 self.fault(p, f, id, FaultKind::EngineError, deadline, None);
                 continue;
             }
-            match p.wait(id, f, deadline)? {
+            match self.wait_settling(p, id, f, deadline)? {
                 Completion::Pending => {
                     self.fault(p, f, id, FaultKind::FenceTimeout, deadline, None)
                 }

@@ -23,7 +23,7 @@ use crate::error::{Context, Error, Phase, Result, ScheduleFault};
 use crate::exec::board::{Board, CpuResult, RunStatus};
 use crate::exec::state::copy_index;
 use crate::exec::wait::{Until, WaitResult, wait_for};
-use crate::limits::MAX_WAITS;
+use crate::limits::{MAX_WAITS, OWED_SIGNALS};
 use crate::mem::AccessLedger;
 use crate::table::{BufferId, Schedule, TaskId};
 use crate::trace::{Event, Record, TraceLog};
@@ -128,10 +128,6 @@ pub(crate) struct WorkerTask {
     pub body: &'static mut dyn CpuTask,
 }
 
-/// Runs whose dependencies had not ended when they did, a worker holds at most: beyond, it
-/// waits for the oldest to be given before it goes on (REQ-RT-019).
-pub(crate) const OWED_RUNS: usize = 16;
-
 /// A run that owes its signal: the first run of a task whose dependencies had not reached
 /// their values when it ended, with the later runs of the task that ended while it was owed
 /// (signals stay in frame order).
@@ -160,7 +156,7 @@ pub(crate) struct Worker {
     pub wait: CpuWaitContext,
     pub fence: RawFence,
     /// The runs that owe their signals, oldest first.
-    pub owed: heapless::Vec<OwedRun, OWED_RUNS>,
+    pub owed: heapless::Vec<OwedRun, OWED_SIGNALS>,
     /// Stop was requested: the frames left are skipped.
     pub stopped: bool,
 }

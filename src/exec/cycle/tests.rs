@@ -593,9 +593,11 @@ fn accelerator_work_follows_lag_edges_and_lookahead() {
 
 /// An accelerator task that never completes: a fence timeout at its deadline, the `post`
 /// task after it runs with `inputs_ready == false`, and the reaction (skip) makes the next
-/// frame not yet planned (f + 1 + lookahead) submit it as a no-op.
+/// frame not yet planned (f + 1 + lookahead) submit it as a no-op. `post`'s signal waits for
+/// the hung run (REQ-RT-019), so the work queued behind `post` waits too, as it would behind
+/// a hung engine's queue: each later `infer` times out, and each `post` owes its signal.
 ///
-/// Covers: REQ-PART-072, REQ-PART-073
+/// Covers: REQ-PART-072, REQ-PART-073, REQ-RT-019
 #[test]
 fn accelerator_hang_times_out_and_is_skipped() {
     let s = accel_schedule();
@@ -606,10 +608,8 @@ fn accelerator_hang_times_out_and_is_skipped() {
     for _ in 0..4 {
         cycle.step(&mut p).unwrap();
     }
-    assert_eq!(
-        p.faults(),
-        [(1, INFER, FaultKind::FenceTimeout, Action::Skip)]
-    );
+    let timeout = |f| (f, INFER, FaultKind::FenceTimeout, Action::Skip);
+    assert_eq!(p.faults(), [timeout(1), timeout(2), timeout(3)]);
     let post1 = p
         .calls
         .iter()
@@ -617,8 +617,73 @@ fn accelerator_hang_times_out_and_is_skipped() {
         .unwrap();
     assert!(!post1.inputs_ready && post1.run);
     let noops: Vec<_> = (0..5).map(|f| p.submitted[&(INFER.0, f)].2).collect();
-    assert_eq!(noops, [false, false, false, true, false]);
-    assert_eq!(cycle.health().count(INFER, FaultKind::FenceTimeout), 1);
+    assert_eq!(noops, [false, false, false, true, true]);
+    assert_eq!(cycle.health().count(INFER, FaultKind::FenceTimeout), 3);
+    // `post` of frames 1 to 3 ran, and none of them signalled.
+    assert_eq!(cycle.owed_signals(), 3);
+    assert!((1..4).all(|f| !p.done.contains_key(&(POST.0, f))));
+    assert_eq!(cycle.settle_owed(&mut p).unwrap(), 3);
+}
+
+/// An accelerator run that ends after the CPU task waiting for it gave up (at its latest
+/// start) and ran: the CPU task's signal waits for the late run (REQ-RT-019), so the next
+/// frame's accelerator work behind it starts after the late run ended, not when the CPU task
+/// did; then the pipeline runs on without a fault.
+///
+/// Covers: REQ-RT-019
+#[test]
+fn a_cpu_signal_waits_for_a_late_dependency() {
+    let s = accel_schedule();
+    let mut p = Mock::with_costs(&[(PRE, 500), (INFER, 1_500), (POST, 400)]);
+    // Frame 1: infer 10_500..20_000, after `post`'s latest start (19_000 - 1_000).
+    p.extra.insert((INFER.0, 1), 8_000);
+    let mut rows = ROWS;
+    let mut cycle = Cycle::new(s, &mut rows, 0).unwrap();
+    for _ in 0..5 {
+        cycle.step(&mut p).unwrap();
+    }
+    assert_eq!(
+        p.faults(),
+        [(1, INFER, FaultKind::FenceTimeout, Action::Skip)]
+    );
+    let post1 = p.ends(POST)[1].1;
+    assert_eq!((post1.start_ns, post1.end_ns), (18_000, 18_400));
+    assert!(
+        !p.calls
+            .iter()
+            .any(|c| (c.task, c.frame) == (POST, 1) && c.inputs_ready)
+    );
+    // Signalled once `infer` of frame 1 had ended, and `infer` of frame 2 started after it.
+    assert_eq!(p.done[&(POST.0, 1)].end_ns, 20_000);
+    let infer2 = p.ends(INFER)[1].1;
+    assert_eq!((infer2.start_ns, infer2.end_ns), (20_500, 22_000));
+    assert_eq!(cycle.owed_signals(), 0);
+}
+
+/// A hung accelerator run holds every later `post` signal: once more runs owe their
+/// signals than the core keeps, `step` ends with a capacity error instead of signalling one
+/// early.
+///
+/// Covers: REQ-RT-019
+#[test]
+fn more_owed_signals_than_the_core_keeps_is_an_error() {
+    let s = accel_schedule();
+    let mut p = Mock::with_costs(&[(PRE, 500), (INFER, 1_500), (POST, 400)]);
+    p.hang.push((INFER.0, 1));
+    let mut rows = ROWS;
+    let mut cycle = Cycle::new(s, &mut rows, 0).unwrap();
+    let frames = OWED_SIGNALS as u64 + 1;
+    for _ in 0..frames {
+        cycle.step(&mut p).unwrap();
+    }
+    assert_eq!(
+        cycle.step(&mut p),
+        Err(Error::Capacity {
+            table: Table::OwedSignals,
+            limit: OWED_SIGNALS as u32
+        })
+    );
+    assert!((1..=frames).all(|f| !p.done.contains_key(&(POST.0, f))));
 }
 
 /// CPU tasks handed to a worker are monitored through `Platform::wait`, each until its
