@@ -8,8 +8,9 @@
 
 use crate::{
     Action, BufferId, CpuWait, CubinId, EngineId, EngineKind, FaultScope, GRAPH_NODES_PER_TASK,
-    Limit, LoadableId, MAX_FIFO_PRIORITY, ModeId, ModeMask, Param, PvaAccess, PvaParamKind,
-    PvaProgramId, Schedule, ScheduleTables, TableError, TaskDesc, TaskId, Thread, Work,
+    Limit, LoadableId, MAX_COPIES, MAX_FIFO_PRIORITY, ModeId, ModeMask, Param, PvaAccess,
+    PvaParamKind, PvaProgramId, Schedule, ScheduleTables, TableError, TaskDesc, TaskId, Thread,
+    Work,
 };
 
 /// Most tasks a schedule may have (task sets are 64-bit masks, here and in the runtime).
@@ -165,10 +166,18 @@ impl Schedule {
                 earlier += 1;
             }
             if !seen {
-                let fifo_prev = fifo_predecessors(tables, set);
+                let fifo_prev = fifo_predecessors(tables, set, false);
                 let levels = max_contended_multiplicity(tables, set, &users);
-                let reach = reach(tables, set, &fifo_prev, levels);
-                check!(races(tables, mode, set, &reach, &users));
+                // A CPU access is ordered by every chain, a worker's order included; an
+                // accelerator access only by chains without a worker's order in them (a CPU
+                // task's signal waits for its own dependencies, not for those of the task
+                // before it on its worker: REQ-RT-019).
+                let reaches = Reaches {
+                    all: reach(tables, set, &fifo_prev, levels),
+                    accelerators: reach(tables, set, &fifo_predecessors(tables, set, true), levels),
+                    cpu: cpu_tasks(tables),
+                };
+                check!(races(tables, mode, set, &reaches, &users));
                 check!(timeline(tables, mode, set, &fifo_prev));
             }
             mode += 1;
@@ -890,8 +899,9 @@ const fn last(set: u64) -> usize {
     }
 }
 
-/// Most levels of [`Reach`]: one more than the largest multiplicity.
-const LEVELS: usize = u8::MAX as usize + 1;
+/// Most levels of [`Reach`]: one more than the largest multiplicity (checked before the
+/// races: a multiplicity divides [`MAX_COPIES`]).
+const LEVELS: usize = MAX_COPIES + 1;
 
 /// The validator's lag distances as bit sets. `d(u, v)` is the smallest total lag of a chain
 /// from `u` to `v` over FIFO order (consecutive tasks of an engine's queue: 0; its last task
@@ -994,14 +1004,28 @@ const fn same_level(a: &[u64; MAX_TASKS], b: &[u64; MAX_TASKS], set: u64) -> boo
 }
 
 /// Per task: its predecessor on its engine in the mode, or, for the first task of a queue,
-/// the queue's last task (which precedes it from the previous frame).
-const fn fifo_predecessors(s: &ScheduleTables, set: u64) -> [usize; MAX_TASKS] {
+/// the queue's last task (which precedes it from the previous frame). `accelerators_only`:
+/// a CPU task's predecessor is its own run of the previous frame (a worker's signals keep
+/// each task's frame order, not the worker's task order).
+const fn fifo_predecessors(
+    s: &ScheduleTables,
+    set: u64,
+    accelerators_only: bool,
+) -> [usize; MAX_TASKS] {
     let mut fifo_prev = [NONE; MAX_TASKS];
     let mut rest = set;
     while rest != 0 {
         let t = rest.trailing_zeros() as usize;
         rest &= rest - 1;
-        let queue = same_engine(s, set, t);
+        let on_cpu = matches!(
+            s.engines[s.tasks[t].engine.0 as usize].kind,
+            EngineKind::Cpu
+        );
+        let queue = if accelerators_only && on_cpu {
+            1 << t
+        } else {
+            same_engine(s, set, t)
+        };
         let earlier = before(queue, t);
         fifo_prev[t] = if earlier != 0 {
             last(earlier)
@@ -1068,7 +1092,49 @@ const fn partners(touch: u64, write: u64, y: usize) -> u64 {
 /// within a frame unless `d(x, y) = 0` or `d(y, x) = 0`, and across frames when `d(x, y)`
 /// exceeds the multiplicity `m` (frame `f + m` reuses frame `f`'s copy). A pair unordered
 /// within a frame is reported as such, not as a race across frames.
-const fn races(s: &ScheduleTables, mode: usize, set: u64, reach: &Reach, users: &Users) -> Result {
+/// The tasks on CPU engines.
+const fn cpu_tasks(s: &ScheduleTables) -> u64 {
+    let mut out = 0u64;
+    let mut t = 0;
+    while t < s.tasks.len() && t < MAX_TASKS {
+        if matches!(
+            s.engines[s.tasks[t].engine.0 as usize].kind,
+            EngineKind::Cpu
+        ) {
+            out |= 1 << t;
+        }
+        t += 1;
+    }
+    out
+}
+
+/// The chains that order a task's access: every chain for a CPU task, chains without a
+/// worker's order in them for an accelerator task.
+struct Reaches {
+    all: Reach,
+    accelerators: Reach,
+    /// The CPU tasks.
+    cpu: u64,
+}
+
+impl Reaches {
+    /// The tasks `u` with `d(u, v) <= k` over the chains that order `v`'s access.
+    const fn within(&self, k: usize, v: usize) -> u64 {
+        if has(self.cpu, v) {
+            self.all.within(k, v)
+        } else {
+            self.accelerators.within(k, v)
+        }
+    }
+}
+
+const fn races(
+    s: &ScheduleTables,
+    mode: usize,
+    set: u64,
+    reach: &Reaches,
+    users: &Users,
+) -> Result {
     let mode_id = ModeId(mode as u8);
     let mode_name = s.modes[mode].name;
     let mut b = 0;

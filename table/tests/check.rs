@@ -776,6 +776,48 @@ fn two_cpu_tasks(w_waits: &'static [Wait], r_waits: &'static [Wait]) -> Vec<Task
     ]
 }
 
+/// validate.rs `a_worker_order_does_not_order_accelerator_accesses`: `d` (dla0) reads `in`,
+/// `a` (cpu0) waits for `d`, `b` runs after `a` on cpu0 and `g` (gpu0) writes `in` after `b`.
+/// The worker's order is no chain for the GPU's write (REQ-RT-019); `b` waiting for `a` is.
+///
+/// Covers: REQ-SCH-005
+#[test]
+fn a_worker_order_does_not_order_accelerator_accesses() {
+    const AFTER_G_LAST_FRAME: &[Wait] = &[wait(3, 1)];
+    const AFTER_D: &[Wait] = &[wait(0, 0)];
+    const AFTER_A: &[Wait] = &[wait(1, 0)];
+    const AFTER_B: &[Wait] = &[wait(2, 0)];
+    let tasks = |b_waits: &'static [Wait], last: TaskDesc| {
+        vec![
+            dla(
+                "d",
+                &IN_TO_NET,
+                &NET_TO_OUT,
+                &[IN],
+                &[OUT],
+                AFTER_G_LAST_FRAME,
+            ),
+            cpu("a", CPU0, MS, &[], &[], AFTER_D),
+            cpu("b", CPU0, MS, &[], &[], b_waits),
+            last,
+        ]
+    };
+    let gpu_writer = gpu("g", &[], &[], &[IN], AFTER_B);
+    assert!(matches!(
+        check(with_tasks(tasks(&[], gpu_writer))),
+        Err(TableError::RaceWithinFrame {
+            buffer: IN,
+            first_name: "g",
+            second_name: "d",
+            ..
+        })
+    ));
+    assert_eq!(check(with_tasks(tasks(AFTER_A, gpu_writer))).err(), None);
+    // A CPU access after the same chain is ordered: its body runs after `a`'s on cpu0.
+    let cpu_writer = cpu("c", CPU0, MS, &[], &[IN], AFTER_B);
+    assert_eq!(check(with_tasks(tasks(&[], cpu_writer))).err(), None);
+}
+
 #[test]
 fn race_within_a_frame_is_rejected() {
     // validate.rs `race_within_a_frame_is_rejected_with_a_fix`.

@@ -91,6 +91,34 @@ fn queues(model: &Model, mode: usize) -> Vec<Vec<usize>> {
     q
 }
 
+/// The queues whose order orders the signals of their tasks, for a mode's chains: each
+/// engine's queue (index: the engine), except with `accelerators_only`, where a CPU task is
+/// a queue of its own (index: engines + task). A CPU worker runs its tasks in order, but a
+/// task's signal waits for its own dependencies only, not for those of the task before it
+/// (REQ-RT-019): accelerator accesses are ordered by chains without a worker's order in them.
+fn ordering_queues(model: &Model, mode: usize, accelerators_only: bool) -> Vec<Vec<usize>> {
+    let mut q = queues(model, mode);
+    if !accelerators_only {
+        return q;
+    }
+    let mut own = vec![Vec::new(); model.tasks.len()];
+    for (e, engine) in model.engines.iter().enumerate() {
+        if engine.kind == Kind::Cpu {
+            for t in std::mem::take(&mut q[e]) {
+                own[t].push(t);
+            }
+        }
+    }
+    q.extend(own);
+    q
+}
+
+/// Whether the chains that order an access of `task` may pass through a worker's order
+/// (CPU tasks: the access is in the task's body, after the tasks before it on its worker).
+fn ordered_by_workers(model: &Model, task: usize) -> bool {
+    model.engines[model.tasks[task].engine].kind == Kind::Cpu
+}
+
 /// Runs every graph and timing check. `Err` holds the errors.
 pub(crate) fn analyse(model: &Model) -> Result<Analysis, Vec<Diagnostic>> {
     let mut errors = Vec::new();
@@ -495,7 +523,14 @@ fn stream_ops(model: &Model) -> Vec<Diagnostic> {
 /// Shortest total lag of a precedence chain between every pair of the mode's tasks (min-plus
 /// closure). `d[x][y] = k` means instance f of x completes before instance f+k of y starts;
 /// every task follows its own previous instance (FIFO), so this holds for all larger k too.
-fn lag_distances(model: &Model, mode: usize, nodes: &[usize]) -> Vec<Vec<u32>> {
+/// `accelerators_only`: chains through a CPU worker's task order are left out
+/// ([`ordering_queues`]).
+fn lag_distances(
+    model: &Model,
+    mode: usize,
+    nodes: &[usize],
+    accelerators_only: bool,
+) -> Vec<Vec<u32>> {
     let n = nodes.len();
     let pos = |t: usize| nodes.iter().position(|&x| x == t);
     let mut d = vec![vec![INF; n]; n];
@@ -504,7 +539,7 @@ fn lag_distances(model: &Model, mode: usize, nodes: &[usize]) -> Vec<Vec<u32>> {
             d[a][b] = w;
         }
     };
-    for q in queues(model, mode) {
+    for q in ordering_queues(model, mode, accelerators_only) {
         let q: Vec<usize> = q.into_iter().filter_map(pos).collect();
         for w in q.windows(2) {
             relax(&mut d, w[0], w[1], 0);
@@ -548,6 +583,9 @@ struct Race {
     distance: u32,
     /// Shortest chain from `first` to `second` (frames), if any.
     chain: Option<u32>,
+    /// A CPU worker's task order would order the pair (the second access is an
+    /// accelerator's, which it does not order).
+    through_worker: bool,
     modes: Vec<usize>,
 }
 
@@ -558,7 +596,16 @@ fn races(model: &Model) -> Vec<Diagnostic> {
         let nodes: Vec<usize> = (0..model.tasks.len())
             .filter(|&t| model.tasks[t].in_mode(mode))
             .collect();
-        let d = lag_distances(model, mode, &nodes);
+        // Per task: the distances that order an access of it (the second of a pair).
+        let all = lag_distances(model, mode, &nodes, false);
+        let strict = lag_distances(model, mode, &nodes, true);
+        let d_into = |t: usize| {
+            if ordered_by_workers(model, nodes[t]) {
+                &all
+            } else {
+                &strict
+            }
+        };
         for (b, buffer) in model.buffers.iter().enumerate() {
             let m = u32::from(buffer.multiplicity);
             // (node position, writes?) of every task touching the buffer.
@@ -583,6 +630,12 @@ fn races(model: &Model) -> Vec<Diagnostic> {
                     let (tx, ty) = (nodes[x], nodes[y]);
                     let mut record =
                         |first: (usize, bool), second: (usize, bool), distance: u32, chain: u32| {
+                            let (p, q) = if first.0 == tx { (x, y) } else { (y, x) };
+                            let through_worker = if distance == 0 {
+                                all[p][q] == 0 || all[q][p] == 0
+                            } else {
+                                all[p][q] <= distance
+                            };
                             let key = (b, first.0, second.0, distance);
                             found
                                 .entry(key)
@@ -592,12 +645,14 @@ fn races(model: &Model) -> Vec<Diagnostic> {
                                     second,
                                     distance,
                                     chain: (chain != INF).then_some(chain),
+                                    through_worker,
                                     modes: Vec::new(),
                                 })
                                 .modes
                                 .push(mode);
                         };
-                    if d[x][y] != 0 && d[y][x] != 0 {
+                    let (dxy, dyx) = (d_into(y)[x][y], d_into(x)[y][x]);
+                    if dxy != 0 && dyx != 0 {
                         // Within a frame; suggest the writer first (producer → consumer).
                         let (first, second) = if xw || !yw {
                             ((tx, xw), (ty, yw))
@@ -608,11 +663,11 @@ fn races(model: &Model) -> Vec<Diagnostic> {
                         continue;
                     }
                     // Across frames: x of frame f vs y of frame f + m, and y of f vs x of f + m.
-                    if d[x][y] > m {
-                        record((tx, xw), (ty, yw), m, d[x][y]);
+                    if dxy > m {
+                        record((tx, xw), (ty, yw), m, dxy);
                     }
-                    if d[y][x] > m {
-                        record((ty, yw), (tx, xw), m, d[y][x]);
+                    if dyx > m {
+                        record((ty, yw), (tx, xw), m, dyx);
                     }
                 }
             }
@@ -638,7 +693,7 @@ struct Distances {
 }
 
 impl Distances {
-    fn new(model: &Model, mode: usize) -> Distances {
+    fn new(model: &Model, mode: usize, accelerators_only: bool) -> Distances {
         let nodes: Vec<usize> = (0..model.tasks.len())
             .filter(|&t| model.tasks[t].in_mode(mode))
             .collect();
@@ -646,7 +701,7 @@ impl Distances {
         for (i, &t) in nodes.iter().enumerate() {
             pos[t] = Some(i);
         }
-        let d = lag_distances(model, mode, &nodes);
+        let d = lag_distances(model, mode, &nodes, accelerators_only);
         Distances { pos, d }
     }
 
@@ -693,11 +748,39 @@ fn switch_races(model: &Model) -> Vec<Diagnostic> {
     if targets.is_empty() {
         return Vec::new();
     }
-    let dists: Vec<Distances> = (0..model.modes.len())
-        .map(|mode| Distances::new(model, mode))
-        .collect();
     let mut found: BTreeMap<(usize, usize, usize, usize, usize), SwitchRace> = BTreeMap::new();
-    for &to in &targets {
+    // Accesses of CPU tasks, then of accelerator tasks, each with the chains that order them.
+    for accelerators_only in [false, true] {
+        let dists: Vec<Distances> = (0..model.modes.len())
+            .map(|mode| Distances::new(model, mode, accelerators_only))
+            .collect();
+        let seconds = |y: usize| ordered_by_workers(model, y) != accelerators_only;
+        switch_races_of(
+            model,
+            &targets,
+            &dists,
+            accelerators_only,
+            &seconds,
+            &mut found,
+        );
+    }
+    found
+        .into_iter()
+        .map(|((from, to, ..), r)| switch_race_diag(model, from, to, &r))
+        .collect()
+}
+
+/// [`switch_races`] for the second accesses `seconds` admits, with `dists` and
+/// `accelerators_only` the chains that order them.
+fn switch_races_of(
+    model: &Model,
+    targets: &[usize],
+    dists: &[Distances],
+    accelerators_only: bool,
+    seconds: &dyn Fn(usize) -> bool,
+    found: &mut BTreeMap<(usize, usize, usize, usize, usize), SwitchRace>,
+) {
+    for &to in targets {
         for from in (0..model.modes.len()).filter(|&from| from != to) {
             // The edges that cross the switch: (u of `from`, v of `to`, lag).
             let mut crossing: Vec<(usize, usize, u32)> = Vec::new();
@@ -713,7 +796,11 @@ fn switch_races(model: &Model) -> Vec<Diagnostic> {
                     }
                 }
             }
-            for (qa, qb) in queues(model, from).iter().zip(queues(model, to).iter()) {
+            let (qfrom, qto) = (
+                ordering_queues(model, from, accelerators_only),
+                ordering_queues(model, to, accelerators_only),
+            );
+            for (qa, qb) in qfrom.iter().zip(qto.iter()) {
                 if let (Some(&u), Some(&v)) = (qa.last(), qb.first()) {
                     crossing.push((u, v, 1));
                 }
@@ -746,7 +833,7 @@ fn switch_races(model: &Model) -> Vec<Diagnostic> {
                         .tasks
                         .iter()
                         .enumerate()
-                        .filter(|(_, t)| t.in_mode(to))
+                        .filter(|&(y, t)| t.in_mode(to) && seconds(y))
                     {
                         let Some(b) = ty
                             .accesses
@@ -790,10 +877,6 @@ fn switch_races(model: &Model) -> Vec<Diagnostic> {
             }
         }
     }
-    found
-        .into_iter()
-        .map(|((from, to, ..), r)| switch_race_diag(model, from, to, &r))
-        .collect()
 }
 
 /// The most states [`switch_sequence_races`] visits for one schedule. Its search is exact
@@ -932,15 +1015,22 @@ fn switch_sequence_races(model: &Model, order: &[usize], mut budget: usize) -> V
         }
         lagged.push(l);
     }
-    let step = Stepper {
+    let cpu = mask(&|t: &Task| model.engines[t.engine].kind == Kind::Cpu);
+    // Tasks whose later instances the instance of a task orders: its engine's queue, or
+    // only itself on a CPU worker when accelerator accesses are checked.
+    let stepper = |accelerators_only: bool| Stepper {
         order,
         planned: (0..model.modes.len())
             .map(|m| mask(&|t: &Task| t.in_mode(m)))
             .collect(),
-        engine: model
-            .tasks
-            .iter()
-            .map(|t| mask(&|u: &Task| u.engine == t.engine))
+        engine: (0..model.tasks.len())
+            .map(|t| {
+                if accelerators_only && cpu & bit(t) != 0 {
+                    bit(t)
+                } else {
+                    mask(&|u: &Task| u.engine == model.tasks[t].engine)
+                }
+            })
             .collect(),
         now: model
             .tasks
@@ -952,9 +1042,10 @@ fn switch_sequence_races(model: &Model, order: &[usize], mut budget: usize) -> V
                     .fold(0, |m, d| m | bit(d.task))
             })
             .collect(),
-        lagged,
+        lagged: lagged.clone(),
         keep,
     };
+    let passes = [(stepper(false), cpu), (stepper(true), !cpu)];
     let mut out = Vec::new();
     for (x, tx) in model.tasks.iter().enumerate() {
         // x's buffers: (buffer, multiplicity, x writes, tasks that conflict with x on it).
@@ -975,99 +1066,103 @@ fn switch_sequence_races(model: &Model, order: &[usize], mut budget: usize) -> V
         let Some(period) = uses.iter().map(|u| u.1).max() else {
             continue;
         };
-        // Per (buffer, y): the fewest switches of a race, and the first race with 2 (the
-        // state before its last frame, and that frame's mode).
-        type Witness = Option<(usize, usize)>;
-        let mut found: BTreeMap<(usize, usize), (u8, Witness)> = BTreeMap::new();
-        // Every state once, with the state it was first reached from (for the witness).
-        let mut states: Vec<(Reach, usize)> = Vec::new();
-        let mut seen: HashSet<Reach> = HashSet::new();
-        let mut queue = VecDeque::new();
-        for mode in (0..model.modes.len()).filter(|&m| tx.in_mode(m)) {
-            let empty = Reach {
-                mode,
-                phase: 0,
-                switches: 0,
-                engines: 0,
-                hist: [0; orin_exec_table::MAX_LAG],
-            };
-            let (reached, engines) = step.frame(mode, &empty, bit(x));
-            let r = Reach {
-                engines,
-                hist: step.shift(reached, &empty.hist),
-                ..empty
-            };
-            if seen.insert(r) {
-                queue.push_back(states.len());
-                states.push((r, usize::MAX));
-            }
-        }
-        while let Some(i) = queue.pop_front() {
-            let cur = states[i].0;
-            let next_modes =
-                std::iter::once(cur.mode).chain(targets.iter().copied().filter(|&m| m != cur.mode));
-            for mode in next_modes {
-                let (reached, engines) = step.frame(mode, &cur, 0);
-                let phase = (cur.phase + 1) % period;
-                let switches = (cur.switches + u8::from(mode != cur.mode)).min(2);
-                let next = Reach {
+        // Accesses of CPU tasks, then of accelerator tasks, each with the chains that
+        // order them (`ordering_queues`).
+        for (step, seconds) in &passes {
+            // Per (buffer, y): the fewest switches of a race, and the first race with 2 (the
+            // state before its last frame, and that frame's mode).
+            type Witness = Option<(usize, usize)>;
+            let mut found: BTreeMap<(usize, usize), (u8, Witness)> = BTreeMap::new();
+            // Every state once, with the state it was first reached from (for the witness).
+            let mut states: Vec<(Reach, usize)> = Vec::new();
+            let mut seen: HashSet<Reach> = HashSet::new();
+            let mut queue = VecDeque::new();
+            for mode in (0..model.modes.len()).filter(|&m| tx.in_mode(m)) {
+                let empty = Reach {
                     mode,
-                    phase,
-                    switches,
-                    engines,
-                    hist: step.shift(reached, &cur.hist),
+                    phase: 0,
+                    switches: 0,
+                    engines: 0,
+                    hist: [0; orin_exec_table::MAX_LAG],
                 };
-                for &(b, m, _, others) in &uses {
-                    if !phase.is_multiple_of(m) {
-                        continue;
-                    }
-                    let mut open = step.planned[mode] & others & !reached;
-                    while open != 0 {
-                        let y = open.trailing_zeros() as usize;
-                        open &= open - 1;
-                        let e = found.entry((b, y)).or_insert((switches, None));
-                        e.0 = e.0.min(switches);
-                        if switches == 2 {
-                            e.1.get_or_insert((i, mode));
+                let (reached, engines) = step.frame(mode, &empty, bit(x));
+                let r = Reach {
+                    engines,
+                    hist: step.shift(reached, &empty.hist),
+                    ..empty
+                };
+                if seen.insert(r) {
+                    queue.push_back(states.len());
+                    states.push((r, usize::MAX));
+                }
+            }
+            while let Some(i) = queue.pop_front() {
+                let cur = states[i].0;
+                let next_modes = std::iter::once(cur.mode)
+                    .chain(targets.iter().copied().filter(|&m| m != cur.mode));
+                for mode in next_modes {
+                    let (reached, engines) = step.frame(mode, &cur, 0);
+                    let phase = (cur.phase + 1) % period;
+                    let switches = (cur.switches + u8::from(mode != cur.mode)).min(2);
+                    let next = Reach {
+                        mode,
+                        phase,
+                        switches,
+                        engines,
+                        hist: step.shift(reached, &cur.hist),
+                    };
+                    for &(b, m, _, others) in &uses {
+                        if !phase.is_multiple_of(m) {
+                            continue;
+                        }
+                        let mut open = step.planned[mode] & others & seconds & !reached;
+                        while open != 0 {
+                            let y = open.trailing_zeros() as usize;
+                            open &= open - 1;
+                            let e = found.entry((b, y)).or_insert((switches, None));
+                            e.0 = e.0.min(switches);
+                            if switches == 2 {
+                                e.1.get_or_insert((i, mode));
+                            }
                         }
                     }
-                }
-                let fresh = seen.insert(next);
-                if fresh {
-                    if budget == 0 {
-                        return vec![search_limit_diag(model, &targets, SWITCH_SEARCH_STATES)];
+                    let fresh = seen.insert(next);
+                    if fresh {
+                        if budget == 0 {
+                            return vec![search_limit_diag(model, &targets, SWITCH_SEARCH_STATES)];
+                        }
+                        budget -= 1;
+                        queue.push_back(states.len());
+                        states.push((next, i));
                     }
-                    budget -= 1;
-                    queue.push_back(states.len());
-                    states.push((next, i));
                 }
             }
-        }
-        for ((b, y), (least, race)) in found {
-            let (Some((parent, last)), 2) = (race, least) else {
-                continue;
-            };
-            let mut modes = vec![last];
-            let mut j = parent;
-            while j != usize::MAX {
-                modes.push(states[j].0.mode);
-                j = states[j].1;
+            for ((b, y), (least, race)) in found {
+                let (Some((parent, last)), 2) = (race, least) else {
+                    continue;
+                };
+                let mut modes = vec![last];
+                let mut j = parent;
+                while j != usize::MAX {
+                    modes.push(states[j].0.mode);
+                    j = states[j].1;
+                }
+                modes.reverse();
+                let yw = model.tasks[y]
+                    .accesses
+                    .iter()
+                    .any(|a| a.buffer == b && a.write);
+                let xw = uses.iter().any(|u| u.0 == b && u.2);
+                out.push(sequence_race_diag(
+                    model,
+                    &SequenceRace {
+                        buffer: b,
+                        first: (x, xw),
+                        second: (y, yw),
+                        modes,
+                    },
+                ));
             }
-            modes.reverse();
-            let yw = model.tasks[y]
-                .accesses
-                .iter()
-                .any(|a| a.buffer == b && a.write);
-            let xw = uses.iter().any(|u| u.0 == b && u.2);
-            out.push(sequence_race_diag(
-                model,
-                &SequenceRace {
-                    buffer: b,
-                    first: (x, xw),
-                    second: (y, yw),
-                    modes,
-                },
-            ));
         }
     }
     out
@@ -1204,6 +1299,15 @@ fn switch_race_diag(model: &Model, from: usize, to: usize, r: &SwitchRace) -> Di
         ))
 }
 
+/// For a race that a CPU worker's task order would order: why it does not.
+fn worker_order_note(r: &Race) -> &'static str {
+    if r.through_worker {
+        " (for an accelerator's access, a CPU worker's task order is no order: a CPU task's signal waits for its own `after` entries, not for those of the task before it on its worker)"
+    } else {
+        ""
+    }
+}
+
 fn race_diag(model: &Model, r: Race) -> Diagnostic {
     let buffer = &model.buffers[r.buffer];
     let (a, aw) = r.first;
@@ -1233,8 +1337,10 @@ fn race_diag(model: &Model, r: Race) -> Diagnostic {
                 ),
             )
             .note(format!(
-                "`{}` runs on `{ea}`, `{}` on `{eb}`; only `after` chains and the FIFO order of one engine instance order tasks",
-                ta.name, tb.name
+                "`{}` runs on `{ea}`, `{}` on `{eb}`; only `after` chains and the FIFO order of one engine instance order tasks{}",
+                ta.name,
+                tb.name,
+                worker_order_note(&r)
             ))
             .help(format!("add `after = [\"{}\"]` to `{}`", ta.name, tb.name));
     }
@@ -1264,8 +1370,10 @@ fn race_diag(model: &Model, r: Race) -> Diagnostic {
             ta.name, tb.name
         )),
         None => d.note(format!(
-            "no chain of `after` dependencies or FIFO order leads from `{}` to `{}`",
-            ta.name, tb.name
+            "no chain of `after` dependencies or FIFO order leads from `{}` to `{}`{}",
+            ta.name,
+            tb.name,
+            worker_order_note(&r)
         )),
     };
     // The fewest copies that cover the chain, among those the runtime takes.

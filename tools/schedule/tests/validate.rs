@@ -4,8 +4,8 @@
 mod common;
 
 use common::{
-    Fixture, assert_has, buffer, check_docs, cpu_task, dla_task, docs_example, docs_example_path,
-    edited, gpu_task, health, points_at, pos, raw_buffer, task, with_header,
+    Fixture, GPU_TASK, assert_has, buffer, check_docs, cpu_task, dla_task, docs_example,
+    docs_example_path, edited, gpu_task, health, points_at, pos, raw_buffer, task, with_header,
 };
 
 /// `w` on `cpu0` writes `buf`, `r` on `cpu1` reads it; nothing orders them.
@@ -577,6 +577,60 @@ fn race_ordered_by_same_engine_fifo_is_accepted() {
         .concat(),
     );
     fx.ok(&text);
+}
+
+/// `g_read` (gpu1) reads `buf`, `a` (cpu0) waits for it, `b` runs after `a` on cpu0, and
+/// `g_write` (gpu0) writes `buf` after `b`. A CPU task's signal waits for its own `after`
+/// entries only (REQ-RT-019): when `a` gives up on `g_read`, `b` still signals, so the
+/// worker's order orders no accelerator access. A CPU access after the same chain is ordered
+/// (its body runs after `a`'s).
+///
+/// Covers: REQ-SCH-005, REQ-RT-019
+#[test]
+fn a_worker_order_does_not_order_accelerator_accesses() {
+    let fx = Fixture::new();
+    let header = with_header("").replace(
+        r#"gpu = [{ name = "gpu0", stream = 0 }]"#,
+        r#"gpu = [{ name = "gpu0", stream = 0 }, { name = "gpu1", stream = 1 }]"#,
+    );
+    let body = [
+        raw_buffer("buf", 64),
+        task(
+            "g_read",
+            "gpu1",
+            &[r#"reads = ["buf"]"#, r#"after = ["g_write@-1"]"#],
+        ) + GPU_TASK,
+        cpu_task("a", "cpu0", "1ms", &[r#"after = ["g_read"]"#]),
+        cpu_task("b", "cpu0", "1ms", &[]),
+        gpu_task("g_write", &[r#"writes = ["buf"]"#, r#"after = ["b"]"#]),
+    ]
+    .concat();
+    let text = format!("{header}{body}");
+    let (d, s) = fx.rejects(
+        &text,
+        &[
+            "buffer race on `buf` within a frame (modes `a`, `b`): `g_write` writes it and `g_read` reads it, and nothing orders them",
+            "a CPU worker's task order is no order",
+            "help: add `after = [\"g_write\"]` to `g_read`",
+        ],
+    );
+    assert_eq!(d.error_count(), 1, "{s}");
+    // `b` waiting for `a` is a chain of waits.
+    fx.ok(&text.replace(
+        "name = \"b\"\nengine = \"cpu0\"",
+        "name = \"b\"\nengine = \"cpu0\"\nafter = [\"a\"]",
+    ));
+    // A CPU task's write after the same worker order is ordered.
+    let cpu_writer = body.replace(
+        &gpu_task("g_write", &[r#"writes = ["buf"]"#, r#"after = ["b"]"#]),
+        &cpu_task(
+            "g_write",
+            "cpu0",
+            "1ms",
+            &[r#"writes = ["buf"]"#, r#"after = ["b"]"#],
+        ),
+    );
+    fx.ok(&format!("{header}{cpu_writer}"));
 }
 
 /// Covers: REQ-SCH-005
