@@ -633,6 +633,61 @@ fn a_worker_order_does_not_order_accelerator_accesses() {
     fx.ok(&format!("{header}{cpu_writer}"));
 }
 
+/// At a switch from `a` to `b`: `g_read` (gpu1, mode `a`) reads `buf`, `a_cpu` (cpu0, mode
+/// `a`) waits for it; in mode `b`, `b_cpu` (cpu0) runs first on the worker and `g_write`
+/// (gpu0) writes `buf` after it. Only the worker's order (last task of `a` before the first
+/// of `b`) would order `g_read` of frame s-1 before `g_write` of frame s, and it orders no
+/// accelerator access; a wait of `b_cpu` for `a_cpu@-1` does.
+///
+/// Covers: REQ-SCH-005
+#[test]
+fn a_worker_order_does_not_order_accelerator_accesses_across_a_switch() {
+    let fx = Fixture::new();
+    let header = with_header("").replace(
+        r#"gpu = [{ name = "gpu0", stream = 0 }]"#,
+        r#"gpu = [{ name = "gpu0", stream = 0 }, { name = "gpu1", stream = 1 }]"#,
+    );
+    let body = [
+        raw_buffer("buf", 64),
+        task(
+            "g_read",
+            "gpu1",
+            &[r#"reads = ["buf"]"#, r#"modes = ["a"]"#],
+        ) + GPU_TASK,
+        cpu_task(
+            "a_cpu",
+            "cpu0",
+            "1ms",
+            &[r#"after = ["g_read"]"#, r#"modes = ["a"]"#],
+        ),
+        cpu_task("b_cpu", "cpu0", "1ms", &[r#"modes = ["b"]"#]),
+        gpu_task(
+            "g_write",
+            &[
+                r#"writes = ["buf"]"#,
+                r#"after = ["b_cpu"]"#,
+                r#"modes = ["b"]"#,
+            ],
+        ),
+        health(
+            "task_error",
+            "switch_mode",
+            &[r#"task = "a_cpu""#, r#"mode = "b""#],
+        ),
+    ]
+    .concat();
+    let text = format!("{header}{body}");
+    let (d, s) = fx.rejects(
+        &text,
+        &["buffer race on `buf` when mode `a` switches to `b`: `g_read` of frame s-1 (mode `a`) reads it and `g_write` of frame s (mode `b`) writes the same buffer"],
+    );
+    assert_eq!(d.error_count(), 1, "{s}");
+    fx.ok(&text.replace(
+        "name = \"b_cpu\"\nengine = \"cpu0\"",
+        "name = \"b_cpu\"\nengine = \"cpu0\"\nafter = [\"a_cpu@-1\"]",
+    ));
+}
+
 /// Covers: REQ-SCH-005
 #[test]
 fn multiplicity_two_needs_a_chain_within_two_frames() {
