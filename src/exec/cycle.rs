@@ -567,6 +567,12 @@ impl<'a> Cycle<'a> {
         self.cpu & bit(task) != 0
     }
 
+    /// Whether CPU task `task` ran on this thread the last time it was dispatched: its runs
+    /// so far are complete (their signals perhaps owed), not waited for.
+    fn ran_here(&self, task: TaskId) -> bool {
+        self.is_cpu(task) && self.inline & bit(task) != 0
+    }
+
     /// Fix frame `f`'s plan (once) and submit its accelerator work.
     fn plan<P: Platform>(&mut self, p: &mut P, f: u64) {
         if self.stopped || self.planned_up_to.is_some_and(|last| f <= last) {
@@ -641,7 +647,7 @@ impl<'a> Cycle<'a> {
                     continue;
                 };
                 // Ran on this thread before this task: complete, its signal perhaps owed.
-                let ran_here = self.is_cpu(dep.task) && self.inline & bit(dep.task) != 0;
+                let ran_here = self.ran_here(dep.task);
                 let complete = if ran_here {
                     !self.owes(dep)
                 } else {
@@ -752,8 +758,7 @@ impl<'a> Cycle<'a> {
                 task: w.task,
                 frame: run.frame.saturating_sub(w.lag as u64),
             };
-            let ran_here = self.is_cpu(dep.task) && self.inline & bit(dep.task) != 0;
-            let complete = if ran_here {
+            let complete = if self.ran_here(dep.task) {
                 !self.owes(dep)
             } else {
                 p.wait(dep.task, dep.frame, 0)? != Completion::Pending

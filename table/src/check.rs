@@ -166,16 +166,17 @@ impl Schedule {
                 earlier += 1;
             }
             if !seen {
-                let fifo_prev = fifo_predecessors(tables, set, false);
+                let fifo_prev = fifo_predecessors(tables, set, 0);
                 let levels = max_contended_multiplicity(tables, set, &users);
                 // A CPU access is ordered by every chain, a worker's order included; an
                 // accelerator access only by chains without a worker's order in them (a CPU
                 // task's signal waits for its own dependencies, not for those of the task
                 // before it on its worker: REQ-RT-019).
+                let cpu = cpu_tasks(tables);
                 let reaches = Reaches {
                     all: reach(tables, set, &fifo_prev, levels),
-                    accelerators: reach(tables, set, &fifo_predecessors(tables, set, true), levels),
-                    cpu: cpu_tasks(tables),
+                    accelerators: reach(tables, set, &fifo_predecessors(tables, set, cpu), levels),
+                    cpu,
                 };
                 check!(races(tables, mode, set, &reaches, &users));
                 check!(timeline(tables, mode, set, &fifo_prev));
@@ -1004,24 +1005,17 @@ const fn same_level(a: &[u64; MAX_TASKS], b: &[u64; MAX_TASKS], set: u64) -> boo
 }
 
 /// Per task: its predecessor on its engine in the mode, or, for the first task of a queue,
-/// the queue's last task (which precedes it from the previous frame). `accelerators_only`:
-/// a CPU task's predecessor is its own run of the previous frame (a worker's signals keep
-/// each task's frame order, not the worker's task order).
-const fn fifo_predecessors(
-    s: &ScheduleTables,
-    set: u64,
-    accelerators_only: bool,
-) -> [usize; MAX_TASKS] {
+/// the queue's last task (which precedes it from the previous frame). A task of `alone` is
+/// its own queue: its predecessor is its own run of the previous frame (for CPU tasks when
+/// accelerator accesses are ordered: a worker's signals keep each task's frame order, not
+/// the worker's task order).
+const fn fifo_predecessors(s: &ScheduleTables, set: u64, alone: u64) -> [usize; MAX_TASKS] {
     let mut fifo_prev = [NONE; MAX_TASKS];
     let mut rest = set;
     while rest != 0 {
         let t = rest.trailing_zeros() as usize;
         rest &= rest - 1;
-        let on_cpu = matches!(
-            s.engines[s.tasks[t].engine.0 as usize].kind,
-            EngineKind::Cpu
-        );
-        let queue = if accelerators_only && on_cpu {
+        let queue = if has(alone, t) {
             1 << t
         } else {
             same_engine(s, set, t)

@@ -538,6 +538,11 @@ fn accel_schedule() -> &'static Schedule {
     ))
 }
 
+/// The mock for [`accel_schedule`]: `pre` takes 500 ns, `infer` 1,500, `post` 400.
+fn accel_mock() -> Mock {
+    Mock::with_costs(&[(PRE, 500), (INFER, 1_500), (POST, 400)])
+}
+
 /// Lag edges and lookahead: frame f+1's accelerator work is submitted while frame f runs,
 /// behind `pre` of f+1 and `post` of f (the lagged edge, absent in frame 0); the CPU task
 /// after the accelerator waits for it.
@@ -546,7 +551,7 @@ fn accel_schedule() -> &'static Schedule {
 #[test]
 fn accelerator_work_follows_lag_edges_and_lookahead() {
     let s = accel_schedule();
-    let mut p = Mock::with_costs(&[(PRE, 500), (INFER, 1_500), (POST, 400)]);
+    let mut p = accel_mock();
     let mut rows = ROWS;
     let mut cycle = Cycle::new(s, &mut rows, 0).unwrap();
     for _ in 0..3 {
@@ -601,7 +606,7 @@ fn accelerator_work_follows_lag_edges_and_lookahead() {
 #[test]
 fn accelerator_hang_times_out_and_is_skipped() {
     let s = accel_schedule();
-    let mut p = Mock::with_costs(&[(PRE, 500), (INFER, 1_500), (POST, 400)]);
+    let mut p = accel_mock();
     p.hang.push((INFER.0, 1));
     let mut rows = ROWS;
     let mut cycle = Cycle::new(s, &mut rows, 0).unwrap();
@@ -634,7 +639,7 @@ fn accelerator_hang_times_out_and_is_skipped() {
 #[test]
 fn a_cpu_signal_waits_for_a_late_dependency() {
     let s = accel_schedule();
-    let mut p = Mock::with_costs(&[(PRE, 500), (INFER, 1_500), (POST, 400)]);
+    let mut p = accel_mock();
     // Frame 1: infer 10_500..20_000, after `post`'s latest start (19_000 - 1_000).
     p.extra.insert((INFER.0, 1), 8_000);
     let mut rows = ROWS;
@@ -668,7 +673,7 @@ fn a_cpu_signal_waits_for_a_late_dependency() {
 #[test]
 fn more_owed_signals_than_the_core_keeps_is_an_error() {
     let s = accel_schedule();
-    let mut p = Mock::with_costs(&[(PRE, 500), (INFER, 1_500), (POST, 400)]);
+    let mut p = accel_mock();
     p.hang.push((INFER.0, 1));
     let mut rows = ROWS;
     let mut cycle = Cycle::new(s, &mut rows, 0).unwrap();

@@ -113,10 +113,10 @@ fn ordering_queues(model: &Model, mode: usize, accelerators_only: bool) -> Vec<V
     q
 }
 
-/// Whether the chains that order an access of `task` may pass through a worker's order
-/// (CPU tasks: the access is in the task's body, after the tasks before it on its worker).
-fn ordered_by_workers(model: &Model, task: usize) -> bool {
-    model.engines[model.tasks[task].engine].kind == Kind::Cpu
+/// Whether `task` runs on a CPU worker: the chains that order its accesses may pass through
+/// a worker's order (the access is in the task's body, after the tasks before it there).
+fn on_worker(model: &Model, task: &Task) -> bool {
+    model.engines[task.engine].kind == Kind::Cpu
 }
 
 /// Runs every graph and timing check. `Err` holds the errors.
@@ -600,7 +600,7 @@ fn races(model: &Model) -> Vec<Diagnostic> {
         let all = lag_distances(model, mode, &nodes, false);
         let strict = lag_distances(model, mode, &nodes, true);
         let d_into = |t: usize| {
-            if ordered_by_workers(model, nodes[t]) {
+            if on_worker(model, &model.tasks[nodes[t]]) {
                 &all
             } else {
                 &strict
@@ -754,7 +754,7 @@ fn switch_races(model: &Model) -> Vec<Diagnostic> {
         let dists: Vec<Distances> = (0..model.modes.len())
             .map(|mode| Distances::new(model, mode, accelerators_only))
             .collect();
-        let seconds = |y: usize| ordered_by_workers(model, y) != accelerators_only;
+        let seconds = |y: usize| on_worker(model, &model.tasks[y]) != accelerators_only;
         switch_races_of(
             model,
             &targets,
@@ -1015,7 +1015,7 @@ fn switch_sequence_races(model: &Model, order: &[usize], mut budget: usize) -> V
         }
         lagged.push(l);
     }
-    let cpu = mask(&|t: &Task| model.engines[t.engine].kind == Kind::Cpu);
+    let cpu = mask(&|t: &Task| on_worker(model, t));
     // Tasks whose later instances the instance of a task orders: its engine's queue, or
     // only itself on a CPU worker when accelerator accesses are checked.
     let stepper = |accelerators_only: bool| Stepper {

@@ -579,6 +579,19 @@ fn race_ordered_by_same_engine_fifo_is_accepted() {
     fx.ok(&text);
 }
 
+/// [`with_header`] with a second GPU engine, `gpu1` on stream 1, then `body`.
+fn with_two_gpus(body: &str) -> String {
+    with_header(body).replace(
+        r#"gpu = [{ name = "gpu0", stream = 0 }]"#,
+        r#"gpu = [{ name = "gpu0", stream = 0 }, { name = "gpu1", stream = 1 }]"#,
+    )
+}
+
+/// `g_read` on `gpu1`, reading `buf`, with `line`.
+fn gpu1_reader(line: &str) -> String {
+    task("g_read", "gpu1", &[r#"reads = ["buf"]"#, line]) + GPU_TASK
+}
+
 /// `g_read` (gpu1) reads `buf`, `a` (cpu0) waits for it, `b` runs after `a` on cpu0, and
 /// `g_write` (gpu0) writes `buf` after `b`. A CPU task's signal waits for its own `after`
 /// entries only (REQ-RT-019): when `a` gives up on `g_read`, `b` still signals, so the
@@ -589,17 +602,10 @@ fn race_ordered_by_same_engine_fifo_is_accepted() {
 #[test]
 fn a_worker_order_does_not_order_accelerator_accesses() {
     let fx = Fixture::new();
-    let header = with_header("").replace(
-        r#"gpu = [{ name = "gpu0", stream = 0 }]"#,
-        r#"gpu = [{ name = "gpu0", stream = 0 }, { name = "gpu1", stream = 1 }]"#,
-    );
+    let header = with_two_gpus("");
     let body = [
         raw_buffer("buf", 64),
-        task(
-            "g_read",
-            "gpu1",
-            &[r#"reads = ["buf"]"#, r#"after = ["g_write@-1"]"#],
-        ) + GPU_TASK,
+        gpu1_reader(r#"after = ["g_write@-1"]"#),
         cpu_task("a", "cpu0", "1ms", &[r#"after = ["g_read"]"#]),
         cpu_task("b", "cpu0", "1ms", &[]),
         gpu_task("g_write", &[r#"writes = ["buf"]"#, r#"after = ["b"]"#]),
@@ -643,17 +649,10 @@ fn a_worker_order_does_not_order_accelerator_accesses() {
 #[test]
 fn a_worker_order_does_not_order_accelerator_accesses_across_a_switch() {
     let fx = Fixture::new();
-    let header = with_header("").replace(
-        r#"gpu = [{ name = "gpu0", stream = 0 }]"#,
-        r#"gpu = [{ name = "gpu0", stream = 0 }, { name = "gpu1", stream = 1 }]"#,
-    );
+    let header = with_two_gpus("");
     let body = [
         raw_buffer("buf", 64),
-        task(
-            "g_read",
-            "gpu1",
-            &[r#"reads = ["buf"]"#, r#"modes = ["a"]"#],
-        ) + GPU_TASK,
+        gpu1_reader(r#"modes = ["a"]"#),
         cpu_task(
             "a_cpu",
             "cpu0",
