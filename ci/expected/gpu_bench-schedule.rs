@@ -206,7 +206,7 @@ static TASKS: [TaskDesc; 4] = [
         release_ns: 0,
         reads: &[buffer::CAMERA],
         writes: &[buffer::IMAGE],
-        waits: &[Wait { task: task::SRC, lag: 0 }],
+        waits: &[Wait { task: task::SINK, lag: 1 }, Wait { task: task::SRC, lag: 0 }],
         modes: ModeMask::ALL,
     },
     TaskDesc {
@@ -243,7 +243,6 @@ static TASKS: [TaskDesc; 4] = [
                 task: task::PREPROCESS,
                 lag: 0,
             },
-            Wait { task: task::SINK, lag: 1 },
         ],
         modes: ModeMask::ALL,
     },

@@ -20,10 +20,11 @@
 //! * [`Baseline::LaunchSync`]: after the src, the two `cuLaunchKernel`s and
 //!   `cuStreamSynchronize` (3 calls per frame on the critical path).
 //! * [`Baseline::RuntimeShape`]: pre-enqueued like `PreEnqueued`, in the runtime's stream shape
-//!   for this schedule (today's runtime: one semaphore wait per `after` edge, one write per
-//!   task): preprocess = wait(src ≥ f+1), launch, write(pre = f+1); postprocess = wait(pre ≥
-//!   f+1), wait(sink ≥ f), launch, write(done = f+1). The host enqueue of each task is timed
-//!   alone: the raw cost of a GPU task's enqueue in the runtime's shape.
+//!   for this schedule without its elision (one semaphore wait per `after` edge, in the
+//!   schedule's order, one write per task): preprocess = wait(sink ≥ f), wait(src ≥ f+1),
+//!   launch, write(pre = f+1); postprocess = wait(pre ≥ f+1), launch, write(done = f+1). The
+//!   host enqueue of each task is timed alone: the raw cost of a GPU task's enqueue in the
+//!   runtime's shape.
 //!
 //! Before any stream waits on a word the CPU writes, both kernels are launched and the stream
 //! synchronised once (a module loaded lazily at the first launch behind a wait would deadlock
@@ -521,12 +522,12 @@ impl RawGpu {
             }
             Baseline::RuntimeShape => {
                 let t0 = os::monotonic_ns();
+                self.wait(SINK, f)?;
                 self.wait(GO, v)?;
                 self.launch_pre()?;
                 self.write(PRE, v)?;
                 let t1 = os::monotonic_ns();
                 self.wait(PRE, v)?;
-                self.wait(SINK, f)?;
                 self.launch_post()?;
                 self.write(DONE, v)?;
                 let t2 = os::monotonic_ns();
