@@ -152,6 +152,10 @@ pub(crate) enum Waited {
     Aborted,
 }
 
+/// Reads of the counter between two looks at the clock in a [`Strategy::Spin`] wait: a
+/// timeout is noticed at most this many reads late (a few microseconds).
+const SPIN_READS_PER_CLOCK: u32 = 32;
+
 /// An abort flag of an engine wait: non-zero asks the wait to give up (read atomically).
 pub(crate) type Abort<'a> = Option<&'a AtomicU32>;
 
@@ -180,17 +184,21 @@ fn wait_counter(
         Strategy::Sleep => notifier.wait_until(done, timeout_ns),
         Strategy::Yield => yield_until(done, timeout_ns),
         Strategy::Spin => {
+            // A read per pause, as a hand-written busy-poll does: one pause instruction can
+            // take over 100 cycles, so a batch of them between reads would add microseconds
+            // to the latency the spin is for. The clock (a vDSO call) is read on the first
+            // pass, so a zero timeout is one look, and then every `SPIN_READS_PER_CLOCK`.
             let deadline = clock::real_ns().saturating_add(timeout_ns);
+            let mut reads = 0u32;
             loop {
                 if done() {
                     break WaitOutcome::Ready;
                 }
-                if clock::real_ns() >= deadline {
+                if reads.is_multiple_of(SPIN_READS_PER_CLOCK) && clock::real_ns() >= deadline {
                     break WaitOutcome::TimedOut;
                 }
-                for _ in 0..64 {
-                    std::hint::spin_loop();
-                }
+                reads = reads.wrapping_add(1);
+                std::hint::spin_loop();
             }
         }
     };

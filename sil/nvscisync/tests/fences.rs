@@ -140,6 +140,11 @@ fn fence_wait_arguments() {
             NvSciSyncFenceWaitWithMode(&f4, ctx, 1000, NvSciSyncWaitMode_BusyNoYield),
             NvSciError_Timeout
         );
+        // A zero timeout is one look, also for the spinning mode.
+        assert_eq!(
+            NvSciSyncFenceWaitWithMode(&f4, ctx, 0, NvSciSyncWaitMode_BusyNoYield),
+            NvSciError_Timeout
+        );
     }
 }
 
