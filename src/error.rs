@@ -420,6 +420,9 @@ pub enum PlatformFact {
     CountersOnlyOnRig,
     /// Buffers are host-registered only on the `rig` platform.
     HostRegistrationOnlyOnRig,
+    /// The process's clock is held: a runtime on the virtual clock must be alone in its
+    /// process, since the SIL libraries keep one clock per process.
+    ClockInUse,
 }
 
 impl fmt::Display for PlatformFact {
@@ -443,6 +446,11 @@ impl fmt::Display for PlatformFact {
             PlatformFact::CountersOnlyOnRig => "semaphore counters are mapped only on the rig",
             PlatformFact::HostRegistrationOnlyOnRig => {
                 "buffers are host-registered only on the rig"
+            }
+            PlatformFact::ClockInUse => {
+                "another runtime of this process holds the clock: a runtime on the SIL virtual \
+                 clock must be the only runtime in its process (the SIL keeps one clock per \
+                 process); shut the other down first"
             }
         })
     }

@@ -11,7 +11,7 @@ use std::sync::atomic::AtomicU64;
 use common::*;
 use orin_exec::Error;
 use orin_exec::engine::cpu::CpuCtx;
-use orin_exec::error::{Context, Holder, TensorMismatch};
+use orin_exec::error::{Context, Holder, PlatformFact, TensorMismatch};
 use orin_exec::exec::{Builder, Config, CpuTask, Injection, TaskFault};
 use orin_exec::table::{FaultKind, Limit, ModeId, TableError};
 
@@ -297,4 +297,54 @@ fn fence_timeout_error_names_the_task_and_value() {
         "fence 2 of task `detector` was not reached before its deadline"
     );
     let _ = exec.shutdown();
+}
+
+/// Covers: REQ-RT-020
+#[test]
+fn a_virtual_clock_runtime_is_alone_in_its_process() {
+    let _serial = serial();
+    let real_config = Config {
+        realtime_priority: None,
+        ..Config::default()
+    };
+    let in_use = Some(Error::Platform(PlatformFact::ClockInUse));
+    let first = init(Variant::default(), virtual_config(), checker()).expect("init");
+    // While it runs, neither a second virtual-clock runtime nor a real-clock one may start:
+    // both would share its time.
+    let exec = first.seal().expect("seal");
+    assert_eq!(
+        init(Variant::default(), virtual_config(), checker()).err(),
+        in_use
+    );
+    assert_eq!(
+        init(Variant::default(), real_config, checker()).err(),
+        in_use
+    );
+    exec.shutdown().expect("shutdown");
+    // Real-clock runtimes run side by side; a virtual-clock one waits for both to end.
+    let a = init(Variant::default(), real_config, checker()).expect("first real-clock init");
+    let b = init(Variant::default(), real_config, checker()).expect("second real-clock init");
+    assert_eq!(
+        init(Variant::default(), virtual_config(), checker()).err(),
+        in_use
+    );
+    a.seal().expect("seal").shutdown().expect("shutdown");
+    assert_eq!(
+        init(Variant::default(), virtual_config(), checker()).err(),
+        in_use,
+        "one real-clock runtime still runs"
+    );
+    // Dropping a runtime gives the clock back too (the refused inits above held nothing).
+    drop(b);
+    let last = init(Variant::default(), virtual_config(), checker()).expect("init after both");
+    last.seal().expect("seal").shutdown().expect("shutdown");
+    assert_eq!(
+        in_use.map(|e| e.to_string()).as_deref(),
+        Some(
+            "platform check failed: another runtime of this process holds the clock: a \
+             runtime on the SIL virtual \
+             clock must be the only runtime in its process (the SIL keeps one clock per \
+             process); shut the other down first"
+        )
+    );
 }

@@ -6,7 +6,8 @@
 //! * how the GPU reaches semaphores and buffers (see [`super::gpu`]);
 //! * SIL-only extension calls: virtual time, timing models and fault injection.
 
-use crate::error::{Context, Result};
+use crate::error::{Context, Error, PlatformFact, Result};
+use core::sync::atomic::{AtomicU32, Ordering};
 
 /// The platform this build runs on.
 pub const NAME: &str = if cfg!(platform = "sil") {
@@ -47,13 +48,16 @@ pub enum Clock {
 }
 
 impl Clock {
-    /// Set up the clock: a virtual clock starts at `start_ns`.
-    pub fn start(virtual_time: bool, start_ns: u64) -> Result<Clock> {
+    /// Set up the clock: a virtual clock starts at `start_ns`. The lease holds the SIL clock
+    /// for this runtime until it is dropped ([`ClockLease`]).
+    pub fn start(virtual_time: bool, start_ns: u64) -> Result<(Clock, ClockLease)> {
+        let lease = ClockLease::take(virtual_time)?;
         if !virtual_time {
-            return Ok(Clock::Real);
+            return Ok((Clock::Real, lease));
         }
+        // On failure the lease is dropped, which gives the claim back.
         sil::set_virtual(true, start_ns)?;
-        Ok(Clock::Virtual)
+        Ok((Clock::Virtual, lease))
     }
 
     /// Now, in ns.
@@ -71,11 +75,49 @@ impl Clock {
             Clock::Virtual => sil::advance_to(deadline_ns),
         }
     }
+}
 
-    /// Leave virtual time (at shutdown).
-    pub fn stop(self) {
-        if self == Clock::Virtual {
+/// The runtimes of this process that hold the clock: the number on the real clock, or
+/// [`VIRTUAL_HOLDER`] while one runs on the virtual clock.
+static CLOCK_HOLDERS: AtomicU32 = AtomicU32::new(0);
+/// [`CLOCK_HOLDERS`] while a runtime on the virtual clock holds it.
+const VIRTUAL_HOLDER: u32 = u32::MAX;
+
+/// One runtime's hold on the process's clock. The SIL libraries keep one clock per process,
+/// so virtual time is a process-wide state: a runtime on the virtual clock must be the only
+/// runtime in the process (another's frames would move its time, and its time would stamp the
+/// other's engines), while any number may run on the real clock side by side. A lease that
+/// cannot be had is [`PlatformFact::ClockInUse`]; dropping the lease leaves virtual time and
+/// gives the clock back.
+#[derive(Debug)]
+pub struct ClockLease {
+    virtual_time: bool,
+}
+
+impl ClockLease {
+    fn take(virtual_time: bool) -> Result<ClockLease> {
+        let taken = CLOCK_HOLDERS.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+            match (virtual_time, n) {
+                (true, 0) => Some(VIRTUAL_HOLDER),
+                (false, n) if n < VIRTUAL_HOLDER - 1 => Some(n + 1),
+                _ => None,
+            }
+        });
+        match taken {
+            Ok(_) => Ok(ClockLease { virtual_time }),
+            Err(_) => Err(Error::Platform(PlatformFact::ClockInUse)),
+        }
+    }
+}
+
+impl Drop for ClockLease {
+    fn drop(&mut self) {
+        if self.virtual_time {
+            // Fails only when virtual time is off already (or on `orin`, where it never was).
             let _ = sil::set_virtual(false, 0);
+            CLOCK_HOLDERS.store(0, Ordering::Release);
+        } else {
+            CLOCK_HOLDERS.fetch_sub(1, Ordering::AcqRel);
         }
     }
 }

@@ -11,7 +11,7 @@
 use crate::engine::dla::Submission;
 use crate::engine::nvsci::Waited;
 use crate::engine::os::{RealtimeStatus, ThreadGrant};
-use crate::engine::platform::Clock;
+use crate::engine::platform::{Clock, ClockLease};
 use crate::error::{
     Context, Error, Holder, InjectionRefusal, Phase, Result, ScheduleFault, Status, Table,
 };
@@ -230,6 +230,8 @@ struct Hosted {
     shared: Shared,
     st: State,
     clock: Clock,
+    /// Dropped last of all (after `shutdown` has released the engines): leaves virtual time.
+    _lease: ClockLease,
     t0: u64,
     counters: &'static mut [TaskCounters],
     safe_state: Option<fn(&SafeStop)>,
@@ -261,6 +263,7 @@ pub(crate) struct Sealed {
     pub counters: &'static mut [TaskCounters],
     pub faults: &'static mut [FaultCounts],
     pub clock: Clock,
+    pub lease: ClockLease,
     /// Release time of frame 0.
     pub t0: u64,
     pub realtime: Option<RealtimeStatus>,
@@ -286,6 +289,7 @@ impl Executive {
             counters,
             faults,
             clock,
+            lease,
             t0,
             realtime,
             executive_thread,
@@ -309,6 +313,7 @@ impl Executive {
             shared,
             st,
             clock,
+            _lease: lease,
             t0,
             counters,
             safe_state,
@@ -549,7 +554,7 @@ impl Executive {
         let stopped = stop_workers(&mut host.st, board);
         let drained = host.drain_cpu_signals(cycle.planned_up_to());
         let released = release_engines(&mut host.st);
-        host.clock.stop();
+        drop(host);
         stopped.and(drained).and(released)
     }
 }

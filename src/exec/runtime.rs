@@ -25,7 +25,7 @@ use crate::engine::gpu::Gpu;
 use crate::engine::gpu::{GpuModule, GpuSemaphore};
 use crate::engine::nvsci::SyncObj;
 use crate::engine::os::{self, RealtimeStatus, ThreadGrant};
-use crate::engine::platform::Clock;
+use crate::engine::platform::{Clock, ClockLease};
 use crate::error::{Error, Result, Table};
 use crate::exec::bind::BodySet;
 use crate::exec::board::{Board, TaskRow};
@@ -58,6 +58,9 @@ pub(crate) const WARMUP_TIMEOUT_US: u64 = 10_000_000;
 #[derive(Clone, Copy, Debug)]
 pub struct Config {
     /// Run on the SIL virtual clock (`sil` only): deterministic, as fast as the CPU allows.
+    /// The SIL keeps one clock per process, so such a runtime must be the only one of its
+    /// process while it runs: init refuses it beside another runtime, and another beside it
+    /// (`PlatformFact::ClockInUse`).
     pub virtual_clock: bool,
     /// `SCHED_FIFO` priority for the executive and the CPU workers the schedule gives no
     /// priority (`None`: leave their policy as it is). A schedule's `priority` wins.
@@ -437,7 +440,8 @@ impl Builder {
             }
         });
         // The clock starts first: warm-up timestamps and the engines' "free at" times are on it.
-        let clock = Clock::start(self.config.virtual_clock, 1_000_000_000).map_err(nothing)?;
+        let (clock, lease) =
+            Clock::start(self.config.virtual_clock, 1_000_000_000).map_err(nothing)?;
         let state = State {
             tasks: p.tasks,
             sems: p.sems,
@@ -469,7 +473,7 @@ impl Builder {
         if let Err(error) = result {
             // No worker thread exists yet: releasing the engine objects releases everything.
             let release = init.release_all();
-            clock.stop();
+            drop(lease);
             return Err(InitFailure { error, release });
         }
         let shared = Shared {
@@ -496,7 +500,7 @@ impl Builder {
             // releases the engine objects.
             board.request_stop();
             let release = crate::exec::executive::release_state(&mut state, board);
-            clock.stop();
+            drop(lease);
             return Err(InitFailure { error, release });
         }
         Ok(Initialized {
@@ -505,6 +509,7 @@ impl Builder {
             counters: p.counters,
             faults: p.faults,
             clock,
+            lease,
             realtime,
             executive_thread,
             safe_state: self.safe_state,
@@ -579,6 +584,8 @@ pub struct Initialized {
     counters: &'static mut [TaskCounters],
     faults: &'static mut [FaultCounts],
     clock: Clock,
+    /// Held until the executive is shut down or dropped.
+    lease: ClockLease,
     realtime: Option<RealtimeStatus>,
     executive_thread: ThreadGrant,
     safe_state: Option<fn(&SafeStop)>,
@@ -691,6 +698,7 @@ impl Initialized {
             counters: self.counters,
             faults: self.faults,
             clock: self.clock,
+            lease: self.lease,
             t0,
             realtime: self.realtime,
             executive_thread: self.executive_thread,

@@ -372,7 +372,9 @@ typedef struct orin_exec_task_ctx_t orin_exec_task_ctx_t;
 typedef struct {
   /**
    * Run on the SIL virtual clock (SIL builds only): deterministic, as fast as the CPU
-   * allows.
+   * allows. Such a runtime must be the only one of its process while it runs (the SIL
+   * keeps one clock per process): init refuses it beside another runtime, and another
+   * beside it, with `ORIN_EXEC_E_INIT`.
    */
   bool virtual_clock;
   /**

@@ -40,7 +40,9 @@ type CStorage = orin_exec::exec::Storage<64, 64, 256, 8, 512>;
 #[derive(Clone, Copy, Debug)]
 pub struct orin_exec_config_t {
     /// Run on the SIL virtual clock (SIL builds only): deterministic, as fast as the CPU
-    /// allows.
+    /// allows. Such a runtime must be the only one of its process while it runs (the SIL
+    /// keeps one clock per process): init refuses it beside another runtime, and another
+    /// beside it, with `ORIN_EXEC_E_INIT`.
     pub virtual_clock: bool,
     /// Record GPU start/end times with timer-stamp kernels around each launch.
     pub gpu_timestamps: bool,

@@ -72,6 +72,12 @@ pub fn rust_decisions(
     frames: u64,
     fail_decision_at: Option<u64>,
 ) -> orin_exec::Result<Vec<String>> {
+    // The SIL clock is one per process: a virtual-clock run must be the only runtime in it
+    // (`PlatformFact::ClockInUse` otherwise), so concurrent calls take turns.
+    static ONE_RUN_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = ONE_RUN_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     // The executive needs its storage, bodies and log for 'static; one run per call.
     let log: &'static DecisionLog = Box::leak(Box::new(DecisionLog::new()));
     let tasks = Box::leak(Box::new(Tasks::new(log, |inner| FailingDecision {
